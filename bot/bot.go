@@ -1,0 +1,261 @@
+// Package bot is everything that touches Discord: the /ttt command schema,
+// the router that answers every interaction, the handlers, the renderer of
+// boards and challenges, and the per-channel registry of games with its
+// timers. The rules themselves live in package game.
+//
+// One move, end to end: discordgo delivers an INTERACTION_CREATE
+// (Bot.Handle) → the router picks the handler by subcommand or custom_id
+// route (router.go) → the handler locks the channel's table (registry.go)
+// and asks the judge (game.Game.Play) → the board is rendered (render.go) →
+// the answer goes back as the interaction response, all under that lock so
+// that two clicks on one board apply exactly one move, in order.
+package bot
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	mrand "math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+	"github.com/tttbot/tttbot/game"
+)
+
+// Discord is the part of *discordgo.Session the bot uses. Everything the bot
+// shows goes through interaction responses and their webhook edits, so these
+// three calls are all it needs.
+type Discord interface {
+	InteractionRespond(i *discordgo.Interaction, r *discordgo.InteractionResponse, opts ...discordgo.RequestOption) error
+	InteractionResponseEdit(i *discordgo.Interaction, e *discordgo.WebhookEdit, opts ...discordgo.RequestOption) (*discordgo.Message, error)
+	ApplicationCommandBulkOverwrite(appID, guildID string, cmds []*discordgo.ApplicationCommand, opts ...discordgo.RequestOption) ([]*discordgo.ApplicationCommand, error)
+}
+
+// Config holds the bot's settings. The zero value is not useful: use
+// DefaultConfig and change what you need.
+type Config struct {
+	// GuildID, when set, registers the commands in that guild only (they
+	// appear at once) instead of globally.
+	GuildID string
+	// ChallengeTimeout is how long a challenge waits for an answer.
+	ChallengeTimeout time.Duration
+	// TurnTimeout is how long a player has for a move before losing.
+	TurnTimeout time.Duration
+	// Seed seeds the computer player's randomness; games against the
+	// computer replay exactly for equal seeds and equal moves.
+	Seed uint64
+}
+
+// Limits on the timeouts. A timer edits the board through the token of the
+// last interaction that drew it, and Discord keeps such a token for 15
+// minutes, so a timeout may not be longer than that, with a margin.
+const (
+	MinTimeout = time.Second
+	MaxTimeout = 14 * time.Minute
+)
+
+// DefaultConfig returns the defaults: challenges wait 60 s, turns 5 min.
+func DefaultConfig() Config {
+	return Config{ChallengeTimeout: time.Minute, TurnTimeout: 5 * time.Minute}
+}
+
+// answerWithin is how long a handler has for its answer. Discord allows 3 s
+// from the moment it sent the interaction; the event was already on its way
+// for part of that.
+const answerWithin = 2500 * time.Millisecond
+
+// editWithin bounds background edits (timers, stale boards).
+const editWithin = 10 * time.Second
+
+// Bot answers /ttt interactions. Create it with New; it is safe for
+// concurrent use, which discordgo requires: it runs each event handler in its
+// own goroutine.
+type Bot struct {
+	dc    Discord
+	cfg   Config
+	log   *slog.Logger
+	games registry
+
+	self atomic.Pointer[string] // the bot's user id, known once READY arrived
+
+	rngMu sync.Mutex
+	rng   *mrand.Rand
+
+	bgMu   sync.Mutex
+	closed bool           // set by Close; no new background work starts
+	bg     sync.WaitGroup // background edits and timer callbacks in flight
+
+	commands map[string]handler // by subcommand name
+	buttons  map[string]handler // by route action
+}
+
+// New returns a bot that talks to Discord through dc.
+func New(dc Discord, cfg Config, log *slog.Logger) *Bot {
+	b := &Bot{
+		dc:  dc,
+		cfg: cfg,
+		log: log,
+		rng: mrand.New(mrand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)),
+	}
+	b.commands = map[string]handler{
+		"start":  b.start,
+		"move":   b.moveCommand,
+		"board":  b.boardCommand,
+		"resign": b.resign,
+		"stop":   b.stop,
+		"help":   b.help,
+	}
+	b.buttons = map[string]handler{
+		actMove:    b.moveButton,
+		actAccept:  b.accept,
+		actDecline: b.decline,
+		actRematch: b.rematch,
+	}
+	return b
+}
+
+// SetSelf records the bot's own user id, from READY. Until it is known the
+// bot cannot tell "play against me" from a challenge, so it is set before
+// the gateway delivers any interaction.
+func (b *Bot) SetSelf(userID string) { b.self.Store(&userID) }
+
+func (b *Bot) selfID() string {
+	if p := b.self.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+// Register overwrites the application's commands with Commands(), in
+// cfg.GuildID when set, else globally.
+func (b *Bot) Register(ctx context.Context, appID string) error {
+	_, err := b.dc.ApplicationCommandBulkOverwrite(appID, b.cfg.GuildID, Commands(), discordgo.WithContext(ctx))
+	if err != nil {
+		return fmt.Errorf("register commands: %w", err)
+	}
+	return nil
+}
+
+// Close stops every timer and waits for background edits to finish. Games in
+// memory are lost; the board messages keep showing their last state.
+func (b *Bot) Close() {
+	b.bgMu.Lock()
+	b.closed = true
+	b.bgMu.Unlock()
+	b.games.each(func(t *table) {
+		if t.challenge != nil && t.challenge.timer != nil {
+			t.challenge.timer.Stop()
+		}
+		if t.match != nil && t.match.timer != nil {
+			t.match.timer.Stop()
+		}
+	})
+	b.bg.Wait()
+}
+
+// newID returns a fresh random id for a match or a challenge, short enough
+// for custom_ids.
+func newID() string {
+	var buf [6]byte
+	_, _ = rand.Read(buf[:]) // crypto/rand.Read never fails on supported platforms
+	return hex.EncodeToString(buf[:])
+}
+
+// computerMove asks the computer for its move under the bot's rng lock.
+func (b *Bot) computerMove(m *match) (game.Cell, error) {
+	b.rngMu.Lock()
+	defer b.rngMu.Unlock()
+	return game.ComputerMove(m.judge, m.level, b.rng)
+}
+
+// respond answers ic. It is the only way handlers answer, so the router can
+// tell whether a handler answered.
+func (b *Bot) respond(ctx context.Context, ic *discordgo.InteractionCreate, typ discordgo.InteractionResponseType, v view, ephemeral bool) error {
+	data := &discordgo.InteractionResponseData{
+		Content:         v.content,
+		Components:      v.components,
+		AllowedMentions: allowed(v.ping),
+	}
+	if data.Components == nil {
+		data.Components = []discordgo.MessageComponent{}
+	}
+	if ephemeral {
+		data.Flags = discordgo.MessageFlagsEphemeral
+	}
+	markAnswered(ctx)
+	err := b.dc.InteractionRespond(ic.Interaction, &discordgo.InteractionResponse{Type: typ, Data: data},
+		discordgo.WithContext(ctx), discordgo.WithRetryOnRatelimit(false))
+	if err != nil {
+		return fmt.Errorf("respond to interaction: %w", err)
+	}
+	return nil
+}
+
+// say answers ic with an ephemeral message in plain words.
+func (b *Bot) say(ctx context.Context, ic *discordgo.InteractionCreate, text string) error {
+	return b.respond(ctx, ic, discordgo.InteractionResponseChannelMessageWithSource, view{content: text}, true)
+}
+
+func allowed(ping string) *discordgo.MessageAllowedMentions {
+	am := &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}}
+	if ping != "" {
+		am.Users = []string{ping}
+	}
+	return am
+}
+
+// edit replaces the message that ref's @original points at with v.
+func (b *Bot) edit(ctx context.Context, ref *discordgo.Interaction, v view) error {
+	comps := v.components
+	if comps == nil {
+		comps = []discordgo.MessageComponent{}
+	}
+	_, err := b.dc.InteractionResponseEdit(ref, &discordgo.WebhookEdit{
+		Content:         &v.content,
+		Components:      &comps,
+		AllowedMentions: allowed(""),
+	}, discordgo.WithContext(ctx))
+	if err != nil {
+		return fmt.Errorf("edit message: %w", err)
+	}
+	return nil
+}
+
+// editLater edits in the background, for changes nobody waits for (a board
+// that a newer message replaced). Errors are logged.
+func (b *Bot) editLater(ref *discordgo.Interaction, v view, channelID string) {
+	if ref == nil {
+		return
+	}
+	b.background(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), editWithin)
+		defer cancel()
+		if err := b.edit(ctx, ref, v); err != nil {
+			b.log.Warn("could not update an old message", "channel", channelID, "err", err)
+		}
+	})
+}
+
+// background runs f in a goroutine that Close waits for, unless the bot is
+// closing, in which case f does not run at all.
+func (b *Bot) background(f func()) {
+	b.bgMu.Lock()
+	defer b.bgMu.Unlock()
+	if b.closed {
+		return
+	}
+	b.bg.Add(1)
+	go func() {
+		defer b.bg.Done()
+		f()
+	}()
+}
+
+// afterFunc runs f after d in the background; Close waits for a running f.
+func (b *Bot) afterFunc(d time.Duration, f func()) *time.Timer {
+	return time.AfterFunc(d, func() { b.background(f) })
+}

@@ -1,0 +1,65 @@
+package bot
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/bwmarrin/discordgo"
+)
+
+// fixture reads one of Discord's documented payloads from testdata/payloads.
+func fixture(t testing.TB, name string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "payloads", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return m
+}
+
+// decode turns a payload into what discordgo hands the bot.
+func decode(t testing.TB, m map[string]any) *discordgo.InteractionCreate {
+	t.Helper()
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := new(discordgo.Interaction)
+	if err := json.Unmarshal(b, in); err != nil {
+		t.Fatalf("discordgo cannot decode the payload: %v", err)
+	}
+	return &discordgo.InteractionCreate{Interaction: in}
+}
+
+// slashPayload is Discord's documented slash-command interaction with its
+// command replaced by /ttt <sub> and the given options. resolved, if not nil,
+// becomes data.resolved.
+func slashPayload(t testing.TB, sub string, opts []map[string]any, resolved map[string]any) *discordgo.InteractionCreate {
+	t.Helper()
+	m := fixture(t, "slash_command_interaction.json")
+	data := m["data"].(map[string]any)
+	data["name"] = "ttt"
+	data["options"] = []any{map[string]any{"type": 1, "name": sub, "options": opts}}
+	if resolved != nil {
+		data["resolved"] = resolved
+	}
+	return decode(t, m)
+}
+
+// buttonPayload is Discord's documented button interaction with customID.
+func buttonPayload(t testing.TB, customID string) *discordgo.InteractionCreate {
+	t.Helper()
+	m := fixture(t, "button_component_interaction_legacy.json")
+	m["data"].(map[string]any)["custom_id"] = customID
+	return decode(t, m)
+}
+
+func intOpt(name string, v any) map[string]any {
+	return map[string]any{"type": 4, "name": name, "value": v}
+}

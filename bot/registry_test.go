@@ -1,0 +1,54 @@
+package bot
+
+import (
+	"sync"
+	"testing"
+)
+
+// Many goroutines changing one channel's table never lose an update: the
+// table lock serialises them (run with -race).
+func TestRegistrySerialisesAChannel(t *testing.T) {
+	var r registry
+	const workers, each = 8, 200
+	counts := map[string]*int{"a": new(int), "b": new(int)} // the map itself is only read
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			ch := []string{"a", "b"}[w%2]
+			for i := 0; i < each; i++ {
+				tb := r.lock(ch)
+				*counts[ch]++ // guarded by the table lock, and only by it
+				tb.mu.Unlock()
+			}
+		}(w)
+	}
+	wg.Wait()
+	for _, ch := range []string{"a", "b"} {
+		if got, want := *counts[ch], workers/2*each; got != want {
+			t.Errorf("count[%s] = %d; want %d", ch, got, want)
+		}
+	}
+}
+
+// A channel whose table is held does not hold up another channel.
+func TestRegistryChannelsIndependent(t *testing.T) {
+	var r registry
+	held := r.lock("busy")
+	defer held.mu.Unlock()
+	done := make(chan *table)
+	go func() {
+		tb := r.lock("other")
+		tb.mu.Unlock()
+		done <- tb
+	}()
+	if tb := <-done; tb == held {
+		t.Fatal("two channels share one table")
+	}
+	if again := r.lock("other"); again == nil {
+		t.Fatal("lock returned nil")
+	} else {
+		again.mu.Unlock()
+	}
+}

@@ -1,0 +1,262 @@
+package bot
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+	"github.com/tttbot/tttbot/game"
+)
+
+// The cells of the emoji board. Each is a single code point, so a row costs
+// one code point per cell plus its label.
+const (
+	cellEmpty = "⬜"
+	cellX     = "❌"
+	cellO     = "⭕"
+	cellWin   = "🟩"  // a cell of the winning line
+	lastX     = "❎"  // X's last move
+	lastO     = "🅾️" // O's last move
+	corner    = "#️⃣"
+)
+
+// labels are the row and column labels, 1-based: keycaps, which (unlike
+// regional indicators) never merge with their neighbours.
+var labels = [...]string{"0️⃣", "1️⃣", "2️⃣", "3️⃣", "4️⃣", "5️⃣", "6️⃣", "7️⃣", "8️⃣", "9️⃣", "🔟"}
+
+// A view is a rendered message: what the bot sends or edits.
+type view struct {
+	content    string
+	components []discordgo.MessageComponent
+	// ping is the user to notify, if any; mentions of everyone else in the
+	// content render as names without a notification.
+	ping string
+}
+
+func mention(id string) string { return "<@" + id + ">" }
+
+func mark(p game.Player) string {
+	if p == game.O {
+		return cellO
+	}
+	return cellX
+}
+
+// renderMatch draws m: the header, the labelled grid, the last move, and a
+// status line; for boards up to MaxButtonSize, the cells as buttons; when it
+// is over, a Rematch button. note, if not empty, is added as a last line.
+func renderMatch(m *match, note string) view {
+	g := m.judge
+	n := g.Size()
+	var b strings.Builder
+	b.Grow(64 + (n+1)*(n+4)*4)
+
+	fmt.Fprintf(&b, "%s %s vs %s %s · %d×%d, %d in a row\n",
+		cellX, mention(m.players[game.X]), cellO, mention(m.players[game.O]), n, n, g.WinLength())
+
+	win := make(map[game.Cell]bool, g.WinLength())
+	if m.end == endWon {
+		for _, c := range g.WinLine() {
+			win[c] = true
+		}
+	}
+	last, hasLast := g.LastMove()
+
+	b.WriteString(corner)
+	for c := 1; c <= n; c++ {
+		b.WriteString(labels[c])
+	}
+	b.WriteByte('\n')
+	for r := 0; r < n; r++ {
+		b.WriteString(labels[r+1])
+		for c := 0; c < n; c++ {
+			b.WriteString(cellEmoji(g, r, c, win, last, hasLast))
+		}
+		b.WriteByte('\n')
+	}
+
+	if hasLast {
+		fmt.Fprintf(&b, "Last move: %s %s at row %d, column %d.\n",
+			mark(last.Player), mention(m.players[last.Player]), last.Row+1, last.Col+1)
+	}
+	b.WriteString(statusLine(m))
+	if note != "" {
+		b.WriteString("\n")
+		b.WriteString(note)
+	}
+
+	v := view{content: b.String()}
+	if !m.over() {
+		v.ping = m.players[g.Turn()]
+		if g.Turn() == m.computer {
+			v.ping = ""
+		}
+	}
+	v.components = matchComponents(m, win, last, hasLast)
+	return v
+}
+
+func cellEmoji(g *game.Game, r, c int, win map[game.Cell]bool, last game.Move, hasLast bool) string {
+	p := g.At(r, c)
+	switch {
+	case p == game.None:
+		return cellEmpty
+	case win[game.Cell{Row: r, Col: c}]:
+		return cellWin
+	case hasLast && last.Row == r && last.Col == c:
+		if p == game.O {
+			return lastO
+		}
+		return lastX
+	}
+	return mark(p)
+}
+
+// statusLine names who is to move, or says how the game ended.
+func statusLine(m *match) string {
+	g := m.judge
+	switch m.end {
+	case running:
+		p := g.Turn()
+		s := fmt.Sprintf("%s %s to move", mark(p), mention(m.players[p]))
+		if m.computer == p {
+			return s + "."
+		}
+		if g.Size() <= MaxButtonSize {
+			s += ": click a cell or use `/ttt move row col`"
+		} else {
+			s += " with `/ttt move row col`"
+		}
+		if !m.deadline.IsZero() {
+			s += fmt.Sprintf(" (time runs out <t:%d:R>)", m.deadline.Unix())
+		}
+		return s + "."
+	case endWon:
+		w := g.Winner()
+		return fmt.Sprintf("🏆 %s %s wins with %d in a row (in %s)!", mark(w), mention(m.players[w]), g.WinLength(), cellWin)
+	case endDraw:
+		return "🤝 Draw: the board is full and nobody has a line."
+	case endDecided:
+		return "🤝 Draw: no line can be completed by either player any more, so the game ends early."
+	case endResigned:
+		w := m.loser.Other()
+		return fmt.Sprintf("🏳️ %s resigned. %s %s wins!", mention(m.players[m.loser]), mark(w), mention(m.players[w]))
+	case endTimeout:
+		w := m.loser.Other()
+		return fmt.Sprintf("⏰ %s did not move in time. %s %s wins by timeout!", mention(m.players[m.loser]), mark(w), mention(m.players[w]))
+	case endStopped:
+		return fmt.Sprintf("🛑 Game stopped by %s. Nobody wins.", mention(m.stoppedBy))
+	}
+	return ""
+}
+
+// matchComponents returns the cell buttons of a board up to MaxButtonSize
+// and, once the game is over, a Rematch button. A 5×5 grid already uses all
+// five action rows, so a finished 5×5 game shows Rematch alone (the emoji
+// board above still shows the final position).
+func matchComponents(m *match, win map[game.Cell]bool, last game.Move, hasLast bool) []discordgo.MessageComponent {
+	g := m.judge
+	n := g.Size()
+	var rows []discordgo.MessageComponent
+	if n <= MaxButtonSize && (!m.over() || n < MaxButtonSize) {
+		for r := 0; r < n; r++ {
+			row := discordgo.ActionsRow{Components: make([]discordgo.MessageComponent, 0, n)}
+			for c := 0; c < n; c++ {
+				row.Components = append(row.Components, cellButton(m, r, c, win, last, hasLast))
+			}
+			rows = append(rows, row)
+		}
+	}
+	if m.over() {
+		rows = append(rows, discordgo.ActionsRow{Components: []discordgo.MessageComponent{
+			discordgo.Button{
+				Label:    "Rematch",
+				Style:    discordgo.PrimaryButton,
+				Emoji:    &discordgo.ComponentEmoji{Name: "🔁"},
+				CustomID: route{action: actRematch, id: m.id}.String(),
+			},
+		}})
+	}
+	return rows
+}
+
+func cellButton(m *match, r, c int, win map[game.Cell]bool, last game.Move, hasLast bool) discordgo.Button {
+	p := m.judge.At(r, c)
+	b := discordgo.Button{
+		Style:    discordgo.SecondaryButton,
+		CustomID: route{action: actMove, id: m.id, serial: m.serial, row: r + 1, col: c + 1}.String(),
+		Disabled: m.over() || p != game.None,
+	}
+	switch {
+	case p == game.None:
+		// A label is required; the cell's coordinates help screen readers.
+		b.Label = strconv.Itoa(r+1) + "," + strconv.Itoa(c+1)
+	case win[game.Cell{Row: r, Col: c}]:
+		b.Emoji = &discordgo.ComponentEmoji{Name: mark(p)}
+		b.Style = discordgo.SuccessButton
+	default:
+		b.Emoji = &discordgo.ComponentEmoji{Name: mark(p)}
+		if hasLast && last.Row == r && last.Col == c {
+			b.Style = discordgo.PrimaryButton
+		}
+	}
+	return b
+}
+
+// Challenge states, for renderChallenge.
+type challengeState uint8
+
+const (
+	challengeOpen challengeState = iota
+	challengeDeclined
+	challengeWithdrawn
+	challengeExpired
+	challengeCancelled
+)
+
+func renderChallenge(c *challenge, st challengeState, timeout time.Duration) view {
+	board := fmt.Sprintf("a %d×%d board, %d in a row", c.size, c.size, c.win)
+	switch st {
+	case challengeDeclined:
+		return view{content: fmt.Sprintf("%s declined the challenge from %s (%s).", mention(c.to), mention(c.from), board)}
+	case challengeWithdrawn:
+		return view{content: fmt.Sprintf("%s withdrew the challenge to %s (%s).", mention(c.from), mention(c.to), board)}
+	case challengeExpired:
+		return view{content: fmt.Sprintf("⌛ The challenge from %s to %s (%s) expired: no answer within %s.", mention(c.from), mention(c.to), board, humanDuration(timeout))}
+	case challengeCancelled:
+		return view{content: fmt.Sprintf("🛑 The challenge from %s to %s (%s) was cancelled by a moderator.", mention(c.from), mention(c.to), board)}
+	}
+	return view{
+		content: fmt.Sprintf("⚔️ %s challenges %s to tic-tac-toe on %s. %s, do you accept? The challenge expires <t:%d:R>.\n%s plays %s and moves first.",
+			mention(c.from), mention(c.to), board, mention(c.to), c.expires.Unix(), mention(c.from), cellX),
+		ping: c.to,
+		components: []discordgo.MessageComponent{discordgo.ActionsRow{Components: []discordgo.MessageComponent{
+			discordgo.Button{Label: "Accept", Style: discordgo.SuccessButton, CustomID: route{action: actAccept, id: c.id}.String()},
+			discordgo.Button{Label: "Decline", Style: discordgo.DangerButton, CustomID: route{action: actDecline, id: c.id}.String()},
+		}}},
+	}
+}
+
+// humanDuration writes d the way people say it: "60 seconds", "5 minutes".
+func humanDuration(d time.Duration) string {
+	switch {
+	case d >= time.Minute && d%time.Minute == 0:
+		if d == time.Minute {
+			return "1 minute"
+		}
+		return fmt.Sprintf("%d minutes", d/time.Minute)
+	case d%time.Second == 0:
+		if d == time.Second {
+			return "1 second"
+		}
+		return fmt.Sprintf("%d seconds", d/time.Second)
+	}
+	return d.String()
+}
+
+// stale is what an old board message says once a newer one replaced it.
+func stale(content string) view {
+	return view{content: "⬇️ *This board is out of date; the game continues in a newer message.*\n" + content}
+}

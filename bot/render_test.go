@@ -1,0 +1,232 @@
+package bot
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/bwmarrin/discordgo"
+	"github.com/tttbot/tttbot/game"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// Discord's limits on a message.
+const (
+	maxContent    = 2000 // code points
+	maxRows       = 5
+	maxRowButtons = 5
+	maxLabel      = 80
+)
+
+// The longest ids Discord hands out today are 19 digits; 20 leaves room.
+const (
+	longX = "12345678901234567890"
+	longO = "98765432109876543210"
+)
+
+func testMatch(t testing.TB, n, k int, moves ...game.Move) *match {
+	t.Helper()
+	g, err := game.Replay(n, moves, game.WinLength(k))
+	if err != nil {
+		t.Fatalf("Replay(%d, %v, k=%d): %v", n, moves, k, err)
+	}
+	m := &match{id: "a1b2c3d4e5f6", players: [3]string{game.X: longX, game.O: longO}, judge: g, serial: 1}
+	m.settle()
+	if !m.over() {
+		m.deadline = time.Unix(1767225600, 0)
+	}
+	return m
+}
+
+// checkLimits fails the test if v breaks any of Discord's message limits.
+func checkLimits(t *testing.T, what string, v view) {
+	t.Helper()
+	if n := utf8.RuneCountInString(v.content); n > maxContent {
+		t.Errorf("%s: content is %d code points; want <= %d", what, n, maxContent)
+	}
+	if n := utf8.RuneCountInString(stale(v.content).content); n > maxContent {
+		t.Errorf("%s: content marked stale is %d code points; want <= %d", what, n, maxContent)
+	}
+	if len(v.components) > maxRows {
+		t.Errorf("%s: %d action rows; want <= %d", what, len(v.components), maxRows)
+	}
+	seen := map[string]bool{}
+	for i, c := range v.components {
+		row, ok := c.(discordgo.ActionsRow)
+		if !ok {
+			t.Fatalf("%s: component %d is %T; want an action row", what, i, c)
+		}
+		if len(row.Components) == 0 || len(row.Components) > maxRowButtons {
+			t.Errorf("%s: row %d has %d buttons; want 1 to %d", what, i, len(row.Components), maxRowButtons)
+		}
+		for _, bc := range row.Components {
+			b := bc.(discordgo.Button)
+			if len(b.CustomID) == 0 || len(b.CustomID) > maxCustomID {
+				t.Errorf("%s: custom_id %q has %d characters; want 1 to %d", what, b.CustomID, len(b.CustomID), maxCustomID)
+			}
+			if seen[b.CustomID] {
+				t.Errorf("%s: custom_id %q used twice", what, b.CustomID)
+			}
+			seen[b.CustomID] = true
+			if _, err := parseRoute(b.CustomID); err != nil {
+				t.Errorf("%s: custom_id %q does not parse: %v", what, b.CustomID, err)
+			}
+			if b.Label == "" && b.Emoji == nil {
+				t.Errorf("%s: button %q has neither label nor emoji", what, b.CustomID)
+			}
+			if utf8.RuneCountInString(b.Label) > maxLabel {
+				t.Errorf("%s: label %q too long", what, b.Label)
+			}
+		}
+	}
+}
+
+// TestRenderLimits draws every allowed size and win length in every state a
+// game can end in, and a few in between, and checks each against Discord's
+// limits.
+func TestRenderLimits(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	endings := []ending{running, endResigned, endTimeout, endStopped}
+	for n := MinSize; n <= MaxSize; n++ {
+		for k := MinWin; k <= n; k++ {
+			// Random games played to the end, plus their prefixes.
+			for trial := 0; trial < 3; trial++ {
+				g, err := game.New(n, game.WinLength(k))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var moves []game.Move
+				for g.Status() != game.Won && g.Status() != game.Draw {
+					c, err := game.ComputerMove(g, game.Easy, r)
+					if err != nil {
+						t.Fatal(err)
+					}
+					p := g.Turn()
+					if _, err := g.Play(c.Row, c.Col, p); err != nil {
+						t.Fatal(err)
+					}
+					moves = append(moves, game.Move{Row: c.Row, Col: c.Col, Player: p})
+				}
+				for _, cut := range []int{0, len(moves) / 2, len(moves) - 1, len(moves)} {
+					m := testMatch(t, n, k, moves[:cut]...)
+					what := fmt.Sprintf("%d×%d k=%d after %d moves", n, n, k, cut)
+					if m.over() {
+						checkLimits(t, what, renderMatch(m, ""))
+						continue
+					}
+					for _, e := range endings {
+						m.end, m.loser, m.stoppedBy = e, game.X, longO
+						if e != running {
+							m.deadline = time.Time{}
+						}
+						checkLimits(t, fmt.Sprintf("%s, ending %d", what, e), renderMatch(m, ""))
+					}
+				}
+			}
+		}
+	}
+	c := &challenge{id: newID(), from: longX, to: longO, size: MaxSize, win: MaxSize, expires: time.Unix(1767225600, 0)}
+	for st := challengeOpen; st <= challengeCancelled; st++ {
+		checkLimits(t, fmt.Sprintf("challenge state %d", st), renderChallenge(c, st, 14*time.Minute))
+	}
+}
+
+func TestRenderGolden(t *testing.T) {
+	X, O := game.X, game.O
+	seed := []game.Move{{Row: 0, Col: 0, Player: X}, {Row: 0, Col: 2, Player: O}, {Row: 2, Col: 2, Player: X},
+		{Row: 1, Col: 1, Player: O}, {Row: 2, Col: 0, Player: X}, {Row: 1, Col: 0, Player: O}, {Row: 2, Col: 1, Player: X}}
+	draw := []game.Move{{Row: 0, Col: 0, Player: X}, {Row: 1, Col: 1, Player: O}, {Row: 2, Col: 2, Player: X},
+		{Row: 0, Col: 1, Player: O}, {Row: 2, Col: 1, Player: X}, {Row: 2, Col: 0, Player: O}, {Row: 0, Col: 2, Player: X},
+		{Row: 1, Col: 2, Player: O}, {Row: 1, Col: 0, Player: X}}
+	tests := []struct {
+		name string
+		m    *match
+	}{
+		{"3x3-empty", testMatch(t, 3, 3)},
+		{"3x3-midgame", testMatch(t, 3, 3, seed[:4]...)},
+		{"3x3-won", testMatch(t, 3, 3, seed...)},
+		{"3x3-draw", testMatch(t, 3, 3, draw...)},
+		{"7x7-k4-midgame", testMatch(t, 7, 4, game.Move{Row: 3, Col: 3, Player: X}, game.Move{Row: 2, Col: 4, Player: O})},
+		{"10x10-timeout", func() *match {
+			m := testMatch(t, 10, 10, game.Move{Row: 9, Col: 9, Player: X})
+			m.end, m.loser, m.deadline = endTimeout, O, time.Time{}
+			return m
+		}()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := renderMatch(tt.m, "")
+			var got bytes.Buffer
+			got.WriteString(v.content)
+			got.WriteString("\n---\n")
+			for _, c := range v.components {
+				for _, bc := range c.(discordgo.ActionsRow).Components {
+					b := bc.(discordgo.Button)
+					label := b.Label
+					if b.Emoji != nil {
+						label = b.Emoji.Name
+					}
+					fmt.Fprintf(&got, "[%s %d %v %s] ", label, b.Style, b.Disabled, b.CustomID)
+				}
+				got.WriteString("\n")
+			}
+			golden(t, filepath.Join("testdata", tt.name+".golden"), got.Bytes())
+		})
+	}
+}
+
+// golden compares got with the file at path, or rewrites it with -update.
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./bot -run TestRenderGolden -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (run with -update if the change is intended):\n%s", path, lineDiff(string(want), string(got)))
+	}
+}
+
+// lineDiff lists the lines that differ, want first.
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			fmt.Fprintf(&b, "line %d:\n  want %q\n  got  %q\n", i+1, wl, gl)
+		}
+	}
+	return b.String()
+}
+
+func TestHumanDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		time.Minute: "1 minute", 5 * time.Minute: "5 minutes", 90 * time.Second: "90 seconds",
+		time.Second: "1 second", 1500 * time.Millisecond: "1.5s",
+	} {
+		if got := humanDuration(d); got != want {
+			t.Errorf("humanDuration(%v) = %q; want %q", d, got, want)
+		}
+	}
+}

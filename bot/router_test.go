@@ -1,0 +1,174 @@
+package bot
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/bwmarrin/discordgo"
+)
+
+// recorder is a Discord that records what the bot sends, for unit tests of
+// the router. The end-to-end tests use the real session against the fake
+// Discord in package discordtest instead.
+type recorder struct {
+	mu        sync.Mutex
+	responses []*discordgo.InteractionResponse
+	edits     []*discordgo.WebhookEdit
+	failNext  error
+}
+
+func (r *recorder) InteractionRespond(_ *discordgo.Interaction, resp *discordgo.InteractionResponse, _ ...discordgo.RequestOption) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.failNext; err != nil {
+		r.failNext = nil
+		return err
+	}
+	r.responses = append(r.responses, resp)
+	return nil
+}
+
+func (r *recorder) InteractionResponseEdit(_ *discordgo.Interaction, e *discordgo.WebhookEdit, _ ...discordgo.RequestOption) (*discordgo.Message, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.edits = append(r.edits, e)
+	return &discordgo.Message{}, nil
+}
+
+func (r *recorder) ApplicationCommandBulkOverwrite(string, string, []*discordgo.ApplicationCommand, ...discordgo.RequestOption) ([]*discordgo.ApplicationCommand, error) {
+	return nil, nil
+}
+
+func (r *recorder) last(t *testing.T) *discordgo.InteractionResponse {
+	t.Helper()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.responses) == 0 {
+		t.Fatal("no response recorded")
+	}
+	return r.responses[len(r.responses)-1]
+}
+
+func newTestBot(t *testing.T) (*Bot, *recorder, *bytes.Buffer) {
+	t.Helper()
+	rec := new(recorder)
+	var logs bytes.Buffer
+	b := New(rec, DefaultConfig(), slog.New(slog.NewTextHandler(&logs, nil)))
+	b.SetSelf("1000000000000000001")
+	t.Cleanup(b.Close)
+	return b, rec, &logs
+}
+
+func wantEphemeral(t *testing.T, r *discordgo.InteractionResponse, contains string) {
+	t.Helper()
+	if r.Type != discordgo.InteractionResponseChannelMessageWithSource || r.Data == nil || r.Data.Flags&discordgo.MessageFlagsEphemeral == 0 {
+		t.Fatalf("response = type %d %+v; want an ephemeral message", r.Type, r.Data)
+	}
+	if !strings.Contains(r.Data.Content, contains) {
+		t.Errorf("response content = %q; want it to contain %q", r.Data.Content, contains)
+	}
+}
+
+func TestRouterRefusals(t *testing.T) {
+	tests := []struct {
+		name string
+		ic   func(t *testing.T) *discordgo.InteractionCreate
+		want string
+	}{
+		{"another command", func(t *testing.T) *discordgo.InteractionCreate {
+			return decode(t, fixture(t, "slash_command_interaction.json"))
+		}, "I don't know the command /cardsearch"},
+		{"unknown subcommand", func(t *testing.T) *discordgo.InteractionCreate {
+			return slashPayload(t, "fly", nil, nil)
+		}, "I don't know `/ttt fly`"},
+		{"foreign button", func(t *testing.T) *discordgo.InteractionCreate {
+			return buttonPayload(t, "click_one")
+		}, "not one of mine"},
+		{"move without a game", func(t *testing.T) *discordgo.InteractionCreate {
+			return slashPayload(t, "move", []map[string]any{intOpt("row", 1), intOpt("col", 1)}, nil)
+		}, "No game in this channel"},
+		{"click on a gone game", func(t *testing.T) *discordgo.InteractionCreate {
+			return buttonPayload(t, "move/abc/1/1/1")
+		}, "belongs to a game that is over"},
+		{"stop without permission", func(t *testing.T) *discordgo.InteractionCreate {
+			ic := slashPayload(t, "stop", nil, nil)
+			ic.Member.Permissions = 0
+			return ic
+		}, "Manage Messages"},
+		{"help", func(t *testing.T) *discordgo.InteractionCreate {
+			return slashPayload(t, "help", nil, nil)
+		}, "5 minutes per move"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, rec, _ := newTestBot(t)
+			b.serve(context.Background(), tt.ic(t))
+			wantEphemeral(t, rec.last(t), tt.want)
+		})
+	}
+}
+
+// A handler that panics, fails, or forgets to answer still leaves the user
+// with an answer, and the internal error text stays in the log.
+func TestRouterInternalErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		h    handler
+		log  string
+	}{
+		{"panic", func(context.Context, *discordgo.InteractionCreate) error { panic("boom") }, "panic: boom"},
+		{"error", func(context.Context, *discordgo.InteractionCreate) error { return errors.New("disk on fire") }, "disk on fire"},
+		{"silence", func(context.Context, *discordgo.InteractionCreate) error { return nil }, "without answering"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, rec, logs := newTestBot(t)
+			b.commands["help"] = tt.h
+			b.serve(context.Background(), slashPayload(t, "help", nil, nil))
+			r := rec.last(t)
+			wantEphemeral(t, r, internalErrorText)
+			if strings.Contains(r.Data.Content, tt.log) {
+				t.Errorf("user saw the internal error %q", r.Data.Content)
+			}
+			if !strings.Contains(logs.String(), tt.log) {
+				t.Errorf("log = %q; want it to contain %q", logs.String(), tt.log)
+			}
+		})
+	}
+}
+
+// If the answer to a move cannot be delivered, the move is taken back: the
+// player saw "This interaction failed" and must find the game as it was.
+func TestMoveUndoneWhenAnswerFails(t *testing.T) {
+	b, rec, _ := newTestBot(t)
+	b.serve(context.Background(), slashPayload(t, "start", []map[string]any{{"type": 3, "name": "difficulty", "value": "easy"}}, nil))
+	if r := rec.last(t); r.Data.Flags&discordgo.MessageFlagsEphemeral != 0 {
+		t.Fatalf("start answered %q; want a board", r.Data.Content)
+	}
+	ic := slashPayload(t, "move", []map[string]any{intOpt("row", 2), intOpt("col", 2)}, nil)
+	tb := b.games.lock(ic.ChannelID)
+	before := tb.match.judge.Len()
+	tb.mu.Unlock()
+
+	rec.mu.Lock()
+	rec.failNext = errors.New("connection reset")
+	rec.mu.Unlock()
+	b.serve(context.Background(), ic)
+
+	tb = b.games.lock(ic.ChannelID)
+	after := tb.match.judge.Len()
+	tb.mu.Unlock()
+	if after != before {
+		t.Fatalf("moves after a failed answer = %d; want %d (unchanged)", after, before)
+	}
+	// The same move then works.
+	b.serve(context.Background(), ic)
+	if r := rec.last(t); r.Data.Flags&discordgo.MessageFlagsEphemeral != 0 {
+		t.Fatalf("retried move answered %q; want a board", r.Data.Content)
+	}
+}

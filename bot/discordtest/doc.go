@@ -1,0 +1,74 @@
+// Package discordtest is a fake Discord for tests, in the spirit of
+// net/http/httptest: a real REST server and a real gateway websocket on
+// 127.0.0.1 that an unmodified discordgo session connects to.
+//
+// A test starts a [Server], points the bot at [Server.APIURL] (every request
+// whose URL starts with discordgo.EndpointAPI is rewritten to APIURL plus the
+// rest of the URL), lets the bot open its session, and then plays the part of
+// Discord's users: it builds interactions with [Server.SlashCommand] and
+// [Server.Click], dispatches them with [Server.Send] and reads what the bot
+// answered with [Interaction.Response], [Server.Messages] and
+// [Server.Followups]. Nothing in the bot is mocked away: the bot's own
+// discordgo session speaks HTTP and websocket to this server.
+//
+// # What it models
+//
+// The fake checks what Discord checks, so that tests catch the bugs Discord
+// would reject in production:
+//
+//   - Gateway: Hello (op 10), Identify (op 2; a wrong token closes the socket
+//     with 4004, privileged intents not enabled in [Server.PrivilegedIntents]
+//     close it with 4014), READY, heartbeats (op 1) answered with op 11,
+//     Resume (op 6) of a known session answered with RESUMED, and an
+//     Invalid Session (op 9) for an unknown one. Dispatches carry an increasing
+//     sequence number per session. Several connections (shards) may be open;
+//     an event for a guild goes to the shard (guild_id >> 22) % num_shards.
+//   - Interactions: the callback must come within [Server.AckDeadline] of the
+//     dispatch (else 404 10062 and the user sees "This interaction failed"),
+//     only the first callback counts (40060 afterwards), UPDATE_MESSAGE and
+//     DEFERRED_UPDATE_MESSAGE are only valid for components, the interaction
+//     token works for [Server.TokenTTL] (webhook routes answer 401 50027
+//     after it, or after a failed interaction), ephemeral messages are
+//     visible only to the invoking user and never appear in the channel nor
+//     to the bot token's routes. A followup always returns its message (wait
+//     is implied), and right after a DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE it
+//     completes the loading message instead of creating one, as on Discord.
+//   - Message limits, on every route that creates or edits a message: 2000
+//     code points of content, 5 action rows of 5 buttons, custom_id of at
+//     most 100 characters and unique in the message, labels of at most 80,
+//     10 embeds, 4096 characters of embed description and 6000 of embed text
+//     in all; violations get 400 50035 "Invalid Form Body" with Discord's
+//     nested "errors" object, and an empty message gets 400 50006.
+//   - Edits follow Discord's PATCH semantics: a field that is absent keeps
+//     its value, a field that is present replaces it, and null or "" clears
+//     it. discordgo's InteractionResponseData always sends content,
+//     components and embeds, so an UPDATE_MESSAGE built from it replaces all
+//     three, exactly as on Discord.
+//   - Command registration by bulk overwrite, per scope (global or guild),
+//     with Discord's rules on names, descriptions and options; a command keeps
+//     its id when it is overwritten under the same name.
+//   - Bot authentication ("Authorization: Bot <token>") on bot routes.
+//
+// Every REST request is recorded ([Server.Requests]); requests the fake
+// rejected ([Server.Rejected]) or did not know ([Server.Unhandled]) can be
+// asserted to be none. [Server.FailNext] injects a one-off failure such as a
+// 429 with Retry-After, and [Server.DropConnections] closes every gateway
+// socket with code 4000 so that reconnection and resume can be tested.
+//
+// # What it does not model
+//
+// No zlib or zstd transport compression and no ETF encoding (frames are plain
+// JSON text, even when Identify asks for compress); no voice; no rate-limit
+// headers or 429s except the ones injected with FailNext; no guilds, channels,
+// roles or permissions beyond the IDs a test uses (any channel ID is a text
+// channel the bot may write to, and READY lists no guilds); no events other
+// than READY, RESUMED and INTERACTION_CREATE, and no replay of missed events
+// on resume; no heartbeat timeouts; no HTTP interactions endpoint (outgoing
+// webhooks with Ed25519 signatures); no autocomplete or modal submit
+// interactions (a MODAL callback is recorded but nothing more); attachments
+// sent as multipart/form-data are accepted and listed but not stored.
+//
+// Error messages of the fake's own making (for instance for a callback type
+// that does not fit the interaction) are plain English; the codes are
+// Discord's.
+package discordtest

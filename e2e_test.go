@@ -1,0 +1,538 @@
+package main
+
+// End-to-end tests: the bot, started by run exactly as main starts it,
+// connects through DISCORD_API_URL to a fake Discord on loopback (package
+// discordtest: a real REST server and gateway websocket) and plays whole
+// games through dispatched INTERACTION_CREATE events. Every assertion is on
+// what the fake Discord received.
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+	"github.com/tttbot/tttbot/bot/discordtest"
+)
+
+// syncBuffer is a bytes.Buffer safe for the bot's logger and the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+type harness struct {
+	t     testing.TB
+	srv   *discordtest.Server
+	guild string
+	ctx   context.Context
+	logs  *syncBuffer
+}
+
+// startBot runs the bot against a new fake Discord with env on top of the
+// settings every test needs, and waits until its commands are registered.
+// At cleanup it stops the bot and checks that run returned nil, that the
+// token was never logged and that Discord rejected nothing the bot sent.
+func startBot(t testing.TB, env map[string]string) *harness {
+	t.Helper()
+	srv := discordtest.NewServer("e2e-secret-token-" + fmt.Sprint(time.Now().UnixNano()))
+	guild := srv.NewID()
+	vars := map[string]string{
+		"DISCORD_TOKEN":    srv.Token,
+		"DISCORD_API_URL":  srv.APIURL,
+		"DISCORD_GUILD_ID": guild,
+		"LOG_LEVEL":        "debug",
+	}
+	for k, v := range env {
+		vars[k] = v
+	}
+	runCtx, stop := context.WithCancel(context.Background())
+	logs := new(syncBuffer)
+	done := make(chan error, 1)
+	go func() { done <- run(runCtx, nil, func(k string) string { return vars[k] }, io.Discard, logs) }()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(func() {
+		cancel()
+		stop()
+		if err := <-done; err != nil {
+			t.Errorf("run returned %v; want nil after a clean shutdown", err)
+		}
+		srv.Close()
+		if strings.Contains(logs.String(), srv.Token) {
+			t.Errorf("the token appears in the log")
+		}
+		for _, r := range srv.Rejected() {
+			t.Errorf("Discord rejected %s %s: %d %s", r.Method, r.Path, r.Status, r.Reply)
+		}
+		for _, r := range srv.Unhandled() {
+			t.Errorf("the bot called an endpoint Discord does not have: %s %s", r.Method, r.Path)
+		}
+		if t.Failed() {
+			t.Logf("bot log:\n%s", logs.String())
+		}
+	})
+	if _, err := srv.WaitCommands(ctx, guild); err != nil {
+		t.Fatalf("commands not registered: %v\nlog:\n%s", err, logs.String())
+	}
+	return &harness{t: t, srv: srv, guild: guild, ctx: ctx, logs: logs}
+}
+
+func (h *harness) send(in *discordtest.Interaction) *discordtest.Response {
+	h.t.Helper()
+	if err := h.srv.Send(h.ctx, in); err != nil {
+		h.t.Fatalf("send: %v", err)
+	}
+	r, err := in.Response(h.ctx)
+	if err != nil {
+		h.t.Fatalf("response: %v", err)
+	}
+	return r
+}
+
+func (h *harness) slash(who discordtest.Member, channel, sub string, opts ...discordtest.Option) *discordtest.Response {
+	h.t.Helper()
+	return h.send(h.srv.SlashCommand(h.guild, channel, who, "ttt", discordtest.Sub(sub, opts...)))
+}
+
+func (h *harness) click(who discordtest.Member, channel, messageID, customID string) *discordtest.Response {
+	h.t.Helper()
+	return h.send(h.srv.Click(h.guild, channel, who, messageID, customID))
+}
+
+// wantBoard checks that r is a public board (a new message or an update)
+// whose content contains each of want.
+func wantBoard(t testing.TB, r *discordtest.Response, typ discordgo.InteractionResponseType, want ...string) {
+	t.Helper()
+	if r.Ephemeral || r.Type != typ {
+		t.Fatalf("response type %d ephemeral=%v %q; want a public type %d", r.Type, r.Ephemeral, r.Message.Content, typ)
+	}
+	for _, w := range want {
+		if !strings.Contains(r.Message.Content, w) {
+			t.Errorf("board %q; want it to contain %q", r.Message.Content, w)
+		}
+	}
+}
+
+// wantSaid checks that r is an ephemeral message containing want.
+func wantSaid(t testing.TB, r *discordtest.Response, want string) {
+	t.Helper()
+	if !r.Ephemeral || r.Type != discordgo.InteractionResponseChannelMessageWithSource {
+		t.Fatalf("response type %d ephemeral=%v %q; want an ephemeral message", r.Type, r.Ephemeral, r.Message.Content)
+	}
+	if !strings.Contains(r.Message.Content, want) {
+		t.Errorf("said %q; want it to contain %q", r.Message.Content, want)
+	}
+}
+
+// button returns the custom_id of the button at (row, col) of m's grid, or
+// of the first button whose id starts with prefix when row < 0.
+func button(t testing.TB, m discordtest.Message, row, col int, prefix string) string {
+	t.Helper()
+	for _, b := range m.Buttons() {
+		if row >= 0 && b.Row == row && b.Col == col || row < 0 && strings.HasPrefix(b.CustomID, prefix) {
+			return b.CustomID
+		}
+	}
+	t.Fatalf("message %s has no button (%d,%d,%q); buttons: %+v", m.ID, row, col, prefix, m.Buttons())
+	return ""
+}
+
+func enabledButtons(m discordtest.Message) int {
+	n := 0
+	for _, b := range m.Buttons() {
+		if !b.Disabled {
+			n++
+		}
+	}
+	return n
+}
+
+func mention(m discordtest.Member) string { return "<@" + m.User.ID + ">" }
+
+// challengeAccepted has a challenge bob and returns the board message.
+func (h *harness) challengeAccepted(channel string, a, b discordtest.Member, opts ...discordtest.Option) discordtest.Message {
+	h.t.Helper()
+	r := h.slash(a, channel, "start", append([]discordtest.Option{discordtest.User("opponent", b)}, opts...)...)
+	wantBoard(h.t, r, discordgo.InteractionResponseChannelMessageWithSource, "challenges "+mention(b))
+	r = h.click(b, channel, r.Message.ID, button(h.t, r.Message, -1, 0, "accept/"))
+	wantBoard(h.t, r, discordgo.InteractionResponseUpdateMessage, mention(a)+" to move")
+	return r.Message
+}
+
+// The worked example of the design, by slash commands: player 1 wins on the
+// seventh move, and only the newest board keeps buttons.
+func TestE2EWorkedExampleBySlashCommands(t *testing.T) {
+	t.Parallel()
+	h := startBot(t, nil)
+	alice, bob := h.srv.NewMember("alice"), h.srv.NewMember("bob")
+	ch := h.srv.NewID()
+	h.challengeAccepted(ch, alice, bob)
+	players := map[int]discordtest.Member{1: alice, 2: bob}
+	moves := [][3]int{{0, 0, 1}, {0, 2, 2}, {2, 2, 1}, {1, 1, 2}, {2, 0, 1}, {1, 0, 2}, {2, 1, 1}}
+	var last *discordtest.Response
+	for i, mv := range moves {
+		last = h.slash(players[mv[2]], ch, "move", discordtest.Int("row", int64(mv[0]+1)), discordtest.Int("col", int64(mv[1]+1)))
+		if i < len(moves)-1 {
+			wantBoard(t, last, discordgo.InteractionResponseChannelMessageWithSource, mention(players[3-mv[2]])+" to move")
+		}
+	}
+	wantBoard(t, last, discordgo.InteractionResponseChannelMessageWithSource, mention(alice)+" wins", "3️⃣🟩🟩🟩")
+	if got := last.Message.Buttons(); len(got) != 10 || enabledButtons(last.Message) != 1 {
+		t.Errorf("final board has %d buttons, %d enabled; want 9 disabled cells and Rematch", len(got), enabledButtons(last.Message))
+	}
+	button(t, last.Message, -1, 0, "rematch/")
+
+	// Every older board loses its buttons (the bot edits them after answering).
+	for _, m := range h.srv.Messages(ch) {
+		if m.ID == last.Message.ID {
+			continue
+		}
+		for enabledButtons(m) > 0 {
+			var err error
+			if m, err = h.srv.WaitMessageEdit(h.ctx, ch, m.ID, m.Edits); err != nil {
+				t.Fatalf("old board %s still has buttons: %v", m.ID, err)
+			}
+		}
+		if !strings.Contains(m.Content, "out of date") && !strings.Contains(m.Content, "challenges") {
+			t.Errorf("old board %s says %q; want it marked out of date", m.ID, m.Content)
+		}
+	}
+}
+
+// A game played by clicking cells: every click edits the same message; then
+// a rematch in which the other player moves first.
+func TestE2EButtonsAndRematch(t *testing.T) {
+	t.Parallel()
+	h := startBot(t, nil)
+	alice, bob := h.srv.NewMember("alice"), h.srv.NewMember("bob")
+	ch := h.srv.NewID()
+	board := h.challengeAccepted(ch, alice, bob)
+	seq := []struct {
+		who      discordtest.Member
+		row, col int
+	}{{alice, 0, 0}, {bob, 0, 1}, {alice, 1, 1}, {bob, 0, 2}, {alice, 2, 2}}
+	var r *discordtest.Response
+	for _, mv := range seq {
+		r = h.click(mv.who, ch, board.ID, button(t, board, mv.row, mv.col, ""))
+		wantBoard(t, r, discordgo.InteractionResponseUpdateMessage)
+		if r.Message.ID != board.ID {
+			t.Fatalf("click answered on message %s; want the board %s updated", r.Message.ID, board.ID)
+		}
+		board = r.Message
+	}
+	wantBoard(t, r, discordgo.InteractionResponseUpdateMessage, mention(alice)+" wins")
+	if n := enabledButtons(board); n != 1 {
+		t.Errorf("finished board has %d enabled buttons; want only Rematch", n)
+	}
+
+	r = h.click(bob, ch, board.ID, button(t, board, -1, 0, "rematch/"))
+	wantBoard(t, r, discordgo.InteractionResponseChannelMessageWithSource, "⭕ "+mention(bob)+" to move")
+	if r.Message.ID == board.ID {
+		t.Fatal("rematch drew over the finished board; want a new message")
+	}
+	old, err := h.srv.WaitMessageEdit(h.ctx, ch, board.ID, board.Edits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(old.Buttons()) != 0 || !strings.Contains(old.Content, mention(alice)+" wins") {
+		t.Errorf("finished board after rematch: %q with %d buttons; want the result kept, no buttons", old.Content, len(old.Buttons()))
+	}
+	// In the rematch bob (O) moves first.
+	r = h.click(bob, ch, r.Message.ID, button(t, r.Message, 1, 1, ""))
+	wantBoard(t, r, discordgo.InteractionResponseUpdateMessage, mention(alice)+" to move")
+}
+
+// Games against the computer: without an opponent, and with the bot named
+// as the opponent. Hard never loses 3×3.
+func TestE2EComputer(t *testing.T) {
+	t.Parallel()
+	h := startBot(t, nil)
+	alice := h.srv.NewMember("alice")
+	botMember := discordtest.Member{User: h.srv.BotUser}
+	for _, opts := range [][]discordtest.Option{nil, {discordtest.User("opponent", botMember)}} {
+		ch := h.srv.NewID()
+		r := h.slash(alice, ch, "start", opts...)
+		wantBoard(t, r, discordgo.InteractionResponseChannelMessageWithSource, mention(alice)+" to move", "<@"+h.srv.BotUser.ID+">")
+		board := r.Message
+		for moves := 0; enabledButtons(board) > 0 && !strings.Contains(board.Content, "Rematch"); moves++ {
+			if moves > 5 {
+				t.Fatalf("game still running after %d moves: %q", moves, board.Content)
+			}
+			var cell string
+			for _, b := range board.Buttons() {
+				if !b.Disabled && strings.HasPrefix(b.CustomID, "move/") {
+					cell = b.CustomID
+					break
+				}
+			}
+			if cell == "" {
+				break // over: only Rematch is left
+			}
+			r = h.click(alice, ch, board.ID, cell)
+			wantBoard(t, r, discordgo.InteractionResponseUpdateMessage)
+			board = r.Message
+		}
+		if strings.Contains(board.Content, mention(alice)+" wins") {
+			t.Errorf("alice beat the hard computer on 3×3: %q", board.Content)
+		}
+		if !strings.Contains(board.Content, "wins") && !strings.Contains(board.Content, "Draw") {
+			t.Errorf("final board %q; want a result", board.Content)
+		}
+	}
+}
+
+func TestE2EChallengeDeclinedAndRefused(t *testing.T) {
+	t.Parallel()
+	h := startBot(t, nil)
+	alice, bob, carol := h.srv.NewMember("alice"), h.srv.NewMember("bob"), h.srv.NewMember("carol")
+	otherBot := h.srv.NewMember("otherbot")
+	otherBot.User.Bot = true
+	ch := h.srv.NewID()
+
+	wantSaid(t, h.slash(alice, ch, "start", discordtest.User("opponent", alice)), "can't challenge yourself")
+	wantSaid(t, h.slash(alice, ch, "start", discordtest.User("opponent", otherBot)), "is a bot")
+	wantSaid(t, h.slash(alice, ch, "start", discordtest.Int("size", 4), discordtest.Int("win", 5)), "can't be more than the board size")
+
+	r := h.slash(alice, ch, "start", discordtest.User("opponent", bob), discordtest.Int("size", 5), discordtest.Int("win", 4))
+	wantBoard(t, r, discordgo.InteractionResponseChannelMessageWithSource, "5×5", "4 in a row")
+	msg := r.Message
+	wantSaid(t, h.slash(carol, ch, "start"), "challenge is already waiting")
+	wantSaid(t, h.click(carol, ch, msg.ID, button(t, msg, -1, 0, "accept/")), "This challenge is for "+mention(bob))
+	wantSaid(t, h.click(alice, ch, msg.ID, button(t, msg, -1, 0, "accept/")), "can't accept your own challenge")
+	r = h.click(bob, ch, msg.ID, button(t, msg, -1, 0, "decline/"))
+	wantBoard(t, r, discordgo.InteractionResponseUpdateMessage, mention(bob)+" declined")
+	if len(r.Message.Buttons()) != 0 {
+		t.Errorf("declined challenge still has buttons")
+	}
+	// The channel is free again; the challenger can withdraw with /ttt resign.
+	r = h.slash(alice, ch, "start", discordtest.User("opponent", bob))
+	wantBoard(t, r, discordgo.InteractionResponseChannelMessageWithSource, "challenges")
+	wantSaid(t, h.slash(alice, ch, "resign"), "withdrew")
+	m, err := h.srv.WaitMessageEdit(h.ctx, ch, r.Message.ID, r.Message.Edits)
+	if err != nil || !strings.Contains(m.Content, "withdrew") || len(m.Buttons()) != 0 {
+		t.Errorf("withdrawn challenge message = %q (%d buttons), %v; want it to say so without buttons", m.Content, len(m.Buttons()), err)
+	}
+}
+
+func TestE2EChallengeExpires(t *testing.T) {
+	t.Parallel()
+	h := startBot(t, map[string]string{"CHALLENGE_TIMEOUT": "1s"})
+	alice, bob := h.srv.NewMember("alice"), h.srv.NewMember("bob")
+	ch := h.srv.NewID()
+	r := h.slash(alice, ch, "start", discordtest.User("opponent", bob))
+	m, err := h.srv.WaitMessageEdit(h.ctx, ch, r.Message.ID, r.Message.Edits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(m.Content, "expired") || len(m.Buttons()) != 0 {
+		t.Errorf("after the timeout the challenge says %q with %d buttons; want expired, no buttons", m.Content, len(m.Buttons()))
+	}
+	// A late click is told, not failed; the channel is free.
+	wantSaid(t, h.send(h.srv.Click(h.guild, ch, bob, r.Message.ID, button(t, r.Message, -1, 0, "accept/")).Unchecked()), "no longer open")
+	wantBoard(t, h.slash(bob, ch, "start"), discordgo.InteractionResponseChannelMessageWithSource, "to move")
+}
+
+// Invalid moves from players and strangers are refused in plain words,
+// ephemerally, and the board does not change.
+func TestE2EInvalidMoves(t *testing.T) {
+	t.Parallel()
+	h := startBot(t, nil)
+	alice, bob, carol := h.srv.NewMember("alice"), h.srv.NewMember("bob"), h.srv.NewMember("carol")
+	ch := h.srv.NewID()
+	move := func(who discordtest.Member, row, col int64) *discordtest.Response {
+		return h.slash(who, ch, "move", discordtest.Int("row", row), discordtest.Int("col", col))
+	}
+	wantSaid(t, move(alice, 1, 1), "No game in this channel")
+	board := h.challengeAccepted(ch, alice, bob)
+	wantBoard(t, move(alice, 2, 2), discordgo.InteractionResponseChannelMessageWithSource)
+
+	before := h.srv.Messages(ch)
+	refusals := []struct {
+		name string
+		r    func() *discordtest.Response
+		want string
+	}{
+		{"out of turn", func() *discordtest.Response { return move(alice, 1, 1) }, "not your turn"},
+		{"occupied", func() *discordtest.Response { return move(bob, 2, 2) }, "already taken"},
+		{"off the board", func() *discordtest.Response { return move(bob, 4, 1) }, "no row 4"},
+		{"stranger", func() *discordtest.Response { return move(carol, 1, 1) }, "not playing"},
+		{"stranger resigns", func() *discordtest.Response { return h.slash(carol, ch, "resign") }, "not playing"},
+		{"second game", func() *discordtest.Response { return h.slash(carol, ch, "start") }, "already running"},
+		{"stranger clicks", func() *discordtest.Response {
+			cur := h.srv.Messages(ch)
+			last := cur[len(cur)-1]
+			return h.click(carol, ch, last.ID, button(t, last, 0, 0, ""))
+		}, "not playing"},
+		{"stale board", func() *discordtest.Response {
+			return h.send(h.srv.Click(h.guild, ch, bob, board.ID, button(t, board, 0, 0, "")).Unchecked())
+		}, "out of date"},
+	}
+	for _, tt := range refusals {
+		wantSaid(t, tt.r(), tt.want)
+	}
+	if after := h.srv.Messages(ch); len(after) != len(before) || after[len(after)-1].Content != before[len(before)-1].Content {
+		t.Errorf("refused moves changed the channel: %d messages, last %q; want %d, %q",
+			len(after), after[len(after)-1].Content, len(before), before[len(before)-1].Content)
+	}
+
+	// The game goes on; after it ends, moves are refused as over.
+	wantBoard(t, h.slash(bob, ch, "resign"), discordgo.InteractionResponseChannelMessageWithSource, mention(bob)+" resigned", mention(alice)+" wins")
+	wantSaid(t, move(alice, 1, 1), "over")
+	// A moderator can stop someone else's game.
+	mod := h.srv.NewMember("mod")
+	mod.Permissions = discordgo.PermissionManageMessages
+	wantBoard(t, h.slash(mod, ch, "board"), discordgo.InteractionResponseChannelMessageWithSource, "resigned")
+	h.challengeAccepted(ch, alice, bob)
+	wantSaid(t, h.slash(carol, ch, "stop"), "Manage Messages")
+	wantBoard(t, h.slash(mod, ch, "stop"), discordgo.InteractionResponseChannelMessageWithSource, "stopped by "+mention(mod))
+}
+
+// Two channels play at the same time without waiting for each other.
+func TestE2ETwoChannels(t *testing.T) {
+	t.Parallel()
+	h := startBot(t, nil)
+	var wg sync.WaitGroup
+	for i := 0; i < 2; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ch := h.srv.NewID()
+			a, b := h.srv.NewMember("a"), h.srv.NewMember("b")
+			r := h.slash(a, ch, "start", discordtest.User("opponent", b))
+			if err := h.srv.Send(h.ctx, h.srv.Click(h.guild, ch, b, r.Message.ID, r.Message.Buttons()[0].CustomID)); err != nil {
+				t.Error(err)
+				return
+			}
+			players := map[int]discordtest.Member{1: a, 2: b}
+			for _, mv := range [][3]int{{0, 0, 1}, {0, 2, 2}, {2, 2, 1}, {1, 1, 2}, {2, 0, 1}, {1, 0, 2}, {2, 1, 1}} {
+				in := h.srv.SlashCommand(h.guild, ch, players[mv[2]], "ttt", discordtest.Sub("move", discordtest.Int("row", int64(mv[0]+1)), discordtest.Int("col", int64(mv[1]+1))))
+				if err := h.srv.Send(h.ctx, in); err != nil {
+					t.Error(err)
+					return
+				}
+				var err error
+				if r, err = in.Response(h.ctx); err != nil || r.Ephemeral {
+					t.Errorf("channel %s move %v: %v %+v", ch, mv, err, r)
+					return
+				}
+			}
+			if !strings.Contains(r.Message.Content, mention(a)+" wins") {
+				t.Errorf("channel %s ended with %q; want %s to win", ch, r.Message.Content, mention(a))
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// Two clicks at once on one board: exactly one move is applied and the other
+// click is told why.
+func TestE2EClickRace(t *testing.T) {
+	t.Parallel()
+	h := startBot(t, nil)
+	alice, bob := h.srv.NewMember("alice"), h.srv.NewMember("bob")
+	for round := 0; round < 10; round++ {
+		ch := h.srv.NewID()
+		board := h.challengeAccepted(ch, alice, bob)
+		// Round by round: the same player twice on different cells, or both
+		// players on the same cell.
+		second, cell2 := alice, button(t, board, 2, 2, "")
+		if round%2 == 1 {
+			second, cell2 = bob, button(t, board, 0, 0, "")
+		}
+		c1 := h.srv.Click(h.guild, ch, alice, board.ID, button(t, board, 0, 0, ""))
+		c2 := h.srv.Click(h.guild, ch, second, board.ID, cell2)
+		for _, c := range []*discordtest.Interaction{c1, c2} {
+			if err := h.srv.Send(h.ctx, c); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var applied, told int
+		for _, c := range []*discordtest.Interaction{c1, c2} {
+			r, err := c.Response(h.ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Ephemeral {
+				told++
+				// Bob's click on the same cell is either early (not his
+				// turn yet) or late (the cell is taken).
+				if !strings.Contains(r.Message.Content, "not your turn") && !strings.Contains(r.Message.Content, "already taken") {
+					t.Errorf("the losing click was told %q; want not your turn or already taken", r.Message.Content)
+				}
+			} else {
+				applied++
+			}
+		}
+		m, _ := h.srv.Message(ch, board.ID)
+		if applied != 1 || told != 1 || strings.Count(m.Content, "❎") != 1 || strings.Count(m.Content, "⬜") != 8 {
+			t.Fatalf("round %d: %d applied, %d told; board %q; want one move", round, applied, told, m.Content)
+		}
+	}
+}
+
+func TestE2ETurnTimeout(t *testing.T) {
+	t.Parallel()
+	h := startBot(t, map[string]string{"TURN_TIMEOUT": "1s"})
+	alice, bob := h.srv.NewMember("alice"), h.srv.NewMember("bob")
+	ch := h.srv.NewID()
+	board := h.challengeAccepted(ch, alice, bob)
+	m, err := h.srv.WaitMessageEdit(h.ctx, ch, board.ID, board.Edits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{mention(alice) + " did not move in time", mention(bob) + " wins by timeout"} {
+		if !strings.Contains(m.Content, want) {
+			t.Errorf("after the turn timeout the board says %q; want %q", m.Content, want)
+		}
+	}
+	if enabledButtons(m) != 1 {
+		t.Errorf("timed-out board has %d enabled buttons; want only Rematch", enabledButtons(m))
+	}
+}
+
+// The bot registers exactly the documented command, asks for no intents,
+// identifies with the token and logs one ready line, without the token.
+func TestE2EStartup(t *testing.T) {
+	t.Parallel()
+	h := startBot(t, nil)
+	cmds := h.srv.Commands(h.guild)
+	if len(cmds) != 1 || cmds[0].Name != "ttt" {
+		t.Fatalf("registered %d commands; want /ttt alone", len(cmds))
+	}
+	var subs []string
+	for _, o := range cmds[0].Options {
+		subs = append(subs, o.Name)
+	}
+	if got, want := strings.Join(subs, ","), "start,move,board,resign,stop,help"; got != want {
+		t.Errorf("subcommands = %s; want %s", got, want)
+	}
+	if len(h.srv.Commands("")) != 0 {
+		t.Errorf("commands registered globally as well as in the guild")
+	}
+	ids := h.srv.Identifies()
+	if len(ids) != 1 || ids[0].Intents != discordgo.IntentsNone {
+		t.Errorf("identifies = %+v; want one, with no intents", ids)
+	}
+	wantSaid(t, h.slash(h.srv.NewMember("x"), h.srv.NewID(), "help"), "/ttt move row:2 col:3")
+	if n := strings.Count(h.logs.String(), "msg=ready"); n != 1 {
+		t.Errorf("log has %d ready lines; want 1:\n%s", n, h.logs.String())
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -534,5 +535,59 @@ func TestE2EStartup(t *testing.T) {
 	wantSaid(t, h.slash(h.srv.NewMember("x"), h.srv.NewID(), "help"), "/ttt move row:2 col:3")
 	if n := strings.Count(h.logs.String(), "msg=ready"); n != 1 {
 		t.Errorf("log has %d ready lines; want 1:\n%s", n, h.logs.String())
+	}
+}
+
+// BenchmarkEndToEndMove measures one move handled end to end: the fake
+// Discord dispatches a click (or a /ttt move) over the gateway websocket,
+// the bot judges it and answers over REST, and the fake records the answer.
+// Allocations count the whole process, the fake Discord included. Starting
+// and finishing games is outside the timed part.
+func BenchmarkEndToEndMove(b *testing.B) {
+	for _, how := range []string{"click", "slash"} {
+		b.Run(how, func(b *testing.B) {
+			h := startBot(b, nil)
+			alice, bob := h.srv.NewMember("alice"), h.srv.NewMember("bob")
+			ch := h.srv.NewID()
+			var board discordtest.Message
+			newGame := func() {
+				if len(board.ID) > 0 {
+					h.slash(alice, ch, "resign")
+				}
+				board = h.challengeAccepted(ch, alice, bob, discordtest.Int("size", 5))
+			}
+			newGame()
+			players := [2]discordtest.Member{alice, bob}
+			lat := make([]time.Duration, 0, b.N)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i, turn := 0, 0; i < b.N; i++ {
+				cell := i % 25
+				if cell == 0 && i > 0 || strings.Contains(board.Content, "Rematch") || !strings.Contains(board.Content, "to move") {
+					b.StopTimer()
+					newGame()
+					turn = 0
+					b.StartTimer()
+				}
+				who := players[turn%2]
+				var in *discordtest.Interaction
+				if how == "click" {
+					in = h.srv.Click(h.guild, ch, who, board.ID, fmt.Sprintf("%s/%d/%d", strings.Join(strings.Split(board.Buttons()[0].CustomID, "/")[:3], "/"), cell/5+1, cell%5+1)).Unchecked()
+				} else {
+					in = h.srv.SlashCommand(h.guild, ch, who, "ttt", discordtest.Sub("move", discordtest.Int("row", int64(cell/5+1)), discordtest.Int("col", int64(cell%5+1))))
+				}
+				start := time.Now()
+				r := h.send(in)
+				lat = append(lat, time.Since(start))
+				if !r.Ephemeral {
+					board = r.Message
+					turn++
+				}
+			}
+			b.StopTimer()
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+		})
 	}
 }

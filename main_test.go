@@ -1,0 +1,173 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tttbot/tttbot/bot/discordtest"
+)
+
+func TestLoadConfig(t *testing.T) {
+	base := map[string]string{"DISCORD_TOKEN": "tok"}
+	tests := []struct {
+		name    string
+		env     map[string]string
+		wantErr string // empty: no error
+	}{
+		{"defaults", nil, ""},
+		{"no token", map[string]string{"DISCORD_TOKEN": " "}, "DISCORD_TOKEN is not set"},
+		{"guild", map[string]string{"DISCORD_GUILD_ID": "290926798626357999"}, ""},
+		{"bad guild", map[string]string{"DISCORD_GUILD_ID": "my server"}, "DISCORD_GUILD_ID"},
+		{"api url", map[string]string{"DISCORD_API_URL": "http://127.0.0.1:1/api/v9"}, ""},
+		{"bad api url", map[string]string{"DISCORD_API_URL": "discord.com"}, "DISCORD_API_URL"},
+		{"log level", map[string]string{"LOG_LEVEL": "WARN"}, ""},
+		{"bad log level", map[string]string{"LOG_LEVEL": "loud"}, "LOG_LEVEL"},
+		{"timeouts", map[string]string{"CHALLENGE_TIMEOUT": "90s", "TURN_TIMEOUT": "10m"}, ""},
+		{"bad timeout", map[string]string{"TURN_TIMEOUT": "5"}, "TURN_TIMEOUT"},
+		{"timeout too long", map[string]string{"CHALLENGE_TIMEOUT": "20m"}, "CHALLENGE_TIMEOUT"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := map[string]string{}
+			for k, v := range base {
+				env[k] = v
+			}
+			for k, v := range tt.env {
+				env[k] = v
+			}
+			c, err := loadConfig(func(k string) string { return env[k] })
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatalf("loadConfig = %v; want nil", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("loadConfig error = %v; want one naming %s", err, tt.wantErr)
+			}
+			_ = c
+		})
+	}
+}
+
+func TestLoadConfigValues(t *testing.T) {
+	env := map[string]string{"DISCORD_TOKEN": "Bot abc", "CHALLENGE_TIMEOUT": "90s", "TURN_TIMEOUT": "2m", "DISCORD_GUILD_ID": "290926798626357999"}
+	c, err := loadConfig(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(c.token) != "abc" || c.bot.ChallengeTimeout != 90*time.Second || c.bot.TurnTimeout != 2*time.Minute || c.bot.GuildID != env["DISCORD_GUILD_ID"] {
+		t.Errorf("loadConfig = token %q, %v, %v, guild %q; want abc, 1m30s, 2m0s, %s",
+			string(c.token), c.bot.ChallengeTimeout, c.bot.TurnTimeout, c.bot.GuildID, env["DISCORD_GUILD_ID"])
+	}
+	for _, s := range []string{fmt.Sprint(c.token), fmt.Sprintf("%v %+v %#v %s", c.token, c.token, c.token, c.token)} {
+		if strings.Contains(s, "abc") {
+			t.Errorf("the token prints as %q", s)
+		}
+	}
+}
+
+func TestRunVersionAndHelp(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if err := run(context.Background(), []string{"-version"}, func(string) string { return "" }, &out, &errOut); err != nil {
+		t.Fatalf("run -version = %v", err)
+	}
+	if !strings.HasPrefix(out.String(), "tttbot ") {
+		t.Errorf("run -version printed %q; want tttbot <version>", out.String())
+	}
+	out.Reset()
+	if err := run(context.Background(), []string{"-help"}, func(string) string { return "" }, &out, &errOut); err != nil {
+		t.Fatalf("run -help = %v", err)
+	}
+	for _, v := range []string{"DISCORD_TOKEN", "DISCORD_GUILD_ID", "DISCORD_API_URL", "LOG_LEVEL", "CHALLENGE_TIMEOUT", "TURN_TIMEOUT"} {
+		if !strings.Contains(errOut.String(), v) {
+			t.Errorf("-help does not mention %s", v)
+		}
+	}
+}
+
+// .env.example lists every setting the program reads.
+func TestEnvExampleComplete(t *testing.T) {
+	b, err := os.ReadFile(".env.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"DISCORD_TOKEN", "DISCORD_GUILD_ID", "DISCORD_API_URL", "LOG_LEVEL", "CHALLENGE_TIMEOUT", "TURN_TIMEOUT"} {
+		if !strings.Contains(string(b), "\n"+v+"=") {
+			t.Errorf(".env.example has no line %s=", v)
+		}
+	}
+}
+
+// The binary, built and started as a user starts it (go build, a .env file
+// in the working directory), connects to the fake Discord, answers, and
+// exits 0 on SIGTERM.
+func TestBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	t.Parallel()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "tttbot")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	srv := discordtest.NewServer("binary-secret-token")
+	defer srv.Close()
+	guild := srv.NewID()
+	env := fmt.Sprintf("DISCORD_TOKEN=%s\nDISCORD_API_URL=%s\nDISCORD_GUILD_ID=%s\n", srv.Token, srv.APIURL, guild)
+	if err := os.WriteFile(filepath.Join(dir, ".env"), []byte(env), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin)
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+	var logs syncBuffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+		}
+	}()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := srv.WaitCommands(ctx, guild); err != nil {
+		t.Fatalf("commands: %v\nlog:\n%s", err, logs.String())
+	}
+	in := srv.SlashCommand(guild, srv.NewID(), srv.NewMember("alice"), "ttt", discordtest.Sub("start"))
+	if err := srv.Send(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	r, err := in.Response(ctx)
+	if err != nil || r.Ephemeral || !strings.Contains(r.Message.Content, "to move") {
+		t.Fatalf("/ttt start: %v %+v; want a board", err, r)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("after SIGTERM the bot exited with %v; want 0\nlog:\n%s", err, logs.String())
+		}
+	case <-ctx.Done():
+		t.Fatalf("the bot did not exit after SIGTERM\nlog:\n%s", logs.String())
+	}
+	if s := logs.String(); !strings.Contains(s, "msg=ready") || !strings.Contains(s, "shutting down") || strings.Contains(s, srv.Token) {
+		t.Errorf("log = %q; want ready and shutting down, without the token", s)
+	}
+}

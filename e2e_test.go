@@ -21,16 +21,43 @@ import (
 	"github.com/tttbot/tttbot/bot/discordtest"
 )
 
-// syncBuffer is a bytes.Buffer safe for the bot's logger and the test.
+// syncBuffer is a bytes.Buffer safe for the bot's logger and the test,
+// which can wait for a line to be written.
 type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu      sync.Mutex
+	b       bytes.Buffer
+	changed chan struct{} // closed and replaced at every write
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.changed != nil {
+		close(s.changed)
+		s.changed = nil
+	}
 	return s.b.Write(p)
+}
+
+// waitFor blocks until the buffer contains sub.
+func (s *syncBuffer) waitFor(ctx context.Context, sub string) error {
+	for {
+		s.mu.Lock()
+		if strings.Contains(s.b.String(), sub) {
+			s.mu.Unlock()
+			return nil
+		}
+		if s.changed == nil {
+			s.changed = make(chan struct{})
+		}
+		ch := s.changed
+		s.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return fmt.Errorf("log never said %q: %w", sub, ctx.Err())
+		}
+	}
 }
 
 func (s *syncBuffer) String() string {
@@ -92,6 +119,9 @@ func startBot(t testing.TB, env map[string]string) *harness {
 	})
 	if _, err := srv.WaitCommands(ctx, guild); err != nil {
 		t.Fatalf("commands not registered: %v\nlog:\n%s", err, logs.String())
+	}
+	if err := logs.waitFor(ctx, "msg=ready"); err != nil {
+		t.Fatal(err)
 	}
 	return &harness{t: t, srv: srv, guild: guild, ctx: ctx, logs: logs}
 }
@@ -418,7 +448,12 @@ func TestE2ETwoChannels(t *testing.T) {
 			ch := h.srv.NewID()
 			a, b := h.srv.NewMember("a"), h.srv.NewMember("b")
 			r := h.slash(a, ch, "start", discordtest.User("opponent", b))
-			if err := h.srv.Send(h.ctx, h.srv.Click(h.guild, ch, b, r.Message.ID, r.Message.Buttons()[0].CustomID)); err != nil {
+			accept := h.srv.Click(h.guild, ch, b, r.Message.ID, r.Message.Buttons()[0].CustomID)
+			if err := h.srv.Send(h.ctx, accept); err != nil {
+				t.Error(err)
+				return
+			}
+			if _, err := accept.Response(h.ctx); err != nil {
 				t.Error(err)
 				return
 			}
@@ -458,8 +493,10 @@ func TestE2EClickRace(t *testing.T) {
 		if round%2 == 1 {
 			second, cell2 = bob, button(t, board, 0, 0, "")
 		}
-		c1 := h.srv.Click(h.guild, ch, alice, board.ID, button(t, board, 0, 0, ""))
-		c2 := h.srv.Click(h.guild, ch, second, board.ID, cell2)
+		// Unchecked: the fake must not refuse the second click because the
+		// bot already answered the first; both were made on the same board.
+		c1 := h.srv.Click(h.guild, ch, alice, board.ID, button(t, board, 0, 0, "")).Unchecked()
+		c2 := h.srv.Click(h.guild, ch, second, board.ID, cell2).Unchecked()
 		for _, c := range []*discordtest.Interaction{c1, c2} {
 			if err := h.srv.Send(h.ctx, c); err != nil {
 				t.Fatal(err)

@@ -94,7 +94,7 @@ func Run(ctx context.Context, token, apiURL string, cfg Config, log *slog.Logger
 	if err != nil {
 		return err
 	}
-	b := New(s, cfg, log)
+	b := New(sessionDiscord{s}, cfg, log)
 	s.AddHandler(func(_ *discordgo.Session, r *discordgo.Ready) {
 		if r.User != nil {
 			b.SetSelf(r.User.ID)

@@ -1,0 +1,128 @@
+package bot
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+)
+
+// sessionDiscord is the Discord the bot runs on: the discordgo session, with
+// the two interaction-token calls made directly over the session's HTTP
+// client (and so through DISCORD_API_URL) instead of through discordgo's
+// rate limiter. In discordgo v0.29.0 that limiter
+//
+//   - keeps a bucket per interaction callback URL, which holds the
+//     interaction's token, in a map that never shrinks: memory would grow
+//     with every click for as long as the bot runs;
+//   - puts every webhook edit, of every channel, in one bucket that it keeps
+//     locked for the whole request, so one slow edit holds up all others;
+//   - answers a 429 by sleeping retry_after, however long, which can carry a
+//     response past Discord's 3 seconds.
+//
+// Interaction endpoints are not bound by the bot's global rate limit, so
+// nothing is lost by leaving that limiter out: a 429 is retried once if its
+// retry_after ends before the request's deadline, and is an error otherwise.
+type sessionDiscord struct {
+	*discordgo.Session
+}
+
+// InteractionRespond posts the interaction callback.
+func (d sessionDiscord) InteractionRespond(i *discordgo.Interaction, r *discordgo.InteractionResponse, opts ...discordgo.RequestOption) error {
+	_, err := d.call(http.MethodPost, discordgo.EndpointInteractionResponse(i.ID, i.Token), r, opts)
+	return err
+}
+
+// InteractionResponseEdit edits the interaction's @original message.
+func (d sessionDiscord) InteractionResponseEdit(i *discordgo.Interaction, e *discordgo.WebhookEdit, opts ...discordgo.RequestOption) (*discordgo.Message, error) {
+	body, err := d.call(http.MethodPatch, discordgo.EndpointWebhookMessage(i.AppID, i.Token, "@original"), e, opts)
+	if err != nil {
+		return nil, err
+	}
+	m := new(discordgo.Message)
+	if err := json.Unmarshal(body, m); err != nil {
+		return nil, fmt.Errorf("decode edited message: %w", err)
+	}
+	return m, nil
+}
+
+// call sends one JSON request and returns the response body. Errors from
+// Discord are *discordgo.RESTError, as from the session's own calls. The
+// URL carries the interaction token; it appears in no error text.
+func (d sessionDiscord) call(method, url string, body any, opts []discordgo.RequestOption) ([]byte, error) {
+	payload, err := json.Marshal(body)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s request: %w", method, err)
+	}
+	for attempt := 0; ; attempt++ {
+		req, err := http.NewRequest(method, url, bytes.NewReader(payload))
+		if err != nil {
+			return nil, fmt.Errorf("%s interaction request: %w", method, err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("User-Agent", d.UserAgent)
+		cfg := &discordgo.RequestConfig{Request: req, Client: d.Client}
+		for _, o := range opts {
+			o(cfg)
+		}
+		req = cfg.Request
+		resp, err := cfg.Client.Do(req)
+		if err != nil {
+			// The *url.Error would quote the URL, token and all.
+			return nil, fmt.Errorf("%s interaction request: %w", method, unwrapURLError(err))
+		}
+		respBody, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		resp.Body.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s interaction response: %w", method, err)
+		}
+		if resp.StatusCode < 300 {
+			return respBody, nil
+		}
+		if resp.StatusCode == http.StatusTooManyRequests && attempt == 0 {
+			wait := retryAfter(resp, respBody)
+			if deadline, ok := req.Context().Deadline(); !ok || time.Now().Add(wait).Before(deadline) {
+				select {
+				case <-time.After(wait):
+					continue
+				case <-req.Context().Done():
+					return nil, req.Context().Err()
+				}
+			}
+		}
+		rerr := &discordgo.RESTError{Request: req, Response: resp, ResponseBody: respBody}
+		var msg discordgo.APIErrorMessage
+		if json.Unmarshal(respBody, &msg) == nil && (msg.Code != 0 || msg.Message != "") {
+			rerr.Message = &msg
+		}
+		return nil, rerr
+	}
+}
+
+// retryAfter reads how long Discord asks us to wait: the JSON retry_after
+// (seconds, fractional) or the Retry-After header.
+func retryAfter(resp *http.Response, body []byte) time.Duration {
+	var rl struct {
+		RetryAfter float64 `json:"retry_after"`
+	}
+	if json.Unmarshal(body, &rl) == nil && rl.RetryAfter > 0 {
+		return time.Duration(rl.RetryAfter * float64(time.Second))
+	}
+	if s, err := strconv.ParseFloat(resp.Header.Get("Retry-After"), 64); err == nil && s > 0 {
+		return time.Duration(s * float64(time.Second))
+	}
+	return time.Second
+}
+
+func unwrapURLError(err error) error {
+	type unwrapper interface{ Unwrap() error }
+	if u, ok := err.(unwrapper); ok && u.Unwrap() != nil {
+		return u.Unwrap()
+	}
+	return err
+}

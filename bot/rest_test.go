@@ -1,0 +1,148 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+	"github.com/tttbot/tttbot/bot/discordtest"
+)
+
+// connected opens a real discordgo session on a fake Discord, with the /ttt
+// command registered in a guild, and calls answer for every interaction.
+func connected(t *testing.T, answer func(s *discordgo.Session, ic *discordgo.InteractionCreate)) (*discordtest.Server, *discordgo.Session, string) {
+	t.Helper()
+	srv := discordtest.NewServer("rest-test-token")
+	s, err := NewSession(srv.Token, srv.APIURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.ShouldReconnectOnError = false
+	s.AddHandler(answer)
+	if err := s.Open(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		s.Close()
+		srv.Close()
+	})
+	guild := srv.NewID()
+	if _, err := s.ApplicationCommandBulkOverwrite(srv.AppID, guild, Commands()); err != nil {
+		t.Fatal(err)
+	}
+	return srv, s, guild
+}
+
+// buckets is how many rate-limit buckets discordgo holds.
+func buckets(s *discordgo.Session) int {
+	s.Ratelimiter.Lock()
+	defer s.Ratelimiter.Unlock()
+	return reflect.ValueOf(s.Ratelimiter).Elem().FieldByName("buckets").Len()
+}
+
+func help(t *testing.T, srv *discordtest.Server, guild string) *discordtest.Interaction {
+	t.Helper()
+	in := srv.SlashCommand(guild, srv.NewID(), srv.NewMember("u"), "ttt", discordtest.Sub("help"))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Send(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+// discordgo's own InteractionRespond leaves a bucket behind per interaction;
+// sessionDiscord leaves none, so memory does not grow with use.
+func TestInteractionsLeaveNoBuckets(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		direct bool
+		grows  bool
+	}{{"discordgo", true, true}, {"sessionDiscord", false, false}} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, s, guild := connected(t, func(s *discordgo.Session, ic *discordgo.InteractionCreate) {
+				r := &discordgo.InteractionResponse{Type: discordgo.InteractionResponseChannelMessageWithSource,
+					Data: &discordgo.InteractionResponseData{Content: "ok", Flags: discordgo.MessageFlagsEphemeral}}
+				var d Discord = sessionDiscord{s}
+				if tt.direct {
+					d = s
+				}
+				if err := d.InteractionRespond(ic.Interaction, r); err != nil {
+					t.Error(err)
+				}
+			})
+			before := buckets(s)
+			const n = 30
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			for i := 0; i < n; i++ {
+				if _, err := help(t, srv, guild).Response(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			grew := buckets(s) - before
+			if tt.grows != (grew >= n) || !tt.grows && grew != 0 {
+				t.Errorf("after %d interactions the rate limiter holds %d more buckets; want grows = %v", n, grew, tt.grows)
+			}
+		})
+	}
+}
+
+// A 429 on a callback is retried when Discord's retry_after fits in the
+// 3 s; otherwise the call fails at once instead of sleeping past it.
+func TestInteractionRateLimited(t *testing.T) {
+	var mu sync.Mutex
+	errs := map[string]error{}
+	var wg sync.WaitGroup
+	srv, _, guild := connected(t, func(s *discordgo.Session, ic *discordgo.InteractionCreate) {
+		defer wg.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), answerWithin)
+		defer cancel()
+		err := sessionDiscord{s}.InteractionRespond(ic.Interaction, &discordgo.InteractionResponse{
+			Type: discordgo.InteractionResponseChannelMessageWithSource,
+			Data: &discordgo.InteractionResponseData{Content: "ok"},
+		}, discordgo.WithContext(ctx))
+		if ctx.Err() != nil {
+			err = errors.Join(err, errors.New("still waiting at the deadline"))
+		}
+		mu.Lock()
+		errs[ic.ID] = err
+		mu.Unlock()
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+
+	srv.FailNext("POST", "/interactions/", http.StatusTooManyRequests, "", 50*time.Millisecond)
+	wg.Add(1)
+	in := help(t, srv, guild)
+	if _, err := in.Response(ctx); err != nil {
+		t.Fatalf("short 429: %v; want answered after one retry", err)
+	}
+	wg.Wait()
+	mu.Lock()
+	if err := errs[in.ID]; err != nil {
+		t.Errorf("short 429: InteractionRespond = %v; want nil", err)
+	}
+	mu.Unlock()
+
+	srv.FailNext("POST", "/interactions/", http.StatusTooManyRequests, "", time.Minute)
+	wg.Add(1)
+	in = help(t, srv, guild)
+	wg.Wait()
+	mu.Lock()
+	err := errs[in.ID]
+	mu.Unlock()
+	var rerr *discordgo.RESTError
+	if !errors.As(err, &rerr) || rerr.Response.StatusCode != http.StatusTooManyRequests || strings.Contains(err.Error(), "deadline") {
+		t.Fatalf("long 429: InteractionRespond = %v; want the 429 returned at once", err)
+	}
+	if strings.Contains(err.Error(), in.Token) {
+		t.Errorf("error text %q contains the interaction token", err)
+	}
+}

@@ -86,7 +86,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.logLevel}))
 	log.Debug("configuration", "config", cfg)
-	return bot.Run(ctx, string(cfg.token), cfg.apiURL, cfg.bot, log)
+	return bot.Run(ctx, string(cfg.token), cfg.apiURL, new(bot.MemoryStore), cfg.bot, log)
 }
 
 // secret is a string that never prints: not in logs, not with %v.

@@ -78,6 +78,7 @@ type Bot struct {
 	dc    Discord
 	cfg   Config
 	log   *slog.Logger
+	store Store
 	games registry
 
 	self atomic.Pointer[string] // the bot's user id, known once READY arrived
@@ -93,13 +94,16 @@ type Bot struct {
 	buttons  map[string]handler // by route action
 }
 
-// New returns a bot that talks to Discord through dc.
-func New(dc Discord, cfg Config, log *slog.Logger) *Bot {
+// New returns a bot that talks to Discord through dc and keeps its games in
+// st.
+func New(dc Discord, st Store, cfg Config, log *slog.Logger) *Bot {
 	b := &Bot{
-		dc:  dc,
-		cfg: cfg,
-		log: log,
-		rng: mrand.New(mrand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)),
+		dc:    dc,
+		cfg:   cfg,
+		log:   log,
+		store: st,
+		games: registry{store: st},
+		rng:   mrand.New(mrand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)),
 	}
 	b.commands = map[string]handler{
 		"start":  b.start,
@@ -140,8 +144,8 @@ func (b *Bot) Register(ctx context.Context, appID string) error {
 	return nil
 }
 
-// Close stops every timer and waits for background edits to finish. Games in
-// memory are lost; the board messages keep showing their last state.
+// Close stops every timer and waits for background edits to finish. Games
+// stay in the store; open challenges are dropped.
 func (b *Bot) Close() {
 	b.bgMu.Lock()
 	b.closed = true
@@ -150,8 +154,8 @@ func (b *Bot) Close() {
 		if t.challenge != nil && t.challenge.timer != nil {
 			t.challenge.timer.Stop()
 		}
-		if t.match != nil && t.match.timer != nil {
-			t.match.timer.Stop()
+		if t.turnTimer != nil {
+			t.turnTimer.Stop()
 		}
 	})
 	b.bg.Wait()

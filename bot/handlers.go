@@ -10,10 +10,10 @@ import (
 	"github.com/tttbot/tttbot/game"
 )
 
-// Every handler follows one pattern: lock the channel's table, check, change
-// the state, answer, and only once the answer went out arm timers and drop
-// what the change replaced. If the answer fails the state is put back, so a
-// user who saw "This interaction failed" finds the game as it was.
+// Every handler follows one pattern: lock the channel's table, check, build
+// the new state on a clone, then commit: save it, answer, and only if both
+// worked make it current, arm timers and drop what it replaced. A user who
+// saw an error finds the game exactly as it was.
 
 const helpText = "**Tic-tac-toe** — get a whole row, column or diagonal of your mark before your opponent does (or as many in a row as the game says).\n" +
 	"• `/ttt start` plays me; `/ttt start opponent:@someone` challenges them (they get Accept and Decline buttons). " +
@@ -27,6 +27,19 @@ func (b *Bot) help(ctx context.Context, ic *discordgo.InteractionCreate) error {
 	return b.say(ctx, ic, fmt.Sprintf(helpText, humanDuration(b.cfg.TurnTimeout), humanDuration(b.cfg.ChallengeTimeout)))
 }
 
+// lock returns the table of ic's channel, locked; a match just brought back
+// from the store gets its turn timer again.
+func (b *Bot) lock(ctx context.Context, channelID string) (*table, error) {
+	t, restored, err := b.games.lock(ctx, channelID)
+	if err != nil {
+		return nil, err
+	}
+	if restored {
+		b.armTurn(t)
+	}
+	return t, nil
+}
+
 // busy refuses a new game or challenge while the channel has one.
 func busy(t *table) error {
 	if c := t.challenge; c != nil {
@@ -38,6 +51,64 @@ func busy(t *table) error {
 			cellX, mention(m.players[game.X]), cellO, mention(m.players[game.O]))
 	}
 	return nil
+}
+
+// commit makes next the channel's match: it saves next, then calls answer;
+// if either fails, the channel keeps its previous match, in memory and in the
+// store.
+func (b *Bot) commit(ctx context.Context, t *table, next *match, answer func() error) error {
+	prev := t.match
+	if err := b.store.Save(ctx, toRecord(next)); err != nil {
+		return fmt.Errorf("save game: %w", err)
+	}
+	if err := answer(); err != nil {
+		// ctx may be what ran out; the store must still be put back.
+		rctx, cancel := context.WithTimeout(context.Background(), editWithin)
+		defer cancel()
+		var rerr error
+		if prev == nil {
+			rerr = b.store.Delete(rctx, next.channelID)
+		} else {
+			rerr = b.store.Save(rctx, toRecord(prev))
+		}
+		if rerr != nil {
+			b.log.Error("could not put the stored game back", "channel", next.channelID, "err", rerr)
+		}
+		return err
+	}
+	t.match = next
+	b.armTurn(t)
+	return nil
+}
+
+// postBoard answers ic with next's board as a new message, which becomes the
+// current board. The message it replaces loses its buttons: an older board
+// of the same game says it is out of date, a finished game's board keeps its
+// result without the Rematch button.
+func (b *Bot) postBoard(ctx context.Context, ic *discordgo.InteractionCreate, t *table, next *match) error {
+	old := t.match
+	next.serial++
+	next.board = ic.Interaction
+	v := renderMatch(next, "")
+	next.shown = v.content
+	if err := b.commit(ctx, t, next, func() error {
+		return b.respond(ctx, ic, discordgo.InteractionResponseChannelMessageWithSource, v, false)
+	}); err != nil {
+		return err
+	}
+	b.retire(old, next)
+	return nil
+}
+
+// retire takes the buttons off old's board message now that next is shown.
+func (b *Bot) retire(old, next *match) {
+	switch {
+	case old == nil || old.board == nil:
+	case old.id == next.id:
+		b.editLater(old.board, stale(old.shown), old.channelID)
+	default:
+		b.editLater(old.board, view{content: old.shown}, old.channelID)
+	}
 }
 
 func (b *Bot) start(ctx context.Context, ic *discordgo.InteractionCreate) error {
@@ -62,7 +133,10 @@ func (b *Bot) start(ctx context.Context, ic *discordgo.InteractionCreate) error 
 		}
 	}
 
-	t := b.games.lock(ic.ChannelID)
+	t, err := b.lock(ctx, ic.ChannelID)
+	if err != nil {
+		return err
+	}
 	defer t.mu.Unlock()
 	if err := busy(t); err != nil {
 		return err
@@ -73,13 +147,7 @@ func (b *Bot) start(ctx context.Context, ic *discordgo.InteractionCreate) error 
 		if err != nil {
 			return err
 		}
-		prev := t.match
-		t.match = m
-		if err := b.postBoard(ctx, ic, m, ""); err != nil {
-			t.match = prev
-			return err
-		}
-		return nil
+		return b.postBoard(ctx, ic, t, m)
 	}
 
 	c := &challenge{
@@ -140,8 +208,8 @@ func (b *Bot) computerTurn(m *match) error {
 	return nil
 }
 
-// setDeadline sets when the player to move loses by timeout; the timer
-// itself is armed by armTurn once the board is shown.
+// setDeadline sets when the player to move loses by timeout; armTurn starts
+// the timer once the match is current.
 func (b *Bot) setDeadline(m *match) {
 	m.deadline = time.Time{}
 	if !m.over() && m.judge.Turn() != m.computer {
@@ -149,53 +217,23 @@ func (b *Bot) setDeadline(m *match) {
 	}
 }
 
-// armTurn (re)starts m's turn timer to fire at m.deadline.
-func (b *Bot) armTurn(m *match) {
-	if m.timer != nil {
-		m.timer.Stop()
-		m.timer = nil
+// armTurn (re)starts t's turn timer for its match's deadline.
+func (b *Bot) armTurn(t *table) {
+	if t.turnTimer != nil {
+		t.turnTimer.Stop()
+		t.turnTimer = nil
 	}
-	if m.deadline.IsZero() {
+	m := t.match
+	if m == nil || m.over() || m.deadline.IsZero() {
 		return
 	}
 	id, channelID, moves := m.id, m.channelID, m.judge.Len()
-	m.timer = b.afterFunc(time.Until(m.deadline), func() { b.turnTimedOut(channelID, id, moves) })
+	t.turnTimer = b.afterFunc(time.Until(m.deadline), func() { b.turnTimedOut(channelID, id, moves) })
 }
 
-// postBoard answers ic with m's board as a new message, which becomes the
-// current board; the previous board message loses its buttons.
-func (b *Bot) postBoard(ctx context.Context, ic *discordgo.InteractionCreate, m *match, note string) error {
-	old, oldContent := m.board, m.shown
-	m.serial++
-	v := renderMatch(m, note)
-	if err := b.respond(ctx, ic, discordgo.InteractionResponseChannelMessageWithSource, v, false); err != nil {
-		m.serial--
-		return err
-	}
-	m.board, m.shown = ic.Interaction, v.content
-	b.armTurn(m)
-	if old != nil {
-		b.editLater(old, stale(oldContent), m.channelID)
-	}
-	return nil
-}
-
-// snapshot is a copy of m that restore can put back.
-func snapshot(m *match) match {
-	s := *m
-	s.judge = m.judge.Clone()
-	return s
-}
-
-func restore(m *match, s match) {
-	timer := m.timer
-	*m = s
-	m.timer = timer
-}
-
-// play applies userID's move at the 1-based row and col, and the computer's
-// answer if it plays. It refuses, with a userError and no change, anything
-// the user may not do.
+// play applies userID's move at the 1-based row and col to m, and the
+// computer's answer if it plays. It refuses, with a userError, anything the
+// user may not do; m is a clone, so a refusal changes nothing.
 func (b *Bot) play(m *match, userID string, row, col int) error {
 	if m.over() {
 		return sayf("This game is over. Press Rematch on its board, or start a new one with `/ttt start`.")
@@ -235,21 +273,19 @@ func (b *Bot) moveCommand(ctx context.Context, ic *discordgo.InteractionCreate) 
 	if err != nil {
 		return err
 	}
-	t := b.games.lock(ic.ChannelID)
+	t, err := b.lock(ctx, ic.ChannelID)
+	if err != nil {
+		return err
+	}
 	defer t.mu.Unlock()
-	m := t.match
-	if m == nil {
+	if t.match == nil {
 		return noGame(t)
 	}
-	before := snapshot(m)
-	if err := b.play(m, invoker(ic).ID, row, col); err != nil {
+	next := t.match.clone()
+	if err := b.play(next, invoker(ic).ID, row, col); err != nil {
 		return err
 	}
-	if err := b.postBoard(ctx, ic, m, ""); err != nil {
-		restore(m, before)
-		return err
-	}
-	return nil
+	return b.postBoard(ctx, ic, t, next)
 }
 
 func (b *Bot) moveButton(ctx context.Context, ic *discordgo.InteractionCreate) error {
@@ -257,7 +293,10 @@ func (b *Bot) moveButton(ctx context.Context, ic *discordgo.InteractionCreate) e
 	if err != nil {
 		return err
 	}
-	t := b.games.lock(ic.ChannelID)
+	t, err := b.lock(ctx, ic.ChannelID)
+	if err != nil {
+		return err
+	}
 	defer t.mu.Unlock()
 	m := t.match
 	switch {
@@ -266,19 +305,17 @@ func (b *Bot) moveButton(ctx context.Context, ic *discordgo.InteractionCreate) e
 	case r.serial != m.serial:
 		return sayf("That board is out of date: the game continues in a newer message. `/ttt board` shows it again.")
 	}
-	before := snapshot(m)
-	if err := b.play(m, invoker(ic).ID, r.row, r.col); err != nil {
+	next := m.clone()
+	if err := b.play(next, invoker(ic).ID, r.row, r.col); err != nil {
 		return err
 	}
-	v := renderMatch(m, "")
-	if err := b.respond(ctx, ic, discordgo.InteractionResponseUpdateMessage, v, false); err != nil {
-		restore(m, before)
-		return err
-	}
-	// The click's token edits the same message and is fresher.
-	m.board, m.shown = ic.Interaction, v.content
-	b.armTurn(m)
-	return nil
+	// The click's token edits the same message, and is fresher.
+	next.board = ic.Interaction
+	v := renderMatch(next, "")
+	next.shown = v.content
+	return b.commit(ctx, t, next, func() error {
+		return b.respond(ctx, ic, discordgo.InteractionResponseUpdateMessage, v, false)
+	})
 }
 
 func noGame(t *table) error {
@@ -289,18 +326,23 @@ func noGame(t *table) error {
 }
 
 func (b *Bot) boardCommand(ctx context.Context, ic *discordgo.InteractionCreate) error {
-	t := b.games.lock(ic.ChannelID)
+	t, err := b.lock(ctx, ic.ChannelID)
+	if err != nil {
+		return err
+	}
 	defer t.mu.Unlock()
-	m := t.match
-	if m == nil || (t.challenge != nil && m.over()) {
+	if t.match == nil || (t.challenge != nil && t.match.over()) {
 		return noGame(t)
 	}
-	return b.postBoard(ctx, ic, m, "")
+	return b.postBoard(ctx, ic, t, t.match.clone())
 }
 
 func (b *Bot) resign(ctx context.Context, ic *discordgo.InteractionCreate) error {
 	user := invoker(ic).ID
-	t := b.games.lock(ic.ChannelID)
+	t, err := b.lock(ctx, ic.ChannelID)
+	if err != nil {
+		return err
+	}
 	defer t.mu.Unlock()
 	if c := t.challenge; c != nil {
 		switch user {
@@ -318,13 +360,9 @@ func (b *Bot) resign(ctx context.Context, ic *discordgo.InteractionCreate) error
 	if side == game.None {
 		return sayf("You're not playing in this game. A member with Manage Messages can stop it with `/ttt stop`.")
 	}
-	before := snapshot(m)
-	m.end, m.loser, m.deadline = endResigned, side, time.Time{}
-	if err := b.postBoard(ctx, ic, m, ""); err != nil {
-		restore(m, before)
-		return err
-	}
-	return nil
+	next := m.clone()
+	next.end, next.loser, next.deadline = EndResigned, side, time.Time{}
+	return b.postBoard(ctx, ic, t, next)
 }
 
 // canModerate says whether the member may stop other people's games.
@@ -336,7 +374,10 @@ func (b *Bot) stop(ctx context.Context, ic *discordgo.InteractionCreate) error {
 	if !canModerate(ic) {
 		return sayf("Only members with the Manage Messages permission can stop games. To give up your own game, use `/ttt resign`.")
 	}
-	t := b.games.lock(ic.ChannelID)
+	t, err := b.lock(ctx, ic.ChannelID)
+	if err != nil {
+		return err
+	}
 	defer t.mu.Unlock()
 	if t.challenge != nil {
 		return b.closeChallenge(ctx, ic, t, challengeCancelled, "You cancelled the challenge.")
@@ -345,13 +386,9 @@ func (b *Bot) stop(ctx context.Context, ic *discordgo.InteractionCreate) error {
 	if m == nil || m.over() {
 		return sayf("There is no game running in this channel.")
 	}
-	before := snapshot(m)
-	m.end, m.stoppedBy, m.deadline = endStopped, invoker(ic).ID, time.Time{}
-	if err := b.postBoard(ctx, ic, m, ""); err != nil {
-		restore(m, before)
-		return err
-	}
-	return nil
+	next := m.clone()
+	next.end, next.stoppedBy, next.deadline = EndStopped, invoker(ic).ID, time.Time{}
+	return b.postBoard(ctx, ic, t, next)
 }
 
 // closeChallenge ends t's challenge without a game: it tells the user
@@ -382,7 +419,10 @@ func (b *Bot) accept(ctx context.Context, ic *discordgo.InteractionCreate) error
 		return err
 	}
 	user := invoker(ic).ID
-	t := b.games.lock(ic.ChannelID)
+	t, err := b.lock(ctx, ic.ChannelID)
+	if err != nil {
+		return err
+	}
 	defer t.mu.Unlock()
 	c, err := openChallenge(t, r)
 	if err != nil {
@@ -399,16 +439,19 @@ func (b *Bot) accept(ctx context.Context, ic *discordgo.InteractionCreate) error
 	if err != nil {
 		return err
 	}
-	m.serial = 1
+	// The challenge message becomes the board.
+	m.serial, m.board = 1, ic.Interaction
 	v := renderMatch(m, "")
-	if err := b.respond(ctx, ic, discordgo.InteractionResponseUpdateMessage, v, false); err != nil {
+	m.shown = v.content
+	old := t.match
+	if err := b.commit(ctx, t, m, func() error {
+		return b.respond(ctx, ic, discordgo.InteractionResponseUpdateMessage, v, false)
+	}); err != nil {
 		return err
 	}
 	c.timer.Stop()
 	t.challenge = nil
-	t.match = m
-	m.board, m.shown = ic.Interaction, v.content
-	b.armTurn(m)
+	b.retire(old, m)
 	return nil
 }
 
@@ -418,7 +461,10 @@ func (b *Bot) decline(ctx context.Context, ic *discordgo.InteractionCreate) erro
 		return err
 	}
 	user := invoker(ic).ID
-	t := b.games.lock(ic.ChannelID)
+	t, err := b.lock(ctx, ic.ChannelID)
+	if err != nil {
+		return err
+	}
 	defer t.mu.Unlock()
 	c, err := openChallenge(t, r)
 	if err != nil {
@@ -446,7 +492,10 @@ func (b *Bot) rematch(ctx context.Context, ic *discordgo.InteractionCreate) erro
 		return err
 	}
 	user := invoker(ic).ID
-	t := b.games.lock(ic.ChannelID)
+	t, err := b.lock(ctx, ic.ChannelID)
+	if err != nil {
+		return err
+	}
 	defer t.mu.Unlock()
 	m := t.match
 	switch {
@@ -462,31 +511,28 @@ func (b *Bot) rematch(ctx context.Context, ic *discordgo.InteractionCreate) erro
 		return err
 	}
 	g := m.judge
-	nm, err := b.newMatch(ic, m.players, m.computer, g.Size(), g.WinLength(), m.level, g.First().Other())
+	next, err := b.newMatch(ic, m.players, m.computer, g.Size(), g.WinLength(), m.level, g.First().Other())
 	if err != nil {
 		return err
 	}
-	t.match = nm
-	if err := b.postBoard(ctx, ic, nm, ""); err != nil {
-		t.match = m
-		return err
-	}
-	// The finished board stays as it was, without its Rematch button.
-	b.editLater(m.board, view{content: m.shown}, ic.ChannelID)
-	return nil
+	return b.postBoard(ctx, ic, t, next)
 }
 
 // expireChallenge runs when a challenge's time is up.
 func (b *Bot) expireChallenge(channelID, id string) {
-	t := b.games.lock(channelID)
+	ctx, cancel := context.WithTimeout(context.Background(), editWithin)
+	defer cancel()
+	t, err := b.lock(ctx, channelID)
+	if err != nil {
+		b.log.Error("challenge timeout", "channel", channelID, "err", err)
+		return
+	}
 	defer t.mu.Unlock()
 	c := t.challenge
 	if c == nil || c.id != id {
 		return // answered in time
 	}
 	t.challenge = nil
-	ctx, cancel := context.WithTimeout(context.Background(), editWithin)
-	defer cancel()
 	if err := b.edit(ctx, c.msg, renderChallenge(c, challengeExpired, b.cfg.ChallengeTimeout)); err != nil {
 		b.log.Warn("could not mark a challenge expired", "channel", channelID, "err", err)
 	}
@@ -494,21 +540,34 @@ func (b *Bot) expireChallenge(channelID, id string) {
 
 // turnTimedOut runs when a player's time is up; moves is how many moves the
 // game had when the timer was armed, so a timer that lost a race with a move
-// does nothing.
+// does nothing. The player loses even if the board cannot be updated.
 func (b *Bot) turnTimedOut(channelID, id string, moves int) {
-	t := b.games.lock(channelID)
+	ctx, cancel := context.WithTimeout(context.Background(), editWithin)
+	defer cancel()
+	t, err := b.lock(ctx, channelID)
+	if err != nil {
+		b.log.Error("turn timeout", "channel", channelID, "err", err)
+		return
+	}
 	defer t.mu.Unlock()
 	m := t.match
 	if m == nil || m.id != id || m.over() || m.judge.Len() != moves {
 		return
 	}
-	m.end, m.loser, m.deadline, m.timer = endTimeout, m.judge.Turn(), time.Time{}, nil
-	v := renderMatch(m, "")
-	ctx, cancel := context.WithTimeout(context.Background(), editWithin)
-	defer cancel()
-	if err := b.edit(ctx, m.board, v); err != nil {
-		b.log.Warn("could not show a timeout", "channel", channelID, "err", err)
+	next := m.clone()
+	next.end, next.loser, next.deadline = EndTimeout, m.judge.Turn(), time.Time{}
+	v := renderMatch(next, "")
+	next.shown = v.content
+	if err := b.store.Save(ctx, toRecord(next)); err != nil {
+		// Keep the game running rather than announce what is not stored;
+		// the timer tries again.
+		b.log.Error("could not save a timeout", "channel", channelID, "err", err)
+		t.turnTimer = b.afterFunc(time.Second, func() { b.turnTimedOut(channelID, id, moves) })
 		return
 	}
-	m.shown = v.content
+	t.match = next
+	t.turnTimer = nil
+	if err := b.edit(ctx, next.board, v); err != nil {
+		b.log.Warn("could not show a timeout", "channel", channelID, "err", err)
+	}
 }

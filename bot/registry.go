@@ -1,6 +1,8 @@
 package bot
 
 import (
+	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -8,22 +10,24 @@ import (
 	"github.com/tttbot/tttbot/game"
 )
 
-// ending says how a game ended. The zero value, running, means it has not.
-type ending uint8
+// Ending says how a game ended. The zero value, Running, means it has not.
+type Ending uint8
 
 const (
-	running     ending = iota // moves are still being made
-	endWon                    // the judge saw a completed line
-	endDraw                   // the board is full
-	endDecided                // no line can be completed any more, so we stop early
-	endResigned               // the loser gave up with /ttt resign
-	endTimeout                // the loser did not move within the turn timeout
-	endStopped                // a moderator stopped the game; nobody wins
+	Running     Ending = iota // moves are still being made
+	EndWon                    // the judge saw a completed line
+	EndDraw                   // the board is full
+	EndDecided                // no line can be completed any more, so we stop early
+	EndResigned               // the loser gave up with /ttt resign
+	EndTimeout                // the loser did not move within the turn timeout
+	EndStopped                // a moderator stopped the game; nobody wins
 )
 
 // A match is one game in one channel: who plays which side, the judge, and
-// the message the current board is drawn on. It is guarded by its table's
-// lock.
+// the message the current board is drawn on. Handlers never change the
+// channel's match in place: they change a clone and make it current only
+// once it is saved and the user has been answered (Bot.commit), so a failure
+// anywhere leaves the game exactly as it was.
 type match struct {
 	id        string
 	guildID   string
@@ -32,9 +36,9 @@ type match struct {
 	computer  game.Player // the side the computer plays, or game.None
 	level     game.Level
 	judge     *game.Game
-	end       ending
-	loser     game.Player // for endResigned and endTimeout
-	stoppedBy string      // for endStopped
+	end       Ending
+	loser     game.Player // for EndResigned and EndTimeout
+	stoppedBy string      // for EndStopped
 
 	// serial numbers the board messages of this match. Cell buttons carry
 	// it, so a click on a board that a newer message replaced is refused.
@@ -44,18 +48,24 @@ type match struct {
 	board    *discordgo.Interaction
 	shown    string    // the content of the current board message
 	deadline time.Time // when the player to move loses; zero when over
-	timer    *time.Timer
 }
 
-func (m *match) over() bool { return m.end != running }
+// clone returns a copy of m that shares nothing mutable with it.
+func (m *match) clone() *match {
+	c := *m
+	c.judge = m.judge.Clone()
+	return &c
+}
+
+func (m *match) over() bool { return m.end != Running }
 
 // winner is the side that won, or game.None for a draw, a stopped game or a
 // game still running.
 func (m *match) winner() game.Player {
 	switch m.end {
-	case endWon:
+	case EndWon:
 		return m.judge.Winner()
-	case endResigned, endTimeout:
+	case EndResigned, EndTimeout:
 		return m.loser.Other()
 	}
 	return game.None
@@ -76,11 +86,11 @@ func (m *match) side(userID string) game.Player {
 func (m *match) settle() {
 	switch m.judge.Status() {
 	case game.Won:
-		m.end = endWon
+		m.end = EndWon
 	case game.Draw:
-		m.end = endDraw
+		m.end = EndDraw
 	case game.DecidedDraw:
-		m.end = endDecided
+		m.end = EndDecided
 	}
 }
 
@@ -101,21 +111,28 @@ type challenge struct {
 // simultaneous clicks apply exactly one move.
 type table struct {
 	mu        sync.Mutex
+	loaded    bool // the store was asked for this channel's match
 	challenge *challenge
 	match     *match
+	turnTimer *time.Timer // fires when the player to move runs out of time
 }
 
-// registry maps channel ids to tables. The zero value is ready to use and it
-// is safe for concurrent use; tables are created on first use and kept, so
-// memory grows with the number of channels that ever played.
+// registry maps channel ids to tables, loading each channel's match from the
+// store (if any) the first time the channel is used. The zero value is ready
+// to use, without a store. It is safe for concurrent use;
+// tables are kept once created, so memory grows with the number of channels
+// that ever played, not with the number of games.
 type registry struct {
+	store  Store
 	mu     sync.Mutex
 	tables map[string]*table
 }
 
 // lock returns the channel's table with its lock held; the caller unlocks.
-// Different channels never wait for each other beyond the map lookup.
-func (r *registry) lock(channelID string) *table {
+// Different channels never wait for each other beyond the map lookup (and,
+// once per channel, the store). restored is true when this call brought the
+// channel's match back from the store, so the caller re-arms its timer.
+func (r *registry) lock(ctx context.Context, channelID string) (t *table, restored bool, err error) {
 	r.mu.Lock()
 	if r.tables == nil {
 		r.tables = make(map[string]*table)
@@ -127,7 +144,22 @@ func (r *registry) lock(channelID string) *table {
 	}
 	r.mu.Unlock()
 	t.mu.Lock()
-	return t
+	if t.loaded {
+		return t, false, nil
+	}
+	var rec *Record
+	if r.store != nil {
+		rec, err = r.store.Load(ctx, channelID)
+	}
+	if err == nil && rec != nil {
+		t.match, err = fromRecord(rec)
+	}
+	if err != nil {
+		t.mu.Unlock()
+		return nil, false, fmt.Errorf("load the game of channel %s: %w", channelID, err)
+	}
+	t.loaded = true
+	return t, t.match != nil, nil
 }
 
 // each calls f on every table with its lock held, for shutdown.

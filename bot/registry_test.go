@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"context"
 	"sync"
 	"testing"
 )
@@ -18,7 +19,7 @@ func TestRegistrySerialisesAChannel(t *testing.T) {
 			defer wg.Done()
 			ch := []string{"a", "b"}[w%2]
 			for i := 0; i < each; i++ {
-				tb := r.lock(ch)
+				tb := mustLock(t, &r, ch)
 				*counts[ch]++ // guarded by the table lock, and only by it
 				tb.mu.Unlock()
 			}
@@ -35,20 +36,28 @@ func TestRegistrySerialisesAChannel(t *testing.T) {
 // A channel whose table is held does not hold up another channel.
 func TestRegistryChannelsIndependent(t *testing.T) {
 	var r registry
-	held := r.lock("busy")
+	held := mustLock(t, &r, "busy")
 	defer held.mu.Unlock()
 	done := make(chan *table)
 	go func() {
-		tb := r.lock("other")
+		tb, _, err := r.lock(context.Background(), "other")
+		if err != nil {
+			panic(err)
+		}
 		tb.mu.Unlock()
 		done <- tb
 	}()
 	if tb := <-done; tb == held {
 		t.Fatal("two channels share one table")
 	}
-	if again := r.lock("other"); again == nil {
-		t.Fatal("lock returned nil")
-	} else {
-		again.mu.Unlock()
+	mustLock(t, &r, "other").mu.Unlock()
+}
+
+func mustLock(t testing.TB, r *registry, channelID string) *table {
+	t.Helper()
+	tb, _, err := r.lock(context.Background(), channelID)
+	if err != nil {
+		t.Error(err)
 	}
+	return tb
 }

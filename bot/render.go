@@ -57,7 +57,7 @@ func renderMatch(m *match, note string) view {
 		cellX, mention(m.players[game.X]), cellO, mention(m.players[game.O]), n, n, g.WinLength())
 
 	win := make(map[game.Cell]bool, g.WinLength())
-	if m.end == endWon {
+	if m.end == EndWon {
 		for _, c := range g.WinLine() {
 			win[c] = true
 		}
@@ -118,7 +118,7 @@ func cellEmoji(g *game.Game, r, c int, win map[game.Cell]bool, last game.Move, h
 func statusLine(m *match) string {
 	g := m.judge
 	switch m.end {
-	case running:
+	case Running:
 		p := g.Turn()
 		s := fmt.Sprintf("%s %s to move", mark(p), mention(m.players[p]))
 		if m.computer == p {
@@ -133,20 +133,20 @@ func statusLine(m *match) string {
 			s += fmt.Sprintf(" (time runs out <t:%d:R>)", m.deadline.Unix())
 		}
 		return s + "."
-	case endWon:
+	case EndWon:
 		w := g.Winner()
 		return fmt.Sprintf("🏆 %s %s wins with %d in a row (in %s)!", mark(w), mention(m.players[w]), g.WinLength(), cellWin)
-	case endDraw:
+	case EndDraw:
 		return "🤝 Draw: the board is full and nobody has a line."
-	case endDecided:
+	case EndDecided:
 		return "🤝 Draw: no line can be completed by either player any more, so the game ends early."
-	case endResigned:
+	case EndResigned:
 		w := m.loser.Other()
 		return fmt.Sprintf("🏳️ %s resigned. %s %s wins!", mention(m.players[m.loser]), mark(w), mention(m.players[w]))
-	case endTimeout:
+	case EndTimeout:
 		w := m.loser.Other()
 		return fmt.Sprintf("⏰ %s did not move in time. %s %s wins by timeout!", mention(m.players[m.loser]), mark(w), mention(m.players[w]))
-	case endStopped:
+	case EndStopped:
 		return fmt.Sprintf("🛑 Game stopped by %s. Nobody wins.", mention(m.stoppedBy))
 	}
 	return ""

@@ -94,7 +94,7 @@ func checkLimits(t *testing.T, what string, v view) {
 // limits.
 func TestRenderLimits(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	endings := []ending{running, endResigned, endTimeout, endStopped}
+	endings := []Ending{Running, EndResigned, EndTimeout, EndStopped}
 	for n := MinSize; n <= MaxSize; n++ {
 		for k := MinWin; k <= n; k++ {
 			// Random games played to the end, plus their prefixes.
@@ -124,10 +124,10 @@ func TestRenderLimits(t *testing.T) {
 					}
 					for _, e := range endings {
 						m.end, m.loser, m.stoppedBy = e, game.X, longO
-						if e != running {
+						if e != Running {
 							m.deadline = time.Time{}
 						}
-						checkLimits(t, fmt.Sprintf("%s, ending %d", what, e), renderMatch(m, ""))
+						checkLimits(t, fmt.Sprintf("%s, Ending %d", what, e), renderMatch(m, ""))
 					}
 				}
 			}
@@ -157,7 +157,7 @@ func TestRenderGolden(t *testing.T) {
 		{"7x7-k4-midgame", testMatch(t, 7, 4, game.Move{Row: 3, Col: 3, Player: X}, game.Move{Row: 2, Col: 4, Player: O})},
 		{"10x10-timeout", func() *match {
 			m := testMatch(t, 10, 10, game.Move{Row: 9, Col: 9, Player: X})
-			m.end, m.loser, m.deadline = endTimeout, O, time.Time{}
+			m.end, m.loser, m.deadline = EndTimeout, O, time.Time{}
 			return m
 		}()},
 	}

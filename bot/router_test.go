@@ -58,7 +58,7 @@ func newTestBot(t *testing.T) (*Bot, *recorder, *bytes.Buffer) {
 	t.Helper()
 	rec := new(recorder)
 	var logs bytes.Buffer
-	b := New(rec, DefaultConfig(), slog.New(slog.NewTextHandler(&logs, nil)))
+	b := New(rec, new(MemoryStore), DefaultConfig(), slog.New(slog.NewTextHandler(&logs, nil)))
 	b.SetSelf("1000000000000000001")
 	t.Cleanup(b.Close)
 	return b, rec, &logs
@@ -151,7 +151,7 @@ func TestMoveUndoneWhenAnswerFails(t *testing.T) {
 		t.Fatalf("start answered %q; want a board", r.Data.Content)
 	}
 	ic := slashPayload(t, "move", []map[string]any{intOpt("row", 2), intOpt("col", 2)}, nil)
-	tb := b.games.lock(ic.ChannelID)
+	tb := mustLock(t, &b.games, ic.ChannelID)
 	before := tb.match.judge.Len()
 	tb.mu.Unlock()
 
@@ -160,7 +160,7 @@ func TestMoveUndoneWhenAnswerFails(t *testing.T) {
 	rec.mu.Unlock()
 	b.serve(context.Background(), ic)
 
-	tb = b.games.lock(ic.ChannelID)
+	tb = mustLock(t, &b.games, ic.ChannelID)
 	after := tb.match.judge.Len()
 	tb.mu.Unlock()
 	if after != before {

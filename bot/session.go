@@ -86,15 +86,16 @@ func routeLogs(log *slog.Logger) {
 }
 
 // Run connects to Discord with token, registers the commands, and answers
-// interactions until ctx is done; then it stops timers, waits for edits in
-// flight and closes the connection. It logs one line when ready.
-func Run(ctx context.Context, token, apiURL string, cfg Config, log *slog.Logger) error {
+// interactions, keeping games in st, until ctx is done; then it stops
+// timers, waits for edits in flight and closes the connection. It logs one
+// line when ready.
+func Run(ctx context.Context, token, apiURL string, st Store, cfg Config, log *slog.Logger) error {
 	routeLogs(log)
 	s, err := NewSession(token, apiURL)
 	if err != nil {
 		return err
 	}
-	b := New(sessionDiscord{s}, cfg, log)
+	b := New(sessionDiscord{s}, st, cfg, log)
 	s.AddHandler(func(_ *discordgo.Session, r *discordgo.Ready) {
 		if r.User != nil {
 			b.SetSelf(r.User.ID)

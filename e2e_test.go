@@ -628,3 +628,27 @@ func BenchmarkEndToEndMove(b *testing.B) {
 		})
 	}
 }
+
+// A game nobody can win any more ends early as a draw, and says why.
+func TestE2EDecidedDraw(t *testing.T) {
+	t.Parallel()
+	h := startBot(t, nil)
+	alice, bob := h.srv.NewMember("alice"), h.srv.NewMember("bob")
+	ch := h.srv.NewID()
+	board := h.challengeAccepted(ch, alice, bob)
+	players := [2]discordtest.Member{alice, bob}
+	// After these eight moves every line holds both marks; one cell is left.
+	cells := [][2]int{{0, 0}, {0, 1}, {0, 2}, {1, 0}, {1, 1}, {2, 0}, {2, 1}, {2, 2}}
+	var r *discordtest.Response
+	for i, c := range cells {
+		r = h.click(players[i%2], ch, board.ID, button(t, board, c[0], c[1], ""))
+		board = r.Message
+	}
+	wantBoard(t, r, discordgo.InteractionResponseUpdateMessage, "Draw: no line can be completed", "ends early")
+	if strings.Count(board.Content, "⬜") != 1 {
+		t.Errorf("decided draw board %q; want exactly one empty cell left", board.Content)
+	}
+	if n := enabledButtons(board); n != 1 {
+		t.Errorf("decided draw board has %d enabled buttons; want only Rematch", n)
+	}
+}

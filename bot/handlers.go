@@ -404,30 +404,32 @@ func (b *Bot) closeChallenge(ctx context.Context, ic *discordgo.InteractionCreat
 	return nil
 }
 
-// openChallenge returns t's challenge if the button route r belongs to it.
-func openChallenge(t *table, r route) (*challenge, error) {
+// challengeClick locks the channel of a click on a challenge button and
+// returns the open challenge the button belongs to. The caller unlocks t.
+func (b *Bot) challengeClick(ctx context.Context, ic *discordgo.InteractionCreate) (*table, *challenge, error) {
+	r, err := parseRoute(ic.MessageComponentData().CustomID)
+	if err != nil {
+		return nil, nil, err
+	}
+	t, err := b.lock(ctx, ic.ChannelID)
+	if err != nil {
+		return nil, nil, err
+	}
 	c := t.challenge
 	if c == nil || c.id != r.id {
-		return nil, sayf("This challenge is no longer open.")
+		t.mu.Unlock()
+		return nil, nil, sayf("This challenge is no longer open.")
 	}
-	return c, nil
+	return t, c, nil
 }
 
 func (b *Bot) accept(ctx context.Context, ic *discordgo.InteractionCreate) error {
-	r, err := parseRoute(ic.MessageComponentData().CustomID)
-	if err != nil {
-		return err
-	}
-	user := invoker(ic).ID
-	t, err := b.lock(ctx, ic.ChannelID)
+	t, c, err := b.challengeClick(ctx, ic)
 	if err != nil {
 		return err
 	}
 	defer t.mu.Unlock()
-	c, err := openChallenge(t, r)
-	if err != nil {
-		return err
-	}
+	user := invoker(ic).ID
 	switch user {
 	case c.to:
 	case c.from:
@@ -456,20 +458,12 @@ func (b *Bot) accept(ctx context.Context, ic *discordgo.InteractionCreate) error
 }
 
 func (b *Bot) decline(ctx context.Context, ic *discordgo.InteractionCreate) error {
-	r, err := parseRoute(ic.MessageComponentData().CustomID)
-	if err != nil {
-		return err
-	}
-	user := invoker(ic).ID
-	t, err := b.lock(ctx, ic.ChannelID)
+	t, c, err := b.challengeClick(ctx, ic)
 	if err != nil {
 		return err
 	}
 	defer t.mu.Unlock()
-	c, err := openChallenge(t, r)
-	if err != nil {
-		return err
-	}
+	user := invoker(ic).ID
 	st := challengeDeclined
 	switch user {
 	case c.to:

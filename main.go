@@ -22,6 +22,7 @@ import (
 
 	"github.com/joho/godotenv"
 	"github.com/tttbot/tttbot/bot"
+	"github.com/tttbot/tttbot/store"
 )
 
 func main() {
@@ -86,7 +87,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.logLevel}))
 	log.Debug("configuration", "config", cfg)
-	return bot.Run(ctx, string(cfg.token), cfg.apiURL, new(bot.MemoryStore), cfg.bot, log)
+	return bot.Run(ctx, string(cfg.token), cfg.apiURL, new(store.Memory), cfg.bot, log)
 }
 
 // secret is a string that never prints: not in logs, not with %v.

@@ -15,6 +15,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	mrand "math/rand/v2"
@@ -102,7 +103,7 @@ func New(dc Discord, st Store, cfg Config, log *slog.Logger) *Bot {
 		cfg:   cfg,
 		log:   log,
 		store: st,
-		games: registry{store: st},
+		games: registry{store: st, log: log},
 		rng:   mrand.New(mrand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)),
 	}
 	b.commands = map[string]handler{
@@ -144,15 +145,24 @@ func (b *Bot) Register(ctx context.Context, appID string) error {
 	return nil
 }
 
-// Close stops every timer and waits for background edits to finish. Games
-// stay in the store; open challenges are dropped.
+// Close stops every timer, waits for interactions and background edits in
+// flight, and closes open challenges. Games stay in the store. Interactions
+// that arrive during Close are told the bot is restarting.
 func (b *Bot) Close() {
 	b.bgMu.Lock()
 	b.closed = true
 	b.bgMu.Unlock()
+	// Open challenges are not stored: say so on their messages while their
+	// tokens are good.
+	ctx, cancel := context.WithTimeout(context.Background(), editWithin)
+	defer cancel()
 	b.games.each(func(t *table) {
-		if t.challenge != nil && t.challenge.timer != nil {
-			t.challenge.timer.Stop()
+		if c := t.challenge; c != nil {
+			c.timer.Stop()
+			t.challenge = nil
+			if err := b.edit(ctx, c.msg, renderChallenge(c, challengeRestart, b.cfg.ChallengeTimeout)); err != nil {
+				b.log.Warn("could not close a challenge", "err", err)
+			}
 		}
 		if t.turnTimer != nil {
 			t.turnTimer.Stop()
@@ -190,13 +200,34 @@ func (b *Bot) respond(ctx context.Context, ic *discordgo.InteractionCreate, typ 
 	if ephemeral {
 		data.Flags = discordgo.MessageFlagsEphemeral
 	}
-	markAnswered(ctx)
 	err := b.dc.InteractionRespond(ic.Interaction, &discordgo.InteractionResponse{Type: typ, Data: data},
 		discordgo.WithContext(ctx), discordgo.WithRetryOnRatelimit(false))
+	if !rejected(err) {
+		// Delivered, or perhaps delivered (a timeout, a lost reply): a
+		// second answer would be refused or double what the user sees.
+		markAnswered(ctx)
+	}
 	if err != nil {
 		return fmt.Errorf("respond to interaction: %w", err)
 	}
 	return nil
+}
+
+// rejected says whether err is Discord's definite refusal of a request: it
+// did not happen, so it can be replaced by another answer and any change
+// made for it undone. Timeouts and lost replies are not definite: the
+// request may have been carried out. "Already acknowledged" (40060) means an
+// answer exists.
+func rejected(err error) bool {
+	var rerr *discordgo.RESTError
+	if !errors.As(err, &rerr) || rerr.Response == nil {
+		return false
+	}
+	code := rerr.Response.StatusCode
+	if rerr.Message != nil && rerr.Message.Code == discordgo.ErrCodeInteractionHasAlreadyBeenAcknowledged {
+		return false
+	}
+	return code >= 400 && code < 500
 }
 
 // say answers ic with an ephemeral message in plain words.
@@ -242,6 +273,20 @@ func (b *Bot) editLater(ref *discordgo.Interaction, v view, channelID string) {
 			b.log.Warn("could not update an old message", "channel", channelID, "err", err)
 		}
 	})
+}
+
+// editBoard edits, in the background, a board message drawn through ref at
+// the time at, unless Discord no longer accepts ref's token: then the old
+// message keeps its buttons, whose clicks are refused as out of date.
+func (b *Bot) editBoard(ref *discordgo.Interaction, at time.Time, v view, channelID string) {
+	if ref == nil {
+		return
+	}
+	if time.Since(at) > tokenLife {
+		b.log.Debug("not updating an old board: its interaction token has expired", "channel", channelID)
+		return
+	}
+	b.editLater(ref, v, channelID)
 }
 
 // background runs f in a goroutine that Close waits for, unless the bot is

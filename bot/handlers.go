@@ -8,6 +8,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/tttbot/tttbot/game"
+	"github.com/tttbot/tttbot/store"
 )
 
 // Every handler follows one pattern: lock the channel's table, check, build
@@ -27,17 +28,46 @@ func (b *Bot) help(ctx context.Context, ic *discordgo.InteractionCreate) error {
 	return b.say(ctx, ic, fmt.Sprintf(helpText, humanDuration(b.cfg.TurnTimeout), humanDuration(b.cfg.ChallengeTimeout)))
 }
 
-// lock returns the table of ic's channel, locked; a match just brought back
-// from the store gets its turn timer again.
+// lockMargin is the part of an interaction's time kept for answering when
+// its channel is busy.
+const lockMargin = 800 * time.Millisecond
+
+// lock returns the channel's table, locked. A game whose player to move is
+// past the deadline (the bot was down when the timer was due) loses by
+// timeout first; a game just brought back from the store gets its timer.
 func (b *Bot) lock(ctx context.Context, channelID string) (*table, error) {
+	if d, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, d.Add(-lockMargin))
+		defer cancel()
+	}
 	t, restored, err := b.games.lock(ctx, channelID)
 	if err != nil {
 		return nil, err
 	}
-	if restored {
+	if m := t.match; m != nil && !m.over() && !m.deadline.IsZero() && time.Now().After(m.deadline) {
+		b.timeOut(ctx, t)
+	} else if restored {
 		b.armTurn(t)
 	}
 	return t, nil
+}
+
+// Restore restarts the turn timers of the games the store says are
+// running, and ends those whose time ran out while the bot was away.
+func (b *Bot) Restore(ctx context.Context) error {
+	rs, err := b.store.Running(ctx)
+	if err != nil {
+		return fmt.Errorf("list running games: %w", err)
+	}
+	for _, r := range rs {
+		t, err := b.lock(ctx, r.ChannelID)
+		if err != nil {
+			return err
+		}
+		t.unlock()
+	}
+	return nil
 }
 
 // busy refuses a new game or challenge while the channel has one.
@@ -53,15 +83,22 @@ func busy(t *table) error {
 	return nil
 }
 
-// commit makes next the channel's match: it saves next, then calls answer;
-// if either fails, the channel keeps its previous match, in memory and in the
-// store.
+// commit makes next the channel's match: it saves next, then calls answer.
+// If the save fails, or Discord refuses the answer, the channel keeps its
+// previous match, in memory and in the store. If the answer may have been
+// shown (a timeout, a lost reply), next stays: what players may see must
+// be what the game is.
 func (b *Bot) commit(ctx context.Context, t *table, next *match, answer func() error) error {
 	prev := t.match
 	if err := b.store.Save(ctx, toRecord(next)); err != nil {
 		return fmt.Errorf("save game: %w", err)
 	}
 	if err := answer(); err != nil {
+		if !rejected(err) {
+			t.match = next
+			b.armTurn(t)
+			return err
+		}
 		// ctx may be what ran out; the store must still be put back.
 		rctx, cancel := context.WithTimeout(context.Background(), editWithin)
 		defer cancel()
@@ -82,14 +119,16 @@ func (b *Bot) commit(ctx context.Context, t *table, next *match, answer func() e
 }
 
 // postBoard answers ic with next's board as a new message, which becomes the
-// current board. The message it replaces loses its buttons: an older board
-// of the same game says it is out of date, a finished game's board keeps its
-// result without the Rematch button.
-func (b *Bot) postBoard(ctx context.Context, ic *discordgo.InteractionCreate, t *table, next *match) error {
+// current board; notify pings the player to move. The message it replaces
+// loses its buttons.
+func (b *Bot) postBoard(ctx context.Context, ic *discordgo.InteractionCreate, t *table, next *match, notify bool) error {
 	old := t.match
 	next.serial++
-	next.board = ic.Interaction
+	next.board, next.boardAt = ic.Interaction, time.Now()
 	v := renderMatch(next, "")
+	if !notify {
+		v.ping = ""
+	}
 	next.shown = v.content
 	if err := b.commit(ctx, t, next, func() error {
 		return b.respond(ctx, ic, discordgo.InteractionResponseChannelMessageWithSource, v, false)
@@ -100,14 +139,16 @@ func (b *Bot) postBoard(ctx context.Context, ic *discordgo.InteractionCreate, t 
 	return nil
 }
 
-// retire takes the buttons off old's board message now that next is shown.
+// retire takes the buttons off old's board message now that next is shown:
+// a running game's older board says it is out of date; a finished game's
+// board keeps its result, without the Rematch button.
 func (b *Bot) retire(old, next *match) {
 	switch {
-	case old == nil || old.board == nil:
-	case old.id == next.id:
-		b.editLater(old.board, stale(old.shown), old.channelID)
+	case old == nil:
+	case old.id == next.id && !old.over():
+		b.editBoard(old.board, old.boardAt, stale(old.shown), old.channelID)
 	default:
-		b.editLater(old.board, view{content: old.shown}, old.channelID)
+		b.editBoard(old.board, old.boardAt, view{content: old.shown}, old.channelID)
 	}
 }
 
@@ -137,7 +178,7 @@ func (b *Bot) start(ctx context.Context, ic *discordgo.InteractionCreate) error 
 	if err != nil {
 		return err
 	}
-	defer t.mu.Unlock()
+	defer t.unlock()
 	if err := busy(t); err != nil {
 		return err
 	}
@@ -147,7 +188,7 @@ func (b *Bot) start(ctx context.Context, ic *discordgo.InteractionCreate) error 
 		if err != nil {
 			return err
 		}
-		return b.postBoard(ctx, ic, t, m)
+		return b.postBoard(ctx, ic, t, m, true)
 	}
 
 	c := &challenge{
@@ -277,7 +318,7 @@ func (b *Bot) moveCommand(ctx context.Context, ic *discordgo.InteractionCreate) 
 	if err != nil {
 		return err
 	}
-	defer t.mu.Unlock()
+	defer t.unlock()
 	if t.match == nil {
 		return noGame(t)
 	}
@@ -285,7 +326,7 @@ func (b *Bot) moveCommand(ctx context.Context, ic *discordgo.InteractionCreate) 
 	if err := b.play(next, invoker(ic).ID, row, col); err != nil {
 		return err
 	}
-	return b.postBoard(ctx, ic, t, next)
+	return b.postBoard(ctx, ic, t, next, true)
 }
 
 func (b *Bot) moveButton(ctx context.Context, ic *discordgo.InteractionCreate) error {
@@ -297,7 +338,7 @@ func (b *Bot) moveButton(ctx context.Context, ic *discordgo.InteractionCreate) e
 	if err != nil {
 		return err
 	}
-	defer t.mu.Unlock()
+	defer t.unlock()
 	m := t.match
 	switch {
 	case m == nil || m.id != r.id:
@@ -310,7 +351,7 @@ func (b *Bot) moveButton(ctx context.Context, ic *discordgo.InteractionCreate) e
 		return err
 	}
 	// The click's token edits the same message, and is fresher.
-	next.board = ic.Interaction
+	next.board, next.boardAt = ic.Interaction, time.Now()
 	v := renderMatch(next, "")
 	next.shown = v.content
 	return b.commit(ctx, t, next, func() error {
@@ -330,11 +371,12 @@ func (b *Bot) boardCommand(ctx context.Context, ic *discordgo.InteractionCreate)
 	if err != nil {
 		return err
 	}
-	defer t.mu.Unlock()
+	defer t.unlock()
 	if t.match == nil || (t.challenge != nil && t.match.over()) {
 		return noGame(t)
 	}
-	return b.postBoard(ctx, ic, t, t.match.clone())
+	// Showing the board again pings nobody: anyone may ask for it.
+	return b.postBoard(ctx, ic, t, t.match.clone(), false)
 }
 
 func (b *Bot) resign(ctx context.Context, ic *discordgo.InteractionCreate) error {
@@ -343,7 +385,7 @@ func (b *Bot) resign(ctx context.Context, ic *discordgo.InteractionCreate) error
 	if err != nil {
 		return err
 	}
-	defer t.mu.Unlock()
+	defer t.unlock()
 	if c := t.challenge; c != nil {
 		switch user {
 		case c.from:
@@ -361,8 +403,8 @@ func (b *Bot) resign(ctx context.Context, ic *discordgo.InteractionCreate) error
 		return sayf("You're not playing in this game. A member with Manage Messages can stop it with `/ttt stop`.")
 	}
 	next := m.clone()
-	next.end, next.loser, next.deadline = EndResigned, side, time.Time{}
-	return b.postBoard(ctx, ic, t, next)
+	next.end, next.loser, next.deadline = store.Resigned, side, time.Time{}
+	return b.postBoard(ctx, ic, t, next, false)
 }
 
 // canModerate says whether the member may stop other people's games.
@@ -378,7 +420,7 @@ func (b *Bot) stop(ctx context.Context, ic *discordgo.InteractionCreate) error {
 	if err != nil {
 		return err
 	}
-	defer t.mu.Unlock()
+	defer t.unlock()
 	if t.challenge != nil {
 		return b.closeChallenge(ctx, ic, t, challengeCancelled, "You cancelled the challenge.")
 	}
@@ -387,8 +429,8 @@ func (b *Bot) stop(ctx context.Context, ic *discordgo.InteractionCreate) error {
 		return sayf("There is no game running in this channel.")
 	}
 	next := m.clone()
-	next.end, next.stoppedBy, next.deadline = EndStopped, invoker(ic).ID, time.Time{}
-	return b.postBoard(ctx, ic, t, next)
+	next.end, next.stoppedBy, next.deadline = store.Stopped, invoker(ic).ID, time.Time{}
+	return b.postBoard(ctx, ic, t, next, false)
 }
 
 // closeChallenge ends t's challenge without a game: it tells the user
@@ -417,7 +459,7 @@ func (b *Bot) challengeClick(ctx context.Context, ic *discordgo.InteractionCreat
 	}
 	c := t.challenge
 	if c == nil || c.id != r.id {
-		t.mu.Unlock()
+		t.unlock()
 		return nil, nil, sayf("This challenge is no longer open.")
 	}
 	return t, c, nil
@@ -428,7 +470,7 @@ func (b *Bot) accept(ctx context.Context, ic *discordgo.InteractionCreate) error
 	if err != nil {
 		return err
 	}
-	defer t.mu.Unlock()
+	defer t.unlock()
 	user := invoker(ic).ID
 	switch user {
 	case c.to:
@@ -442,7 +484,7 @@ func (b *Bot) accept(ctx context.Context, ic *discordgo.InteractionCreate) error
 		return err
 	}
 	// The challenge message becomes the board.
-	m.serial, m.board = 1, ic.Interaction
+	m.serial, m.board, m.boardAt = 1, ic.Interaction, time.Now()
 	v := renderMatch(m, "")
 	m.shown = v.content
 	old := t.match
@@ -462,7 +504,7 @@ func (b *Bot) decline(ctx context.Context, ic *discordgo.InteractionCreate) erro
 	if err != nil {
 		return err
 	}
-	defer t.mu.Unlock()
+	defer t.unlock()
 	user := invoker(ic).ID
 	st := challengeDeclined
 	switch user {
@@ -490,9 +532,11 @@ func (b *Bot) rematch(ctx context.Context, ic *discordgo.InteractionCreate) erro
 	if err != nil {
 		return err
 	}
-	defer t.mu.Unlock()
+	defer t.unlock()
 	m := t.match
 	switch {
+	case m != nil && m.id != r.id && !m.over():
+		return sayf("A new game is already running in this channel: `/ttt board` shows it.")
 	case m == nil || m.id != r.id:
 		return sayf("A newer game has been played in this channel since. Start a new one with `/ttt start`.")
 	case !m.over():
@@ -509,7 +553,7 @@ func (b *Bot) rematch(ctx context.Context, ic *discordgo.InteractionCreate) erro
 	if err != nil {
 		return err
 	}
-	return b.postBoard(ctx, ic, t, next)
+	return b.postBoard(ctx, ic, t, next, true)
 }
 
 // expireChallenge runs when a challenge's time is up.
@@ -521,47 +565,58 @@ func (b *Bot) expireChallenge(channelID, id string) {
 		b.log.Error("challenge timeout", "channel", channelID, "err", err)
 		return
 	}
-	defer t.mu.Unlock()
+	defer t.unlock()
 	c := t.challenge
 	if c == nil || c.id != id {
 		return // answered in time
 	}
 	t.challenge = nil
-	if err := b.edit(ctx, c.msg, renderChallenge(c, challengeExpired, b.cfg.ChallengeTimeout)); err != nil {
-		b.log.Warn("could not mark a challenge expired", "channel", channelID, "err", err)
-	}
+	// Edited outside the lock: a slow Discord must not hold up the channel.
+	b.editLater(c.msg, renderChallenge(c, challengeExpired, b.cfg.ChallengeTimeout), channelID)
 }
 
 // turnTimedOut runs when a player's time is up; moves is how many moves the
 // game had when the timer was armed, so a timer that lost a race with a move
-// does nothing. The player loses even if the board cannot be updated.
+// does nothing. It also retries a timeout that could not be saved.
 func (b *Bot) turnTimedOut(channelID, id string, moves int) {
 	ctx, cancel := context.WithTimeout(context.Background(), editWithin)
 	defer cancel()
+	// lock itself ends a game whose deadline has passed.
 	t, err := b.lock(ctx, channelID)
 	if err != nil {
 		b.log.Error("turn timeout", "channel", channelID, "err", err)
 		return
 	}
-	defer t.mu.Unlock()
+	defer t.unlock()
 	m := t.match
 	if m == nil || m.id != id || m.over() || m.judge.Len() != moves {
 		return
 	}
+	b.timeOut(ctx, t)
+}
+
+// timeOut ends t's match: the player to move loses. The board message is
+// updated in the background; the player loses even if it cannot be. If the
+// result cannot be saved the game goes on, and the timer tries again later.
+func (b *Bot) timeOut(ctx context.Context, t *table) {
+	m := t.match
 	next := m.clone()
-	next.end, next.loser, next.deadline = EndTimeout, m.judge.Turn(), time.Time{}
+	next.end, next.loser, next.deadline = store.Timeout, m.judge.Turn(), time.Time{}
 	v := renderMatch(next, "")
 	next.shown = v.content
 	if err := b.store.Save(ctx, toRecord(next)); err != nil {
-		// Keep the game running rather than announce what is not stored;
-		// the timer tries again.
-		b.log.Error("could not save a timeout", "channel", channelID, "err", err)
-		t.turnTimer = b.afterFunc(time.Second, func() { b.turnTimedOut(channelID, id, moves) })
+		t.saveFailures++
+		wait := min(time.Second<<min(t.saveFailures, 6), time.Minute)
+		b.log.Error("could not save a timeout", "channel", m.channelID, "retry_in", wait, "err", err)
+		id, channelID, moves := m.id, m.channelID, m.judge.Len()
+		if t.turnTimer != nil {
+			t.turnTimer.Stop()
+		}
+		t.turnTimer = b.afterFunc(wait, func() { b.turnTimedOut(channelID, id, moves) })
 		return
 	}
+	t.saveFailures = 0
 	t.match = next
-	t.turnTimer = nil
-	if err := b.edit(ctx, next.board, v); err != nil {
-		b.log.Warn("could not show a timeout", "channel", channelID, "err", err)
-	}
+	b.armTurn(t)
+	b.editBoard(next.board, next.boardAt, v, next.channelID)
 }

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"math"
+	"strconv"
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/tttbot/tttbot/game"
@@ -39,7 +40,7 @@ func intOption(sub *discordgo.ApplicationCommandInteractionDataOption, name stri
 		return 0, sayf("`%s` must be a whole number from %d to %d.", name, lo, hi)
 	}
 	if f < float64(lo) || f > float64(hi) {
-		return 0, sayf("`%s` must be from %d to %d; you gave %v.", name, lo, hi, f)
+		return 0, sayf("`%s` must be from %d to %d; you gave %s.", name, lo, hi, strconv.FormatFloat(f, 'f', -1, 64))
 	}
 	return int(f), nil
 }

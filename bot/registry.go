@@ -2,25 +2,15 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/tttbot/tttbot/game"
-)
-
-// Ending says how a game ended. The zero value, Running, means it has not.
-type Ending uint8
-
-const (
-	Running     Ending = iota // moves are still being made
-	EndWon                    // the judge saw a completed line
-	EndDraw                   // the board is full
-	EndDecided                // no line can be completed any more, so we stop early
-	EndResigned               // the loser gave up with /ttt resign
-	EndTimeout                // the loser did not move within the turn timeout
-	EndStopped                // a moderator stopped the game; nobody wins
+	"github.com/tttbot/tttbot/store"
 )
 
 // A match is one game in one channel: who plays which side, the judge, and
@@ -36,9 +26,9 @@ type match struct {
 	computer  game.Player // the side the computer plays, or game.None
 	level     game.Level
 	judge     *game.Game
-	end       Ending
-	loser     game.Player // for EndResigned and EndTimeout
-	stoppedBy string      // for EndStopped
+	end       store.Ending
+	loser     game.Player // for store.Resigned and store.Timeout
+	stoppedBy string      // for store.Stopped
 
 	// serial numbers the board messages of this match. Cell buttons carry
 	// it, so a click on a board that a newer message replaced is refused.
@@ -46,6 +36,7 @@ type match struct {
 	// board is the interaction whose @original is the current board
 	// message; its token lets timers edit that message for 15 minutes.
 	board    *discordgo.Interaction
+	boardAt  time.Time // when board was received; its token lasts tokenLife
 	shown    string    // the content of the current board message
 	deadline time.Time // when the player to move loses; zero when over
 }
@@ -57,15 +48,15 @@ func (m *match) clone() *match {
 	return &c
 }
 
-func (m *match) over() bool { return m.end != Running }
+func (m *match) over() bool { return m.end != store.Running }
 
 // winner is the side that won, or game.None for a draw, a stopped game or a
 // game still running.
 func (m *match) winner() game.Player {
 	switch m.end {
-	case EndWon:
+	case store.Won:
 		return m.judge.Winner()
-	case EndResigned, EndTimeout:
+	case store.Resigned, store.Timeout:
 		return m.loser.Other()
 	}
 	return game.None
@@ -86,11 +77,11 @@ func (m *match) side(userID string) game.Player {
 func (m *match) settle() {
 	switch m.judge.Status() {
 	case game.Won:
-		m.end = EndWon
+		m.end = store.Won
 	case game.Draw:
-		m.end = EndDraw
+		m.end = store.Draw
 	case game.DecidedDraw:
-		m.end = EndDecided
+		m.end = store.Decided
 	}
 }
 
@@ -110,12 +101,33 @@ type challenge struct {
 // serialises everything that happens in the channel, which is what makes two
 // simultaneous clicks apply exactly one move.
 type table struct {
-	mu        sync.Mutex
-	loaded    bool // the store was asked for this channel's match
+	sem       chan struct{} // holds one token while the table is locked
+	loaded    bool          // the store was asked for this channel's match
 	challenge *challenge
 	match     *match
 	turnTimer *time.Timer // fires when the player to move runs out of time
+	// saveFailures counts timeouts in a row that could not be saved, to
+	// back off.
+	saveFailures uint
 }
+
+func newTable() *table { return &table{sem: make(chan struct{}, 1)} }
+
+// acquire locks t, or gives up when ctx ends: a handler that cannot get its
+// channel in time still has to answer.
+func (t *table) acquire(ctx context.Context) error {
+	select {
+	case t.sem <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return errBusy
+	}
+}
+
+func (t *table) unlock() { <-t.sem }
+
+// errBusy is what a user hears when their channel stayed locked too long.
+var errBusy = userError("This channel's game is busy with another move. Please try again.")
 
 // registry maps channel ids to tables, loading each channel's match from the
 // store (if any) the first time the channel is used. The zero value is ready
@@ -124,11 +136,13 @@ type table struct {
 // that ever played, not with the number of games.
 type registry struct {
 	store  Store
+	log    *slog.Logger
 	mu     sync.Mutex
 	tables map[string]*table
 }
 
 // lock returns the channel's table with its lock held; the caller unlocks.
+// It gives up with errBusy when ctx ends first.
 // Different channels never wait for each other beyond the map lookup (and,
 // once per channel, the store). restored is true when this call brought the
 // channel's match back from the store, so the caller re-arms its timer.
@@ -139,23 +153,33 @@ func (r *registry) lock(ctx context.Context, channelID string) (t *table, restor
 	}
 	t, ok := r.tables[channelID]
 	if !ok {
-		t = new(table)
+		t = newTable()
 		r.tables[channelID] = t
 	}
 	r.mu.Unlock()
-	t.mu.Lock()
+	if err := t.acquire(ctx); err != nil {
+		return nil, false, err
+	}
 	if t.loaded {
 		return t, false, nil
 	}
-	var rec *Record
+	var rec *store.Record
 	if r.store != nil {
 		rec, err = r.store.Load(ctx, channelID)
 	}
 	if err == nil && rec != nil {
 		t.match, err = fromRecord(rec)
 	}
+	if errors.Is(err, errBadRecord) {
+		// A record that cannot be played must not lock the channel for
+		// good: start afresh, and the next save replaces it.
+		if r.log != nil {
+			r.log.Error("discarding a stored game", "channel", channelID, "err", err)
+		}
+		t.match, err = nil, nil
+	}
 	if err != nil {
-		t.mu.Unlock()
+		t.unlock()
 		return nil, false, fmt.Errorf("load the game of channel %s: %w", channelID, err)
 	}
 	t.loaded = true
@@ -171,8 +195,8 @@ func (r *registry) each(f func(*table)) {
 	}
 	r.mu.Unlock()
 	for _, t := range ts {
-		t.mu.Lock()
+		t.sem <- struct{}{}
 		f(t)
-		t.mu.Unlock()
+		t.unlock()
 	}
 }

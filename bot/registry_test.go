@@ -21,7 +21,7 @@ func TestRegistrySerialisesAChannel(t *testing.T) {
 			for i := 0; i < each; i++ {
 				tb := mustLock(t, &r, ch)
 				*counts[ch]++ // guarded by the table lock, and only by it
-				tb.mu.Unlock()
+				tb.unlock()
 			}
 		}(w)
 	}
@@ -37,20 +37,20 @@ func TestRegistrySerialisesAChannel(t *testing.T) {
 func TestRegistryChannelsIndependent(t *testing.T) {
 	var r registry
 	held := mustLock(t, &r, "busy")
-	defer held.mu.Unlock()
+	defer held.unlock()
 	done := make(chan *table)
 	go func() {
 		tb, _, err := r.lock(context.Background(), "other")
 		if err != nil {
 			panic(err)
 		}
-		tb.mu.Unlock()
+		tb.unlock()
 		done <- tb
 	}()
 	if tb := <-done; tb == held {
 		t.Fatal("two channels share one table")
 	}
-	mustLock(t, &r, "other").mu.Unlock()
+	mustLock(t, &r, "other").unlock()
 }
 
 func mustLock(t testing.TB, r *registry, channelID string) *table {

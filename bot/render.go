@@ -2,12 +2,12 @@ package bot
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/tttbot/tttbot/game"
+	"github.com/tttbot/tttbot/store"
 )
 
 // The cells of the emoji board. Each is a single code point, so a row costs
@@ -57,7 +57,7 @@ func renderMatch(m *match, note string) view {
 		cellX, mention(m.players[game.X]), cellO, mention(m.players[game.O]), n, n, g.WinLength())
 
 	win := make(map[game.Cell]bool, g.WinLength())
-	if m.end == EndWon {
+	if m.end == store.Won {
 		for _, c := range g.WinLine() {
 			win[c] = true
 		}
@@ -118,7 +118,7 @@ func cellEmoji(g *game.Game, r, c int, win map[game.Cell]bool, last game.Move, h
 func statusLine(m *match) string {
 	g := m.judge
 	switch m.end {
-	case Running:
+	case store.Running:
 		p := g.Turn()
 		s := fmt.Sprintf("%s %s to move", mark(p), mention(m.players[p]))
 		if m.computer == p {
@@ -133,20 +133,20 @@ func statusLine(m *match) string {
 			s += fmt.Sprintf(" (time runs out <t:%d:R>)", m.deadline.Unix())
 		}
 		return s + "."
-	case EndWon:
+	case store.Won:
 		w := g.Winner()
 		return fmt.Sprintf("🏆 %s %s wins with %d in a row (in %s)!", mark(w), mention(m.players[w]), g.WinLength(), cellWin)
-	case EndDraw:
+	case store.Draw:
 		return "🤝 Draw: the board is full and nobody has a line."
-	case EndDecided:
+	case store.Decided:
 		return "🤝 Draw: no line can be completed by either player any more, so the game ends early."
-	case EndResigned:
+	case store.Resigned:
 		w := m.loser.Other()
 		return fmt.Sprintf("🏳️ %s resigned. %s %s wins!", mention(m.players[m.loser]), mark(w), mention(m.players[w]))
-	case EndTimeout:
+	case store.Timeout:
 		w := m.loser.Other()
 		return fmt.Sprintf("⏰ %s did not move in time. %s %s wins by timeout!", mention(m.players[m.loser]), mark(w), mention(m.players[w]))
-	case EndStopped:
+	case store.Stopped:
 		return fmt.Sprintf("🛑 Game stopped by %s. Nobody wins.", mention(m.stoppedBy))
 	}
 	return ""
@@ -191,8 +191,8 @@ func cellButton(m *match, r, c int, win map[game.Cell]bool, last game.Move, hasL
 	}
 	switch {
 	case p == game.None:
-		// A label is required; the cell's coordinates help screen readers.
-		b.Label = strconv.Itoa(r+1) + "," + strconv.Itoa(c+1)
+		// Every cell shows one emoji, so the buttons line up.
+		b.Emoji = &discordgo.ComponentEmoji{Name: cellEmpty}
 	case win[game.Cell{Row: r, Col: c}]:
 		b.Emoji = &discordgo.ComponentEmoji{Name: mark(p)}
 		b.Style = discordgo.SuccessButton
@@ -214,6 +214,7 @@ const (
 	challengeWithdrawn
 	challengeExpired
 	challengeCancelled
+	challengeRestart
 )
 
 func renderChallenge(c *challenge, st challengeState, timeout time.Duration) view {
@@ -227,6 +228,8 @@ func renderChallenge(c *challenge, st challengeState, timeout time.Duration) vie
 		return view{content: fmt.Sprintf("⌛ The challenge from %s to %s (%s) expired: no answer within %s.", mention(c.from), mention(c.to), board, humanDuration(timeout))}
 	case challengeCancelled:
 		return view{content: fmt.Sprintf("🛑 The challenge from %s to %s (%s) was cancelled by a moderator.", mention(c.from), mention(c.to), board)}
+	case challengeRestart:
+		return view{content: fmt.Sprintf("The challenge from %s to %s (%s) was called off because I restarted. Please challenge again with `/ttt start`.", mention(c.from), mention(c.to), board)}
 	}
 	return view{
 		content: fmt.Sprintf("⚔️ %s challenges %s to tic-tac-toe on %s. %s, do you accept? The challenge expires <t:%d:R>.\n%s plays %s and moves first.",

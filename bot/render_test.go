@@ -14,6 +14,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/tttbot/tttbot/game"
+	"github.com/tttbot/tttbot/store"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -94,7 +95,7 @@ func checkLimits(t *testing.T, what string, v view) {
 // limits.
 func TestRenderLimits(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	endings := []Ending{Running, EndResigned, EndTimeout, EndStopped}
+	endings := []store.Ending{store.Running, store.Resigned, store.Timeout, store.Stopped}
 	for n := MinSize; n <= MaxSize; n++ {
 		for k := MinWin; k <= n; k++ {
 			// Random games played to the end, plus their prefixes.
@@ -124,17 +125,17 @@ func TestRenderLimits(t *testing.T) {
 					}
 					for _, e := range endings {
 						m.end, m.loser, m.stoppedBy = e, game.X, longO
-						if e != Running {
+						if e != store.Running {
 							m.deadline = time.Time{}
 						}
-						checkLimits(t, fmt.Sprintf("%s, Ending %d", what, e), renderMatch(m, ""))
+						checkLimits(t, fmt.Sprintf("%s, store.Ending %d", what, e), renderMatch(m, ""))
 					}
 				}
 			}
 		}
 	}
 	c := &challenge{id: newID(), from: longX, to: longO, size: MaxSize, win: MaxSize, expires: time.Unix(1767225600, 0)}
-	for st := challengeOpen; st <= challengeCancelled; st++ {
+	for st := challengeOpen; st <= challengeRestart; st++ {
 		checkLimits(t, fmt.Sprintf("challenge state %d", st), renderChallenge(c, st, 14*time.Minute))
 	}
 }
@@ -157,7 +158,7 @@ func TestRenderGolden(t *testing.T) {
 		{"7x7-k4-midgame", testMatch(t, 7, 4, game.Move{Row: 3, Col: 3, Player: X}, game.Move{Row: 2, Col: 4, Player: O})},
 		{"10x10-timeout", func() *match {
 			m := testMatch(t, 10, 10, game.Move{Row: 9, Col: 9, Player: X})
-			m.end, m.loser, m.deadline = EndTimeout, O, time.Time{}
+			m.end, m.loser, m.deadline = store.Timeout, O, time.Time{}
 			return m
 		}()},
 	}

@@ -40,8 +40,25 @@ func markAnswered(ctx context.Context) {
 func (b *Bot) Handle(_ *discordgo.Session, ic *discordgo.InteractionCreate) {
 	ctx, cancel := context.WithTimeout(context.Background(), answerWithin)
 	defer cancel()
+	b.bgMu.Lock()
+	closed := b.closed
+	if !closed {
+		b.bg.Add(1) // Close waits for this answer
+		defer b.bg.Done()
+	}
+	b.bgMu.Unlock()
+	if closed {
+		if ic != nil && ic.Interaction != nil {
+			if err := b.say(ctx, ic, restartingText); err != nil {
+				b.log.Warn("could not answer during shutdown", "err", err)
+			}
+		}
+		return
+	}
 	b.serve(ctx, ic)
 }
+
+const restartingText = "I'm restarting right now; your game is kept. Please try again in a moment."
 
 func (b *Bot) serve(ctx context.Context, ic *discordgo.InteractionCreate) {
 	if ic == nil || ic.Interaction == nil {

@@ -5,11 +5,13 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/bwmarrin/discordgo"
+	"github.com/tttbot/tttbot/store"
 )
 
 // recorder is a Discord that records what the bot sends, for unit tests of
@@ -58,7 +60,7 @@ func newTestBot(t *testing.T) (*Bot, *recorder, *bytes.Buffer) {
 	t.Helper()
 	rec := new(recorder)
 	var logs bytes.Buffer
-	b := New(rec, new(MemoryStore), DefaultConfig(), slog.New(slog.NewTextHandler(&logs, nil)))
+	b := New(rec, new(store.Memory), DefaultConfig(), slog.New(slog.NewTextHandler(&logs, nil)))
 	b.SetSelf("1000000000000000001")
 	t.Cleanup(b.Close)
 	return b, rec, &logs
@@ -142,33 +144,52 @@ func TestRouterInternalErrors(t *testing.T) {
 	}
 }
 
-// If the answer to a move cannot be delivered, the move is taken back: the
-// player saw "This interaction failed" and must find the game as it was.
-func TestMoveUndoneWhenAnswerFails(t *testing.T) {
-	b, rec, _ := newTestBot(t)
-	b.serve(context.Background(), slashPayload(t, "start", []map[string]any{{"type": 3, "name": "difficulty", "value": "easy"}}, nil))
-	if r := rec.last(t); r.Data.Flags&discordgo.MessageFlagsEphemeral != 0 {
-		t.Fatalf("start answered %q; want a board", r.Data.Content)
-	}
-	ic := slashPayload(t, "move", []map[string]any{intOpt("row", 2), intOpt("col", 2)}, nil)
+// moves returns how many moves the game in ic's channel has.
+func moves(t *testing.T, b *Bot, ic *discordgo.InteractionCreate) int {
+	t.Helper()
 	tb := mustLock(t, &b.games, ic.ChannelID)
-	before := tb.match.judge.Len()
-	tb.mu.Unlock()
+	defer tb.unlock()
+	return tb.match.judge.Len()
+}
 
-	rec.mu.Lock()
-	rec.failNext = errors.New("connection reset")
-	rec.mu.Unlock()
-	b.serve(context.Background(), ic)
-
-	tb = mustLock(t, &b.games, ic.ChannelID)
-	after := tb.match.judge.Len()
-	tb.mu.Unlock()
-	if after != before {
-		t.Fatalf("moves after a failed answer = %d; want %d (unchanged)", after, before)
-	}
-	// The same move then works.
-	b.serve(context.Background(), ic)
-	if r := rec.last(t); r.Data.Flags&discordgo.MessageFlagsEphemeral != 0 {
-		t.Fatalf("retried move answered %q; want a board", r.Data.Content)
+// If Discord refuses the answer to a move, the move is taken back: the player
+// saw "This interaction failed" and must find the game as it was. If the
+// answer may have been shown (the connection broke), the move stays, since
+// the board the players may see must be the game.
+func TestMoveAndFailedAnswer(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		err  error
+		kept bool
+	}{
+		{"refused", &discordgo.RESTError{Response: &http.Response{StatusCode: http.StatusBadRequest}}, false},
+		{"maybe delivered", errors.New("connection reset by peer"), true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b, rec, _ := newTestBot(t)
+			b.serve(context.Background(), slashPayload(t, "start", []map[string]any{{"type": 3, "name": "difficulty", "value": "easy"}}, nil))
+			if r := rec.last(t); r.Data.Flags&discordgo.MessageFlagsEphemeral != 0 {
+				t.Fatalf("start answered %q; want a board", r.Data.Content)
+			}
+			ic := slashPayload(t, "move", []map[string]any{intOpt("row", 2), intOpt("col", 2)}, nil)
+			before := moves(t, b, ic)
+			rec.mu.Lock()
+			rec.failNext = tt.err
+			rec.mu.Unlock()
+			b.serve(context.Background(), ic)
+			after := moves(t, b, ic)
+			if kept := after == before+2; kept != tt.kept || !kept && after != before {
+				t.Fatalf("moves after the failed answer = %d (before %d); want the move kept = %v", after, before, tt.kept)
+			}
+			if tt.kept {
+				return
+			}
+			// Refused: the user was told, and the same move then works.
+			wantEphemeral(t, rec.last(t), internalErrorText)
+			b.serve(context.Background(), ic)
+			if r := rec.last(t); r.Data.Flags&discordgo.MessageFlagsEphemeral != 0 {
+				t.Fatalf("retried move answered %q; want a board", r.Data.Content)
+			}
+		})
 	}
 }

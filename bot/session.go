@@ -140,6 +140,9 @@ func Run(ctx context.Context, token, apiURL string, st Store, cfg Config, log *s
 	if err != nil {
 		return err
 	}
+	if err := b.Restore(ctx); err != nil {
+		return err
+	}
 	scope := "global"
 	if cfg.GuildID != "" {
 		scope = "guild " + cfg.GuildID

@@ -4,61 +4,34 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"sync"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/tttbot/tttbot/game"
+	"github.com/tttbot/tttbot/store"
 )
 
-// Store keeps each channel's latest game so that it can outlive the process.
-// The bot loads a channel's game the first time it sees the channel, and
-// saves it after every change, under the channel's lock and before it
-// answers the player: what a player was shown is what is stored. Open
-// challenges are not stored; they last a minute.
+// Store keeps each channel's latest game so that it outlives the process.
+// The bot loads a channel's game the first time it sees the channel, saves it
+// after every change, under the channel's lock and before it answers the
+// player, and at start-up asks for the running games to restart their
+// timers. Open challenges are not stored; they last a minute.
 //
-// MemoryStore is the implementation in this package; package store adds
-// SQLite and PostgreSQL behind the same three methods.
+// store.Memory implements it; the SQLite and PostgreSQL stores will too.
 type Store interface {
 	// Load returns the channel's game, or nil and no error if it has none.
-	Load(ctx context.Context, channelID string) (*Record, error)
+	Load(ctx context.Context, channelID string) (*store.Record, error)
 	// Save replaces the channel's game with r.
-	Save(ctx context.Context, r *Record) error
+	Save(ctx context.Context, r *store.Record) error
 	// Delete forgets the channel's game.
 	Delete(ctx context.Context, channelID string) error
+	// Running returns every game that has not ended.
+	Running(ctx context.Context) ([]*store.Record, error)
 }
 
-// Record is a game as a store keeps it: plain values, from which the bot
-// rebuilds the judge with game.Replay. A store must give back exactly what it
-// was given.
-type Record struct {
-	ChannelID string
-	GuildID   string
-	ID        string      // the game's id, carried by its buttons
-	Players   [3]string   // user ids, indexed by game.X and game.O
-	Computer  game.Player // the computer's side, or game.None
-	Level     game.Level  // the computer's level
-	Size      int
-	Win       int
-	First     game.Player
-	Moves     []game.Move
-	End       Ending
-	Loser     game.Player // for EndResigned and EndTimeout
-	StoppedBy string      // for EndStopped
-	Serial    int         // the board message's serial
-	Deadline  time.Time   // when the player to move loses; zero if nobody is timed
-	// BoardAppID and BoardToken name the interaction whose @original is the
-	// board message; Discord accepts the token for 15 minutes. Treat the
-	// token as a secret.
-	BoardAppID string
-	BoardToken string
-	Shown      string // the board message's content
-}
-
-func toRecord(m *match) *Record {
+func toRecord(m *match) *store.Record {
 	g := m.judge
-	r := &Record{
+	r := &store.Record{
 		ChannelID: m.channelID, GuildID: m.guildID, ID: m.id,
 		Players: m.players, Computer: m.computer, Level: m.level,
 		Size: g.Size(), Win: g.WinLength(), First: g.First(), Moves: g.History(),
@@ -66,17 +39,30 @@ func toRecord(m *match) *Record {
 		Serial: m.serial, Deadline: m.deadline, Shown: m.shown,
 	}
 	if m.board != nil {
-		r.BoardAppID, r.BoardToken = m.board.AppID, m.board.Token
+		r.BoardAppID, r.BoardToken, r.BoardAt = m.board.AppID, m.board.Token, m.boardAt
 	}
 	return r
 }
 
 var errBadRecord = errors.New("bot: stored game is inconsistent")
 
-// fromRecord rebuilds a match; a record that could not have been saved by the
-// bot is an error, never a panic.
-func fromRecord(r *Record) (*match, error) {
-	if !validID(r.ID) || r.Players[game.X] == "" || r.Players[game.O] == "" || r.End > EndStopped {
+// fromRecord rebuilds a match. A record the bot could not have saved (a
+// size it does not draw, an unknown player or ending, moves the judge
+// refuses) is errBadRecord, never a panic later.
+func fromRecord(r *store.Record) (*match, error) {
+	side := func(p game.Player) bool { return p == game.None || p == game.X || p == game.O }
+	bad := !validID(r.ID) || r.Players[game.X] == "" || r.Players[game.O] == "" ||
+		r.Size < MinSize || r.Size > MaxSize || r.Win < MinWin || r.Win > r.Size ||
+		!side(r.Computer) || r.First == game.None || !side(r.First) || !side(r.Loser) ||
+		r.End > store.Stopped || r.Serial < 0 ||
+		(r.End == store.Resigned || r.End == store.Timeout) && r.Loser == game.None ||
+		r.End == store.Stopped && r.StoppedBy == ""
+	if r.Computer != game.None {
+		if _, err := game.ParseLevel(r.Level.String()); err != nil {
+			bad = true
+		}
+	}
+	if bad {
 		return nil, fmt.Errorf("%w: game %q", errBadRecord, r.ID)
 	}
 	g, err := game.Replay(r.Size, r.Moves, game.WinLength(r.Win), game.FirstPlayer(r.First))
@@ -89,49 +75,16 @@ func fromRecord(r *Record) (*match, error) {
 		end: r.End, loser: r.Loser, stoppedBy: r.StoppedBy,
 		serial: r.Serial, deadline: r.Deadline, shown: r.Shown,
 	}
+	if r.End == store.Running && g.Status() != game.InProgress || r.End == store.Won && g.Status() != game.Won {
+		return nil, fmt.Errorf("%w: game %q: ending %d but the board says %s", errBadRecord, r.ID, r.End, g.Status())
+	}
 	if r.BoardToken != "" {
-		m.board = &discordgo.Interaction{AppID: r.BoardAppID, Token: r.BoardToken}
+		m.board, m.boardAt = &discordgo.Interaction{AppID: r.BoardAppID, Token: r.BoardToken}, r.BoardAt
 	}
 	return m, nil
 }
 
-// MemoryStore is a Store in memory: games survive a restart of the Bot but
-// not of the process. The zero value is ready to use; it is safe for
-// concurrent use.
-type MemoryStore struct {
-	mu    sync.Mutex
-	games map[string]Record
-}
-
-// Load implements Store.
-func (s *MemoryStore) Load(_ context.Context, channelID string) (*Record, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r, ok := s.games[channelID]
-	if !ok {
-		return nil, nil
-	}
-	r.Moves = slices.Clone(r.Moves)
-	return &r, nil
-}
-
-// Save implements Store.
-func (s *MemoryStore) Save(_ context.Context, r *Record) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.games == nil {
-		s.games = make(map[string]Record)
-	}
-	c := *r
-	c.Moves = slices.Clone(r.Moves)
-	s.games[r.ChannelID] = c
-	return nil
-}
-
-// Delete implements Store.
-func (s *MemoryStore) Delete(_ context.Context, channelID string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.games, channelID)
-	return nil
-}
+// tokenLife is how long the bot uses an interaction token for edits:
+// Discord accepts it for 15 minutes from the interaction; the bot counts
+// from when it received the interaction, with a margin.
+const tokenLife = 14 * time.Minute

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/tttbot/tttbot/game"
+	"github.com/tttbot/tttbot/store"
 )
 
 func TestRecordRoundTrip(t *testing.T) {
@@ -30,12 +31,12 @@ func TestRecordRoundTrip(t *testing.T) {
 
 func TestRecordRejectsCorruption(t *testing.T) {
 	good := toRecord(testMatch(t, 3, 3, game.Move{Row: 0, Col: 0, Player: game.X}))
-	for name, spoil := range map[string]func(r *Record){
-		"occupied twice": func(r *Record) { r.Moves = append(r.Moves, game.Move{Row: 0, Col: 0, Player: game.O}) },
-		"bad size":       func(r *Record) { r.Size = 0 },
-		"bad id":         func(r *Record) { r.ID = "../x" },
-		"no player":      func(r *Record) { r.Players[game.O] = "" },
-		"bad ending":     func(r *Record) { r.End = 200 },
+	for name, spoil := range map[string]func(r *store.Record){
+		"occupied twice": func(r *store.Record) { r.Moves = append(r.Moves, game.Move{Row: 0, Col: 0, Player: game.O}) },
+		"bad size":       func(r *store.Record) { r.Size = 0 },
+		"bad id":         func(r *store.Record) { r.ID = "../x" },
+		"no player":      func(r *store.Record) { r.Players[game.O] = "" },
+		"bad ending":     func(r *store.Record) { r.End = 200 },
 	} {
 		r := *good
 		r.Moves = append([]game.Move(nil), good.Moves...)
@@ -49,7 +50,7 @@ func TestRecordRejectsCorruption(t *testing.T) {
 // A game survives a restart of the bot that keeps the same store: the new
 // bot shows the same board and takes the next move.
 func TestGameSurvivesRestart(t *testing.T) {
-	st := new(MemoryStore)
+	st := new(store.Memory)
 	rec := new(recorder)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	first := New(rec, st, DefaultConfig(), log)
@@ -79,9 +80,9 @@ func TestGameSurvivesRestart(t *testing.T) {
 	t.Fatal("no move was accepted after the restart")
 }
 
-type failingStore struct{ MemoryStore }
+type failingStore struct{ store.Memory }
 
-func (*failingStore) Save(context.Context, *Record) error { return errors.New("disk full") }
+func (*failingStore) Save(context.Context, *store.Record) error { return errors.New("disk full") }
 
 // When the game cannot be saved, the player is told something went wrong
 // and nothing changes.

@@ -12,7 +12,6 @@ import (
 	"io/fs"
 	"log/slog"
 	mrand "math/rand/v2"
-	"net/url"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -28,9 +27,9 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	dotenv, err := godotenv.Read(".env")
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		fmt.Fprintln(os.Stderr, "tttbot: reading .env:", err)
+	dotenv, err := readDotenv(".env")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tttbot:", err)
 		os.Exit(1)
 	}
 	getenv := func(k string) string {
@@ -43,6 +42,19 @@ func main() {
 		fmt.Fprintln(os.Stderr, "tttbot:", err)
 		os.Exit(1)
 	}
+}
+
+// readDotenv reads a .env file; a missing file is no error. The parser's
+// own error is not passed on: it quotes the file, token and all.
+func readDotenv(path string) (map[string]string, error) {
+	env, err := godotenv.Read(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return map[string]string{}, nil
+	case err != nil:
+		return nil, fmt.Errorf("%s is not valid: each line must be KEY=value, and quotes must be closed (see .env.example)", path)
+	}
+	return env, nil
 }
 
 const usage = `tttbot runs the tic-tac-toe Discord bot.
@@ -135,9 +147,8 @@ func loadConfig(getenv func(string) string) (config, error) {
 	}
 
 	if u := strings.TrimSpace(getenv("DISCORD_API_URL")); u != "" {
-		p, err := url.Parse(u)
-		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
-			return c, fmt.Errorf("DISCORD_API_URL %q is not an http(s) URL; leave it unset to use https://discord.com/api/v9", u)
+		if err := bot.CheckAPIURL(u); err != nil {
+			return c, err
 		}
 		c.apiURL = u
 	}

@@ -94,6 +94,29 @@ func TestRunVersionAndHelp(t *testing.T) {
 	}
 }
 
+// A broken .env is reported without quoting it: it holds the token.
+func TestReadDotenv(t *testing.T) {
+	dir := t.TempDir()
+	if env, err := readDotenv(filepath.Join(dir, "missing")); err != nil || len(env) != 0 {
+		t.Errorf("readDotenv(missing) = %v, %v; want empty, nil", env, err)
+	}
+	good := filepath.Join(dir, "good")
+	if err := os.WriteFile(good, []byte("# comment\nDISCORD_TOKEN=abc\nLOG_LEVEL=debug\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if env, err := readDotenv(good); err != nil || env["DISCORD_TOKEN"] != "abc" || env["LOG_LEVEL"] != "debug" {
+		t.Errorf("readDotenv(good) = %v, %v; want both settings", env, err)
+	}
+	bad := filepath.Join(dir, "bad")
+	if err := os.WriteFile(bad, []byte("DISCORD_TOKEN=\"MTIz.superSecretToken\nLOG_LEVEL=debug\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := readDotenv(bad)
+	if err == nil || strings.Contains(err.Error(), "superSecret") {
+		t.Errorf("readDotenv(bad) = %v; want an error that does not quote the file", err)
+	}
+}
+
 // .env.example lists every setting the program reads.
 func TestEnvExampleComplete(t *testing.T) {
 	b, err := os.ReadFile(".env.example")

@@ -21,6 +21,7 @@ type recorder struct {
 	mu        sync.Mutex
 	responses []*discordgo.InteractionResponse
 	edits     []*discordgo.WebhookEdit
+	edited    chan struct{} // if not nil, gets a value after every edit
 	failNext  error
 }
 
@@ -39,6 +40,9 @@ func (r *recorder) InteractionResponseEdit(_ *discordgo.Interaction, e *discordg
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.edits = append(r.edits, e)
+	if r.edited != nil {
+		r.edited <- struct{}{}
+	}
 	return &discordgo.Message{}, nil
 }
 

@@ -31,16 +31,25 @@ func NewSession(token, apiURL string) (*discordgo.Session, error) {
 	s.StateEnabled = false
 	s.LogLevel = discordgo.LogWarning
 	if apiURL != "" {
-		to, err := url.Parse(strings.TrimSuffix(apiURL, "/"))
-		if err != nil || (to.Scheme != "http" && to.Scheme != "https") || to.Host == "" {
-			return nil, fmt.Errorf("DISCORD_API_URL %q: want an http(s) URL such as https://discord.com/api/v9", apiURL)
+		if err := CheckAPIURL(apiURL); err != nil {
+			return nil, err
 		}
 		s.Client = &http.Client{
 			Timeout:   20 * time.Second,
-			Transport: redirect{from: discordgo.EndpointAPI, to: to.String() + "/", next: http.DefaultTransport},
+			Transport: redirect{from: discordgo.EndpointAPI, to: strings.TrimSuffix(apiURL, "/") + "/", next: http.DefaultTransport},
 		}
 	}
 	return s, nil
+}
+
+// CheckAPIURL says what is wrong with a DISCORD_API_URL, if anything: it
+// must be an absolute http(s) URL, such as https://discord.com/api/v9.
+func CheckAPIURL(apiURL string) error {
+	u, err := url.Parse(apiURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Errorf("DISCORD_API_URL %q is not an http(s) URL such as https://discord.com/api/v9; leave it unset to use Discord", apiURL)
+	}
+	return nil
 }
 
 // redirect sends requests whose URL starts with from to the same path below

@@ -6,9 +6,10 @@
 // One move, end to end: discordgo delivers an INTERACTION_CREATE
 // (Bot.Handle) → the router picks the handler by subcommand or custom_id
 // route (router.go) → the handler locks the channel's table (registry.go)
-// and asks the judge (game.Game.Play) → the board is rendered (render.go) →
-// the answer goes back as the interaction response, all under that lock so
-// that two clicks on one board apply exactly one move, in order.
+// and plays the move on a clone of the match with the judge (game.Game.Play)
+// → the board is rendered (render.go) → Bot.commit saves the match (Store)
+// and answers with the board, all under that lock, so that two clicks on one
+// board apply exactly one move, in order.
 package bot
 
 import (

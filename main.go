@@ -48,9 +48,12 @@ func main() {
 // own error is not passed on: it quotes the file, token and all.
 func readDotenv(path string) (map[string]string, error) {
 	env, err := godotenv.Read(path)
+	var pathErr *fs.PathError
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return map[string]string{}, nil
+	case errors.As(err, &pathErr):
+		return nil, fmt.Errorf("reading %s: %w", path, err) // names the file, not its contents
 	case err != nil:
 		return nil, fmt.Errorf("%s is not valid: each line must be KEY=value, and quotes must be closed (see .env.example)", path)
 	}

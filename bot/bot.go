@@ -88,9 +88,11 @@ type Bot struct {
 	rngMu sync.Mutex
 	rng   *mrand.Rand
 
-	bgMu   sync.Mutex
-	closed bool           // set by Close; no new background work starts
-	bg     sync.WaitGroup // background edits and timer callbacks in flight
+	bgMu     sync.Mutex
+	closed   bool           // set by Close: no new interactions or timer callbacks
+	finished bool           // set when Close is done: nothing runs any more
+	handlers sync.WaitGroup // interactions being answered
+	bg       sync.WaitGroup // background edits and timer callbacks in flight
 
 	commands map[string]handler // by subcommand name
 	buttons  map[string]handler // by route action
@@ -153,23 +155,25 @@ func (b *Bot) Close() {
 	b.bgMu.Lock()
 	b.closed = true
 	b.bgMu.Unlock()
-	// Open challenges are not stored: say so on their messages while their
-	// tokens are good.
-	ctx, cancel := context.WithTimeout(context.Background(), editWithin)
-	defer cancel()
+	// Answers in flight finish first (their edits may still start), so
+	// that no challenge is opened after the sweep below.
+	b.handlers.Wait()
+	// Open challenges are not stored: say so on their messages, in the
+	// background, while their tokens are good.
 	b.games.each(func(t *table) {
 		if c := t.challenge; c != nil {
 			c.timer.Stop()
 			t.challenge = nil
-			if err := b.edit(ctx, c.msg, renderChallenge(c, challengeRestart, b.cfg.ChallengeTimeout)); err != nil {
-				b.log.Warn("could not close a challenge", "err", err)
-			}
+			b.editLater(c.msg, renderChallenge(c, challengeRestart, b.cfg.ChallengeTimeout), "")
 		}
 		if t.turnTimer != nil {
 			t.turnTimer.Stop()
 		}
 	})
 	b.bg.Wait()
+	b.bgMu.Lock()
+	b.finished = true
+	b.bgMu.Unlock()
 }
 
 // newID returns a fresh random id for a match or a challenge, short enough
@@ -201,11 +205,15 @@ func (b *Bot) respond(ctx context.Context, ic *discordgo.InteractionCreate, typ 
 	if ephemeral {
 		data.Flags = discordgo.MessageFlagsEphemeral
 	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("respond to interaction: %w: %w", errNotSent, err)
+	}
 	err := b.dc.InteractionRespond(ic.Interaction, &discordgo.InteractionResponse{Type: typ, Data: data},
 		discordgo.WithContext(ctx), discordgo.WithRetryOnRatelimit(false))
-	if !rejected(err) {
-		// Delivered, or perhaps delivered (a timeout, a lost reply): a
-		// second answer would be refused or double what the user sees.
+	if !rejected(err) || acknowledged(err) {
+		// Delivered, perhaps delivered (a timeout, a lost reply), or
+		// answered before: another answer would be refused or would
+		// double what the user sees.
 		markAnswered(ctx)
 	}
 	if err != nil {
@@ -214,21 +222,31 @@ func (b *Bot) respond(ctx context.Context, ic *discordgo.InteractionCreate, typ 
 	return nil
 }
 
-// rejected says whether err is Discord's definite refusal of a request: it
-// did not happen, so it can be replaced by another answer and any change
-// made for it undone. Timeouts and lost replies are not definite: the
-// request may have been carried out. "Already acknowledged" (40060) means an
-// answer exists.
+// errNotSent marks a request that certainly never reached Discord.
+var errNotSent = errors.New("bot: request not sent")
+
+// rejected says whether err means the request certainly did not take
+// effect: Discord refused it (a 4xx), or it was never sent. Then any change
+// made for it can be undone. Timeouts and lost replies are not definite:
+// the request may have been carried out.
 func rejected(err error) bool {
+	if errors.Is(err, errNotSent) {
+		return true
+	}
 	var rerr *discordgo.RESTError
 	if !errors.As(err, &rerr) || rerr.Response == nil {
 		return false
 	}
-	code := rerr.Response.StatusCode
-	if rerr.Message != nil && rerr.Message.Code == discordgo.ErrCodeInteractionHasAlreadyBeenAcknowledged {
-		return false
-	}
-	return code >= 400 && code < 500
+	return rerr.Response.StatusCode >= 400 && rerr.Response.StatusCode < 500
+}
+
+// acknowledged says whether Discord refused an answer because the
+// interaction already has one (a duplicate delivery): nothing this answer
+// would have changed may be kept, and no other answer may be sent.
+func acknowledged(err error) bool {
+	var rerr *discordgo.RESTError
+	return errors.As(err, &rerr) && rerr.Message != nil &&
+		rerr.Message.Code == discordgo.ErrCodeInteractionHasAlreadyBeenAcknowledged
 }
 
 // say answers ic with an ephemeral message in plain words.
@@ -290,12 +308,14 @@ func (b *Bot) editBoard(ref *discordgo.Interaction, at time.Time, v view, channe
 	b.editLater(ref, v, channelID)
 }
 
-// background runs f in a goroutine that Close waits for, unless the bot is
-// closing, in which case f does not run at all.
+// background runs f in a goroutine that Close waits for.
+//
+// Close waits for it. While Close drains, work started by what is draining
+// still runs (an edit after a timeout); once Close is done, nothing does.
 func (b *Bot) background(f func()) {
 	b.bgMu.Lock()
 	defer b.bgMu.Unlock()
-	if b.closed {
+	if b.finished {
 		return
 	}
 	b.bg.Add(1)
@@ -305,7 +325,19 @@ func (b *Bot) background(f func()) {
 	}()
 }
 
-// afterFunc runs f after d in the background; Close waits for a running f.
+// afterFunc runs f after d in the background, unless Close has begun by
+// then; Close waits for a running f.
 func (b *Bot) afterFunc(d time.Duration, f func()) *time.Timer {
-	return time.AfterFunc(d, func() { b.background(f) })
+	return time.AfterFunc(d, func() {
+		b.bgMu.Lock()
+		defer b.bgMu.Unlock()
+		if b.closed {
+			return
+		}
+		b.bg.Add(1)
+		go func() {
+			defer b.bg.Done()
+			f()
+		}()
+	})
 }

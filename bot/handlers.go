@@ -45,7 +45,7 @@ func (b *Bot) lock(ctx context.Context, channelID string) (*table, error) {
 	if err != nil {
 		return nil, err
 	}
-	if m := t.match; m != nil && !m.over() && !m.deadline.IsZero() && time.Now().After(m.deadline) {
+	if m := t.match; m != nil && !m.over() && !m.deadline.IsZero() && !time.Now().Before(m.deadline) {
 		b.timeOut(ctx, t)
 	} else if restored {
 		b.armTurn(t)
@@ -83,12 +83,13 @@ func busy(t *table) error {
 	return nil
 }
 
-// commit makes next the channel's match: it saves next, then calls answer.
-// If the save fails, or Discord refuses the answer, the channel keeps its
-// previous match, in memory and in the store. If the answer may have been
-// shown (a timeout, a lost reply), next stays: what players may see must
-// be what the game is.
-func (b *Bot) commit(ctx context.Context, t *table, next *match, answer func() error) error {
+// commit makes next the channel's match: it saves next, then calls answer,
+// then, once next is current, after (if not nil) for what follows from it.
+// If the save fails, or the answer certainly did not take effect, the
+// channel keeps its previous match, in memory and in the store. If the
+// answer may have been shown (a timeout, a lost reply), next stays and the
+// error is still returned: what players may see must be what the game is.
+func (b *Bot) commit(ctx context.Context, t *table, next *match, answer func() error, after func()) error {
 	prev := t.match
 	if err := b.store.Save(ctx, toRecord(next)); err != nil {
 		return fmt.Errorf("save game: %w", err)
@@ -97,6 +98,9 @@ func (b *Bot) commit(ctx context.Context, t *table, next *match, answer func() e
 		if !rejected(err) {
 			t.match = next
 			b.armTurn(t)
+			if after != nil {
+				after()
+			}
 			return err
 		}
 		// ctx may be what ran out; the store must still be put back.
@@ -115,6 +119,9 @@ func (b *Bot) commit(ctx context.Context, t *table, next *match, answer func() e
 	}
 	t.match = next
 	b.armTurn(t)
+	if after != nil {
+		after()
+	}
 	return nil
 }
 
@@ -130,13 +137,9 @@ func (b *Bot) postBoard(ctx context.Context, ic *discordgo.InteractionCreate, t 
 		v.ping = ""
 	}
 	next.shown = v.content
-	if err := b.commit(ctx, t, next, func() error {
+	return b.commit(ctx, t, next, func() error {
 		return b.respond(ctx, ic, discordgo.InteractionResponseChannelMessageWithSource, v, false)
-	}); err != nil {
-		return err
-	}
-	b.retire(old, next)
-	return nil
+	}, func() { b.retire(old, next) })
 }
 
 // retire takes the buttons off old's board message now that next is shown:
@@ -200,14 +203,16 @@ func (b *Bot) start(ctx context.Context, ic *discordgo.InteractionCreate) error 
 		expires: time.Now().Add(b.cfg.ChallengeTimeout),
 	}
 	v := renderChallenge(c, challengeOpen, b.cfg.ChallengeTimeout)
-	if err := b.respond(ctx, ic, discordgo.InteractionResponseChannelMessageWithSource, v, false); err != nil {
+	err = b.respond(ctx, ic, discordgo.InteractionResponseChannelMessageWithSource, v, false)
+	if rejected(err) {
 		return err
 	}
+	// Shown, or perhaps shown: the challenge is open either way.
 	c.msg = ic.Interaction
 	t.challenge = c
 	channelID := ic.ChannelID
 	c.timer = b.afterFunc(b.cfg.ChallengeTimeout, func() { b.expireChallenge(channelID, c.id) })
-	return nil
+	return err
 }
 
 // newMatch starts a game in ic's channel. first moves first; if that is the
@@ -268,8 +273,8 @@ func (b *Bot) armTurn(t *table) {
 	if m == nil || m.over() || m.deadline.IsZero() {
 		return
 	}
-	id, channelID, moves := m.id, m.channelID, m.judge.Len()
-	t.turnTimer = b.afterFunc(time.Until(m.deadline), func() { b.turnTimedOut(channelID, id, moves) })
+	channelID := m.channelID
+	t.turnTimer = b.afterFunc(time.Until(m.deadline), func() { b.turnTimedOut(channelID) })
 }
 
 // play applies userID's move at the 1-based row and col to m, and the
@@ -356,7 +361,7 @@ func (b *Bot) moveButton(ctx context.Context, ic *discordgo.InteractionCreate) e
 	next.shown = v.content
 	return b.commit(ctx, t, next, func() error {
 		return b.respond(ctx, ic, discordgo.InteractionResponseUpdateMessage, v, false)
-	})
+	}, nil)
 }
 
 func noGame(t *table) error {
@@ -437,13 +442,11 @@ func (b *Bot) stop(ctx context.Context, ic *discordgo.InteractionCreate) error {
 // (ephemerally) and rewrites the challenge message to say what happened.
 func (b *Bot) closeChallenge(ctx context.Context, ic *discordgo.InteractionCreate, t *table, st challengeState, reply string) error {
 	c := t.challenge
-	if err := b.say(ctx, ic, reply); err != nil {
-		return err
-	}
+	// The challenge ends whether or not the reply reaches the user.
 	t.challenge = nil
 	c.timer.Stop()
 	b.editLater(c.msg, renderChallenge(c, st, b.cfg.ChallengeTimeout), ic.ChannelID)
-	return nil
+	return b.say(ctx, ic, reply)
 }
 
 // challengeClick locks the channel of a click on a challenge button and
@@ -488,15 +491,13 @@ func (b *Bot) accept(ctx context.Context, ic *discordgo.InteractionCreate) error
 	v := renderMatch(m, "")
 	m.shown = v.content
 	old := t.match
-	if err := b.commit(ctx, t, m, func() error {
+	return b.commit(ctx, t, m, func() error {
 		return b.respond(ctx, ic, discordgo.InteractionResponseUpdateMessage, v, false)
-	}); err != nil {
-		return err
-	}
-	c.timer.Stop()
-	t.challenge = nil
-	b.retire(old, m)
-	return nil
+	}, func() {
+		c.timer.Stop()
+		t.challenge = nil
+		b.retire(old, m)
+	})
 }
 
 func (b *Bot) decline(ctx context.Context, ic *discordgo.InteractionCreate) error {
@@ -514,12 +515,13 @@ func (b *Bot) decline(ctx context.Context, ic *discordgo.InteractionCreate) erro
 	default:
 		return sayf("This challenge is for %s, not for you.", mention(c.to))
 	}
-	if err := b.respond(ctx, ic, discordgo.InteractionResponseUpdateMessage, renderChallenge(c, st, b.cfg.ChallengeTimeout), false); err != nil {
+	err = b.respond(ctx, ic, discordgo.InteractionResponseUpdateMessage, renderChallenge(c, st, b.cfg.ChallengeTimeout), false)
+	if rejected(err) {
 		return err
 	}
 	c.timer.Stop()
 	t.challenge = nil
-	return nil
+	return err
 }
 
 func (b *Bot) rematch(ctx context.Context, ic *discordgo.InteractionCreate) error {
@@ -575,24 +577,19 @@ func (b *Bot) expireChallenge(channelID, id string) {
 	b.editLater(c.msg, renderChallenge(c, challengeExpired, b.cfg.ChallengeTimeout), channelID)
 }
 
-// turnTimedOut runs when a player's time is up; moves is how many moves the
-// game had when the timer was armed, so a timer that lost a race with a move
-// does nothing. It also retries a timeout that could not be saved.
-func (b *Bot) turnTimedOut(channelID, id string, moves int) {
+// turnTimedOut runs when a player's time may be up, and again to retry a
+// timeout that could not be saved. Bot.lock ends a game whose deadline has
+// passed, so it only has to lock; a timer that lost a race with a move finds
+// a later deadline and does nothing.
+func (b *Bot) turnTimedOut(channelID string) {
 	ctx, cancel := context.WithTimeout(context.Background(), editWithin)
 	defer cancel()
-	// lock itself ends a game whose deadline has passed.
 	t, err := b.lock(ctx, channelID)
 	if err != nil {
 		b.log.Error("turn timeout", "channel", channelID, "err", err)
 		return
 	}
-	defer t.unlock()
-	m := t.match
-	if m == nil || m.id != id || m.over() || m.judge.Len() != moves {
-		return
-	}
-	b.timeOut(ctx, t)
+	t.unlock()
 }
 
 // timeOut ends t's match: the player to move loses. The board message is
@@ -608,11 +605,11 @@ func (b *Bot) timeOut(ctx context.Context, t *table) {
 		t.saveFailures++
 		wait := min(time.Second<<min(t.saveFailures, 6), time.Minute)
 		b.log.Error("could not save a timeout", "channel", m.channelID, "retry_in", wait, "err", err)
-		id, channelID, moves := m.id, m.channelID, m.judge.Len()
+		channelID := m.channelID
 		if t.turnTimer != nil {
 			t.turnTimer.Stop()
 		}
-		t.turnTimer = b.afterFunc(wait, func() { b.turnTimedOut(channelID, id, moves) })
+		t.turnTimer = b.afterFunc(wait, func() { b.turnTimedOut(channelID) })
 		return
 	}
 	t.saveFailures = 0

@@ -2,9 +2,12 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
+	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -127,4 +130,133 @@ func TestAnswerDuringShutdown(t *testing.T) {
 	b.Close()
 	b.Handle(nil, slashPayload(t, "help", nil, nil))
 	wantEphemeral(t, rec.last(t), "restarting")
+}
+
+// ctxDiscord is a recorder that, like sessionDiscord, sends nothing once
+// the request's context has ended.
+type ctxDiscord struct{ *recorder }
+
+func (d ctxDiscord) InteractionRespond(i *discordgo.Interaction, r *discordgo.InteractionResponse, opts ...discordgo.RequestOption) error {
+	req, err := http.NewRequest(http.MethodPost, "http://discord.invalid", nil)
+	if err != nil {
+		return err
+	}
+	cfg := &discordgo.RequestConfig{Request: req}
+	for _, o := range opts {
+		o(cfg)
+	}
+	if err := cfg.Request.Context().Err(); err != nil {
+		return err
+	}
+	return d.recorder.InteractionRespond(i, r, opts...)
+}
+
+// lateStore, once late is set, makes its next save commit only when the
+// caller's deadline has passed, like a write that lands just too late.
+type lateStore struct {
+	store.Memory
+	late atomic.Bool
+}
+
+func (s *lateStore) Save(ctx context.Context, r *store.Record) error {
+	if s.late.Swap(false) {
+		<-ctx.Done()
+	}
+	return s.Memory.Save(ctx, r)
+}
+
+// When the time to answer ran out before the answer could be sent, the move
+// certainly was not shown, so it is not kept.
+func TestMoveNotKeptWhenAnswerNeverSent(t *testing.T) {
+	rec := new(recorder)
+	st := new(lateStore)
+	b := New(ctxDiscord{rec}, st, DefaultConfig(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	b.SetSelf("1000000000000000001")
+	defer b.Close()
+	b.serve(context.Background(), slashPayload(t, "start", []map[string]any{{"type": 3, "name": "difficulty", "value": "easy"}}, nil))
+	ic := slashPayload(t, "move", []map[string]any{intOpt("row", 2), intOpt("col", 2)}, nil)
+	before := moves(t, b, ic)
+	st.late.Store(true)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	b.serve(ctx, ic)
+	if after := moves(t, b, ic); after != before {
+		t.Errorf("moves went from %d to %d although the answer was never sent", before, after)
+	}
+	r, _ := st.Load(context.Background(), ic.ChannelID)
+	if len(r.Moves) != before {
+		t.Errorf("stored game has %d moves; want %d (put back)", len(r.Moves), before)
+	}
+}
+
+// An Accept whose answer may have been shown starts the game and closes the
+// challenge: they must never both be open, or the challenge's expiry would
+// overwrite the board (the same message).
+func TestAcceptMaybeDeliveredClosesChallenge(t *testing.T) {
+	rec := new(recorder)
+	b := newBotOn(t, new(store.Memory), rec)
+	defer b.Close()
+	const channel = "345626669114982999" // the button fixture's channel
+	tb := mustLock(t, &b.games, channel)
+	c := &challenge{id: newID(), from: "2", to: mason, size: 3, win: 3, expires: time.Now().Add(time.Minute),
+		msg: &discordgo.Interaction{AppID: "app", Token: "challenge-token"}}
+	c.timer = b.afterFunc(time.Hour, func() {})
+	tb.challenge = c
+	tb.unlock()
+
+	rec.mu.Lock()
+	rec.failNext = errors.New("read: connection reset by peer")
+	rec.mu.Unlock()
+	b.serve(context.Background(), buttonPayload(t, "accept/"+c.id))
+
+	tb = mustLock(t, &b.games, channel)
+	defer tb.unlock()
+	if tb.match == nil || tb.match.over() || tb.challenge != nil {
+		t.Errorf("after a maybe-delivered accept: game running = %v, challenge open = %v; want a game and no challenge",
+			tb.match != nil && !tb.match.over(), tb.challenge != nil)
+	}
+}
+
+// With TURN_TIMEOUT at its largest, the board's token is still good when the
+// timer fires, so the timeout shows.
+func TestLongestTurnTimeoutIsShown(t *testing.T) {
+	st := new(store.Memory)
+	r := runningRecord(t, "c1", time.Now().Add(-2*time.Millisecond)) // the timer fired 2 ms late
+	r.BoardAt = r.Deadline.Add(-MaxTimeout)
+	if err := st.Save(context.Background(), r); err != nil {
+		t.Fatal(err)
+	}
+	rec := new(recorder)
+	b := newBotOn(t, st, rec)
+	b.turnTimedOut("c1")
+	b.Close()
+	if len(rec.edits) != 1 {
+		t.Errorf("board edits = %d; want the timeout shown", len(rec.edits))
+	}
+}
+
+type failingSaves struct {
+	store.Memory
+	saves atomic.Int32
+}
+
+func (s *failingSaves) Save(context.Context, *store.Record) error {
+	s.saves.Add(1)
+	return errors.New("disk full")
+}
+
+// A timer firing tries the timeout once, and a failed save backs off.
+func TestTimeoutSaveFailureBacksOff(t *testing.T) {
+	st := new(failingSaves)
+	if err := st.Memory.Save(context.Background(), runningRecord(t, "c1", time.Now().Add(-time.Second))); err != nil {
+		t.Fatal(err)
+	}
+	b := newBotOn(t, st, new(recorder))
+	defer b.Close()
+	b.turnTimedOut("c1")
+	tb := mustLock(t, &b.games, "c1")
+	defer tb.unlock()
+	if n := st.saves.Load(); n != 1 || tb.saveFailures != 1 || tb.match.over() {
+		t.Errorf("one timer firing: %d saves, %d failures, over = %v; want 1, 1, false (the game goes on)", n, tb.saveFailures, tb.match.over())
+	}
 }

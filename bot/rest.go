@@ -3,8 +3,10 @@ package bot
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"time"
@@ -74,7 +76,12 @@ func (d sessionDiscord) call(method, url string, body any, opts []discordgo.Requ
 		resp, err := cfg.Client.Do(req)
 		if err != nil {
 			// The *url.Error would quote the URL, token and all.
-			return nil, fmt.Errorf("%s interaction request: %w", method, unwrapURLError(err))
+			err = unwrapURLError(err)
+			var op *net.OpError
+			if errors.As(err, &op) && op.Op == "dial" {
+				err = fmt.Errorf("%w: %w", errNotSent, err)
+			}
+			return nil, fmt.Errorf("%s interaction request: %w", method, err)
 		}
 		respBody, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 		resp.Body.Close()
@@ -91,7 +98,7 @@ func (d sessionDiscord) call(method, url string, body any, opts []discordgo.Requ
 				case <-time.After(wait):
 					continue
 				case <-req.Context().Done():
-					return nil, req.Context().Err()
+					return nil, fmt.Errorf("%w: waiting out a rate limit: %w", errNotSent, req.Context().Err())
 				}
 			}
 		}

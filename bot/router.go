@@ -43,8 +43,8 @@ func (b *Bot) Handle(_ *discordgo.Session, ic *discordgo.InteractionCreate) {
 	b.bgMu.Lock()
 	closed := b.closed
 	if !closed {
-		b.bg.Add(1) // Close waits for this answer
-		defer b.bg.Done()
+		b.handlers.Add(1) // Close waits for this answer
+		defer b.handlers.Done()
 	}
 	b.bgMu.Unlock()
 	if closed {

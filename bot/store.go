@@ -86,5 +86,6 @@ func fromRecord(r *store.Record) (*match, error) {
 
 // tokenLife is how long the bot uses an interaction token for edits:
 // Discord accepts it for 15 minutes from the interaction; the bot counts
-// from when it received the interaction, with a margin.
-const tokenLife = 14 * time.Minute
+// from when it received the interaction, with a margin. It exceeds
+// MaxTimeout, so a turn timer always finds its board's token good.
+const tokenLife = 15*time.Minute - 30*time.Second

@@ -176,10 +176,17 @@ func TestMoveNotKeptWhenAnswerNeverSent(t *testing.T) {
 	b.serve(context.Background(), slashPayload(t, "start", []map[string]any{{"type": 3, "name": "difficulty", "value": "easy"}}, nil))
 	ic := slashPayload(t, "move", []map[string]any{intOpt("row", 2), intOpt("col", 2)}, nil)
 	before := moves(t, b, ic)
+	answers := len(rec.responses)
 	st.late.Store(true)
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	b.serve(ctx, ic)
+	if len(rec.responses) != answers {
+		t.Errorf("an answer was sent after the deadline: %q", rec.last(t).Data.Content)
+	}
+	if st.late.Load() {
+		t.Fatal("the move never reached the store")
+	}
 	if after := moves(t, b, ic); after != before {
 		t.Errorf("moves went from %d to %d although the answer was never sent", before, after)
 	}

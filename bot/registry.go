@@ -117,6 +117,11 @@ func newTable() *table { return &table{sem: make(chan struct{}, 1)} }
 // channel in time still has to answer.
 func (t *table) acquire(ctx context.Context) error {
 	select {
+	case t.sem <- struct{}{}: // a free table is taken even if ctx has ended
+		return nil
+	default:
+	}
+	select {
 	case t.sem <- struct{}{}:
 		return nil
 	case <-ctx.Done():

@@ -208,6 +208,10 @@ func (h *harness) challengeAccepted(channel string, a, b discordtest.Member, opt
 	return r.Message
 }
 
+// workedExample is the design's worked example: (row, col, player), 0-based;
+// player 1 wins on the last move.
+var workedExample = [][3]int{{0, 0, 1}, {0, 2, 2}, {2, 2, 1}, {1, 1, 2}, {2, 0, 1}, {1, 0, 2}, {2, 1, 1}}
+
 // The worked example of the design, by slash commands: player 1 wins on the
 // seventh move, and only the newest board keeps buttons.
 func TestE2EWorkedExampleBySlashCommands(t *testing.T) {
@@ -217,11 +221,10 @@ func TestE2EWorkedExampleBySlashCommands(t *testing.T) {
 	ch := h.srv.NewID()
 	h.challengeAccepted(ch, alice, bob)
 	players := map[int]discordtest.Member{1: alice, 2: bob}
-	moves := [][3]int{{0, 0, 1}, {0, 2, 2}, {2, 2, 1}, {1, 1, 2}, {2, 0, 1}, {1, 0, 2}, {2, 1, 1}}
 	var last *discordtest.Response
-	for i, mv := range moves {
+	for i, mv := range workedExample {
 		last = h.slash(players[mv[2]], ch, "move", discordtest.Int("row", int64(mv[0]+1)), discordtest.Int("col", int64(mv[1]+1)))
-		if i < len(moves)-1 {
+		if i < len(workedExample)-1 {
 			wantBoard(t, last, discordgo.InteractionResponseChannelMessageWithSource, mention(players[3-mv[2]])+" to move")
 		}
 	}
@@ -458,7 +461,7 @@ func TestE2ETwoChannels(t *testing.T) {
 				return
 			}
 			players := map[int]discordtest.Member{1: a, 2: b}
-			for _, mv := range [][3]int{{0, 0, 1}, {0, 2, 2}, {2, 2, 1}, {1, 1, 2}, {2, 0, 1}, {1, 0, 2}, {2, 1, 1}} {
+			for _, mv := range workedExample {
 				in := h.srv.SlashCommand(h.guild, ch, players[mv[2]], "ttt", discordtest.Sub("move", discordtest.Int("row", int64(mv[0]+1)), discordtest.Int("col", int64(mv[1]+1))))
 				if err := h.srv.Send(h.ctx, in); err != nil {
 					t.Error(err)

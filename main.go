@@ -110,7 +110,6 @@ type secret string
 
 func (secret) String() string               { return "[redacted]" }
 func (secret) LogValue() slog.Value         { return slog.StringValue("[redacted]") }
-func (secret) GoString() string             { return "[redacted]" }
 func (s secret) Format(f fmt.State, _ rune) { io.WriteString(f, s.String()) }
 
 type config struct {

@@ -18,6 +18,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"log/slog"
 	mrand "math/rand/v2"
 	"sync"
@@ -47,8 +48,8 @@ type Config struct {
 	ChallengeTimeout time.Duration
 	// TurnTimeout is how long a player has for a move before losing.
 	TurnTimeout time.Duration
-	// Seed seeds the computer player's randomness; games against the
-	// computer replay exactly for equal seeds and equal moves.
+	// Seed seeds the computer player's randomness: its choice depends only
+	// on Seed, the game's id and the position, so games replay exactly.
 	Seed uint64
 }
 
@@ -85,9 +86,6 @@ type Bot struct {
 
 	self atomic.Pointer[string] // the bot's user id, known once READY arrived
 
-	rngMu sync.Mutex
-	rng   *mrand.Rand
-
 	bgMu     sync.Mutex
 	closed   bool           // set by Close: no new interactions or timer callbacks
 	finished bool           // set when Close is done: nothing runs any more
@@ -107,7 +105,6 @@ func New(dc Discord, st Store, cfg Config, log *slog.Logger) *Bot {
 		log:   log,
 		store: st,
 		games: registry{store: st, log: log},
-		rng:   mrand.New(mrand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)),
 	}
 	b.commands = map[string]handler{
 		"start":  b.start,
@@ -184,11 +181,14 @@ func newID() string {
 	return hex.EncodeToString(buf[:])
 }
 
-// computerMove asks the computer for its move under the bot's rng lock.
+// computerMove asks the computer for its move. Each move gets its own
+// generator, seeded from Seed, the game and the move number, so channels
+// never wait for each other's computer and a game replays exactly.
 func (b *Bot) computerMove(m *match) (game.Cell, error) {
-	b.rngMu.Lock()
-	defer b.rngMu.Unlock()
-	return game.ComputerMove(m.judge, m.level, b.rng)
+	h := fnv.New64a()
+	h.Write([]byte(m.id))
+	r := mrand.New(mrand.NewPCG(b.cfg.Seed, h.Sum64()+uint64(m.judge.Len())))
+	return game.ComputerMove(m.judge, m.level, r)
 }
 
 // respond answers ic. It is the only way handlers answer, so the router can
@@ -308,14 +308,23 @@ func (b *Bot) editBoard(ref *discordgo.Interaction, at time.Time, v view, channe
 	b.editLater(ref, v, channelID)
 }
 
-// background runs f in a goroutine that Close waits for.
-//
-// Close waits for it. While Close drains, work started by what is draining
-// still runs (an edit after a timeout); once Close is done, nothing does.
-func (b *Bot) background(f func()) {
+// background runs f in a goroutine that Close waits for. While Close
+// drains, work started by what is draining still runs (an edit after a
+// timeout); once Close is done, nothing does.
+func (b *Bot) background(f func()) { b.spawn(f, &b.finished) }
+
+// afterFunc runs f after d in the background, unless Close has begun by
+// then; Close waits for a running f.
+func (b *Bot) afterFunc(d time.Duration, f func()) *time.Timer {
+	return time.AfterFunc(d, func() { b.spawn(f, &b.closed) })
+}
+
+// spawn runs f in a goroutine counted in b.bg, unless *refused (read under
+// bgMu) is set.
+func (b *Bot) spawn(f func(), refused *bool) {
 	b.bgMu.Lock()
 	defer b.bgMu.Unlock()
-	if b.finished {
+	if *refused {
 		return
 	}
 	b.bg.Add(1)
@@ -323,21 +332,4 @@ func (b *Bot) background(f func()) {
 		defer b.bg.Done()
 		f()
 	}()
-}
-
-// afterFunc runs f after d in the background, unless Close has begun by
-// then; Close waits for a running f.
-func (b *Bot) afterFunc(d time.Duration, f func()) *time.Timer {
-	return time.AfterFunc(d, func() {
-		b.bgMu.Lock()
-		defer b.bgMu.Unlock()
-		if b.closed {
-			return
-		}
-		b.bg.Add(1)
-		go func() {
-			defer b.bg.Done()
-			f()
-		}()
-	})
 }

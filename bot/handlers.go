@@ -12,9 +12,10 @@ import (
 )
 
 // Every handler follows one pattern: lock the channel's table, check, build
-// the new state on a clone, then commit: save it, answer, and only if both
-// worked make it current, arm timers and drop what it replaced. A user who
-// saw an error finds the game exactly as it was.
+// the new state on a clone, then commit: save it, answer, and unless the
+// answer certainly did not take effect, make it current, arm timers and drop
+// what it replaced. A user whose answer was refused finds the game exactly
+// as it was.
 
 const helpText = "**Tic-tac-toe** — get a whole row, column or diagonal of your mark before your opponent does (or as many in a row as the game says).\n" +
 	"• `/ttt start` plays me; `/ttt start opponent:@someone` challenges them (they get Accept and Decline buttons). " +
@@ -94,15 +95,8 @@ func (b *Bot) commit(ctx context.Context, t *table, next *match, answer func() e
 	if err := b.store.Save(ctx, toRecord(next)); err != nil {
 		return fmt.Errorf("save game: %w", err)
 	}
-	if err := answer(); err != nil {
-		if !rejected(err) {
-			t.match = next
-			b.armTurn(t)
-			if after != nil {
-				after()
-			}
-			return err
-		}
+	err := answer()
+	if rejected(err) {
 		// ctx may be what ran out; the store must still be put back.
 		rctx, cancel := context.WithTimeout(context.Background(), editWithin)
 		defer cancel()
@@ -122,7 +116,7 @@ func (b *Bot) commit(ctx context.Context, t *table, next *match, answer func() e
 	if after != nil {
 		after()
 	}
-	return nil
+	return err // nil, or an answer that may have been shown
 }
 
 // postBoard answers ic with next's board as a new message, which becomes the
@@ -558,23 +552,31 @@ func (b *Bot) rematch(ctx context.Context, ic *discordgo.InteractionCreate) erro
 	return b.postBoard(ctx, ic, t, next, true)
 }
 
-// expireChallenge runs when a challenge's time is up.
-func (b *Bot) expireChallenge(channelID, id string) {
+// onTimer runs f on the channel's table for a timer; what names the timer
+// in the log if the table cannot be had.
+func (b *Bot) onTimer(channelID, what string, f func(t *table)) {
 	ctx, cancel := context.WithTimeout(context.Background(), editWithin)
 	defer cancel()
 	t, err := b.lock(ctx, channelID)
 	if err != nil {
-		b.log.Error("challenge timeout", "channel", channelID, "err", err)
+		b.log.Error(what, "channel", channelID, "err", err)
 		return
 	}
 	defer t.unlock()
-	c := t.challenge
-	if c == nil || c.id != id {
-		return // answered in time
-	}
-	t.challenge = nil
-	// Edited outside the lock: a slow Discord must not hold up the channel.
-	b.editLater(c.msg, renderChallenge(c, challengeExpired, b.cfg.ChallengeTimeout), channelID)
+	f(t)
+}
+
+// expireChallenge runs when a challenge's time is up.
+func (b *Bot) expireChallenge(channelID, id string) {
+	b.onTimer(channelID, "challenge timeout", func(t *table) {
+		c := t.challenge
+		if c == nil || c.id != id {
+			return // answered in time
+		}
+		t.challenge = nil
+		// Edited outside the lock: a slow Discord must not hold up the channel.
+		b.editLater(c.msg, renderChallenge(c, challengeExpired, b.cfg.ChallengeTimeout), channelID)
+	})
 }
 
 // turnTimedOut runs when a player's time may be up, and again to retry a
@@ -582,14 +584,7 @@ func (b *Bot) expireChallenge(channelID, id string) {
 // passed, so it only has to lock; a timer that lost a race with a move finds
 // a later deadline and does nothing.
 func (b *Bot) turnTimedOut(channelID string) {
-	ctx, cancel := context.WithTimeout(context.Background(), editWithin)
-	defer cancel()
-	t, err := b.lock(ctx, channelID)
-	if err != nil {
-		b.log.Error("turn timeout", "channel", channelID, "err", err)
-		return
-	}
-	t.unlock()
+	b.onTimer(channelID, "turn timeout", func(*table) {})
 }
 
 // timeOut ends t's match: the player to move loses. The board message is

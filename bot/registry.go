@@ -50,18 +50,6 @@ func (m *match) clone() *match {
 
 func (m *match) over() bool { return m.end != store.Running }
 
-// winner is the side that won, or game.None for a draw, a stopped game or a
-// game still running.
-func (m *match) winner() game.Player {
-	switch m.end {
-	case store.Won:
-		return m.judge.Winner()
-	case store.Resigned, store.Timeout:
-		return m.loser.Other()
-	}
-	return game.None
-}
-
 // side is the side userID plays, or game.None. The computer's side belongs to
 // no user, so the bot's own id never moves through this.
 func (m *match) side(userID string) game.Player {

@@ -56,8 +56,9 @@ func renderMatch(m *match, note string) view {
 	fmt.Fprintf(&b, "%s %s vs %s %s · %d×%d, %d in a row\n",
 		cellX, mention(m.players[game.X]), cellO, mention(m.players[game.O]), n, n, g.WinLength())
 
-	win := make(map[game.Cell]bool, g.WinLength())
+	var win map[game.Cell]bool // nil, and so empty, unless the game was won
 	if m.end == store.Won {
+		win = make(map[game.Cell]bool, g.WinLength())
 		for _, c := range g.WinLine() {
 			win[c] = true
 		}

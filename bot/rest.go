@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -56,13 +57,13 @@ func (d sessionDiscord) InteractionResponseEdit(i *discordgo.Interaction, e *dis
 // call sends one JSON request and returns the response body. Errors from
 // Discord are *discordgo.RESTError, as from the session's own calls. The
 // URL carries the interaction token; it appears in no error text.
-func (d sessionDiscord) call(method, url string, body any, opts []discordgo.RequestOption) ([]byte, error) {
+func (d sessionDiscord) call(method, endpoint string, body any, opts []discordgo.RequestOption) ([]byte, error) {
 	payload, err := json.Marshal(body)
 	if err != nil {
 		return nil, fmt.Errorf("encode %s request: %w", method, err)
 	}
 	for attempt := 0; ; attempt++ {
-		req, err := http.NewRequest(method, url, bytes.NewReader(payload))
+		req, err := http.NewRequest(method, endpoint, bytes.NewReader(payload))
 		if err != nil {
 			return nil, fmt.Errorf("%s interaction request: %w", method, err)
 		}
@@ -76,7 +77,10 @@ func (d sessionDiscord) call(method, url string, body any, opts []discordgo.Requ
 		resp, err := cfg.Client.Do(req)
 		if err != nil {
 			// The *url.Error would quote the URL, token and all.
-			err = unwrapURLError(err)
+			var uerr *url.Error
+			if errors.As(err, &uerr) {
+				err = uerr.Err
+			}
 			var op *net.OpError
 			if errors.As(err, &op) && op.Op == "dial" {
 				err = fmt.Errorf("%w: %w", errNotSent, err)
@@ -114,22 +118,12 @@ func (d sessionDiscord) call(method, url string, body any, opts []discordgo.Requ
 // retryAfter reads how long Discord asks us to wait: the JSON retry_after
 // (seconds, fractional) or the Retry-After header.
 func retryAfter(resp *http.Response, body []byte) time.Duration {
-	var rl struct {
-		RetryAfter float64 `json:"retry_after"`
-	}
+	var rl discordgo.TooManyRequests
 	if json.Unmarshal(body, &rl) == nil && rl.RetryAfter > 0 {
-		return time.Duration(rl.RetryAfter * float64(time.Second))
+		return rl.RetryAfter
 	}
 	if s, err := strconv.ParseFloat(resp.Header.Get("Retry-After"), 64); err == nil && s > 0 {
 		return time.Duration(s * float64(time.Second))
 	}
 	return time.Second
-}
-
-func unwrapURLError(err error) error {
-	type unwrapper interface{ Unwrap() error }
-	if u, ok := err.(unwrapper); ok && u.Unwrap() != nil {
-		return u.Unwrap()
-	}
-	return err
 }

@@ -105,14 +105,10 @@ func Run(ctx context.Context, token, apiURL string, st Store, cfg Config, log *s
 		return err
 	}
 	b := New(sessionDiscord{s}, st, cfg, log)
-	s.AddHandler(func(_ *discordgo.Session, r *discordgo.Ready) {
-		if r.User != nil {
-			b.SetSelf(r.User.ID)
-		}
-	})
 	s.AddHandler(func(s *discordgo.Session, ic *discordgo.InteractionCreate) {
 		if b.selfID() == "" {
-			// READY's own handler may not have run yet; the state has it.
+			// Open has stored READY in the state, but Run may not have
+			// copied the bot's id yet.
 			s.State.RLock()
 			if s.State.User != nil {
 				b.SetSelf(s.State.User.ID)

@@ -504,16 +504,7 @@ func (s *Server) postFollowup(r *http.Request, body []byte) reply {
 	f.attachments = files
 	f.flags &= allowedResponseFlags
 	if orig := s.messages[st.originalID]; orig != nil && !orig.deleted && orig.flags&flagLoading != 0 {
-		errs = append(errs, validateFields("", f, orig.flags)...)
-		if len(errs) > 0 {
-			return formReply(errs)
-		}
-		n := orig.patched(f)
-		if rep, bad := resultReply("", n); bad {
-			return rep
-		}
-		s.replaceLocked(n)
-		return okReply(s.render(n))
+		return s.patchLocked(orig, f, errs)
 	}
 	errs = append(errs, validateFields("", f, f.flags)...)
 	if len(errs) > 0 {
@@ -570,6 +561,12 @@ func (s *Server) messageMethodLocked(r *http.Request, body []byte, m *message) r
 	}
 	f, errs := parseFields("", raw)
 	f.attachments = files
+	return s.patchLocked(m, f, errs)
+}
+
+// patchLocked edits m with the fields f of a PATCH (or of the followup that
+// completes a loading message), after the errors already found in parsing.
+func (s *Server) patchLocked(m *message, f fields, errs []fieldError) reply {
 	errs = append(errs, validateFields("", f, m.flags)...)
 	if len(errs) > 0 {
 		return formReply(errs)

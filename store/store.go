@@ -1,125 +1,134 @@
-// Package store keeps tttbot's games between moves and across restarts.
+// Package store keeps tttbot's games, and what they say about the players,
+// across restarts and across bot processes.
 //
-// A game is kept as a Record: plain values, from which the bot rebuilds the
-// judge with game.Replay. Memory keeps records in memory; the SQLite and
-// PostgreSQL stores will offer the same methods. The bot declares the
-// interface it needs (bot.Store); this package does not import bot.
+// A game is a row of its own, keyed by the game's id and kept after the game
+// ends: enough to replay it (players, size, win length, the computer's
+// level, every move with its time, how it ended). A channel points at its
+// current game. Players' stats and ratings change in the transaction that
+// ends a game, so a crash can neither count a game twice nor lose it.
+//
+// Three stores offer the same methods: SQLite (OpenSQLite, the embedded
+// default), PostgreSQL (OpenPostgres, for several bot processes sharing one
+// database) and Memory (for unit tests). One contract test suite runs
+// against all of them. The bot declares the interface it needs; this
+// package does not import the bot.
+//
+// Saves are versioned: a Game carries the version it was read at, and Save
+// fails with ErrConflict, changing nothing, when another save came first.
 package store
 
 import (
-	"context"
+	"errors"
+	"log/slog"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/tttbot/tttbot/game"
+	"github.com/tttbot/tttbot/rating"
 )
 
-// Ending says how a game ended. The zero value, Running, means it has not.
-// The values are stored as they are: never renumber them.
-type Ending uint8
-
-const (
-	Running  Ending = iota // moves are still being made
-	Won                    // a player completed a line
-	Draw                   // the board is full
-	Decided                // no line can be completed any more, so the game stopped early
-	Resigned               // the loser gave up
-	Timeout                // the loser did not move within the turn timeout
-	Stopped                // a moderator stopped the game; nobody wins
+// Errors callers test with errors.Is.
+var (
+	// ErrConflict: the game was saved by someone else since it was read
+	// (its version moved on), or a new game was saved in a channel whose
+	// current game is still running. Nothing was changed.
+	ErrConflict = errors.New("store: conflict: the game changed since it was read")
+	// ErrTooNew: the database was migrated by a newer tttbot than this one.
+	ErrTooNew = errors.New("store: the database schema is newer than this program")
 )
 
-// Record is one channel's latest game. A store gives back exactly what it
-// was given.
-type Record struct {
+// Game is one game as stored. A store gives back exactly what it was given
+// (times in UTC, to the microsecond), with Version set to the stored
+// version.
+type Game struct {
+	ID        string
+	GuildID   string // empty in a DM
 	ChannelID string
-	GuildID   string
-	ID        string      // the game's id, carried by its buttons
 	Players   [3]string   // user ids, indexed by game.X and game.O
-	Computer  game.Player // the computer's side, or game.None
-	Level     game.Level  // the computer's level
+	Computer  game.Player // the side the computer plays, or game.None
+	Level     game.Level  // the computer's level (when Computer is set)
 	Size      int
 	Win       int
 	First     game.Player
-	Moves     []game.Move
-	End       Ending
-	Loser     game.Player // for Resigned and Timeout
-	StoppedBy string      // for Stopped: the moderator's user id
-	Serial    int         // numbers the board messages of the game
-	Deadline  time.Time   // when the player to move loses; zero if nobody is timed
-	// BoardAppID and BoardToken name the interaction whose @original is the
-	// board message, and BoardAt when Discord created it: Discord accepts
-	// the token for 15 minutes from then. Treat the token as a secret.
-	BoardAppID string
-	BoardToken string
-	BoardAt    time.Time
-	Shown      string // the board message's content
+	Moves     []Move
+	End       game.Ending
+	Loser     game.Player // for game.EndResigned and game.EndTimeout
+	StoppedBy string      // for game.EndStopped: the moderator's user id
+	StartedAt time.Time
+	EndedAt   time.Time // zero while the game runs
+	Deadline  time.Time // when the player to move loses; zero if nobody is timed
+	Serial    int       // numbers the game's board messages
+	Board     Board     // the current board message, to edit it later
+
+	// Version is the version this copy was read at: 0 for a game never
+	// saved. Save checks it and, on success, sets it to the new version.
+	Version int64
 }
 
-// Clone returns a copy of r that shares no memory with it.
-func (r *Record) Clone() *Record {
-	c := *r
-	c.Moves = slices.Clone(r.Moves)
+// Move is one move of a game and when it was made.
+type Move struct {
+	game.Move
+	At time.Time
+}
+
+// Board names the interaction whose @original message is a game's current
+// board, and when Discord created it: Discord accepts its token for 15
+// minutes from then. The token is a secret: it never prints.
+type Board struct {
+	AppID string
+	Token string
+	At    time.Time
+}
+
+// LogValue keeps the token out of logs.
+func (b Board) LogValue() slog.Value {
+	return slog.GroupValue(slog.String("app", b.AppID), slog.Time("at", b.At))
+}
+
+// Running reports whether g has not ended.
+func (g *Game) Running() bool { return g.End == game.EndNone }
+
+// Winner returns the side that won, or game.None (a draw, a stopped game,
+// or one still running).
+func (g *Game) Winner() game.Player {
+	var last game.Player
+	if len(g.Moves) > 0 {
+		last = g.Moves[len(g.Moves)-1].Player
+	}
+	return g.End.Winner(last, g.Loser)
+}
+
+// Rated reports whether g changes ratings when it ends: games between two
+// people are rated; games against the computer, and stopped games, are not.
+func (g *Game) Rated() bool { return g.Computer == game.None && g.End != game.EndStopped }
+
+// Clone returns a copy of g that shares no memory with it.
+func (g *Game) Clone() *Game {
+	c := *g
+	c.Moves = slices.Clone(g.Moves)
 	return &c
 }
 
-// Memory is a store in memory: games survive a restart of the bot but not of
-// the process. The zero value is ready to use; it is safe for concurrent
-// use. Each call costs O(moves) for the copy it makes.
-type Memory struct {
-	mu    sync.Mutex
-	games map[string]*Record
+// Record counts games: played, won, lost, drawn.
+type Record struct {
+	Games, Wins, Losses, Draws int
 }
 
-// Load returns the channel's game, or nil and no error if it has none.
-func (s *Memory) Load(_ context.Context, channelID string) (*Record, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r, ok := s.games[channelID]
-	if !ok {
-		return nil, nil
-	}
-	return r.Clone(), nil
-}
-
-// Save replaces the channel's game with r.
-func (s *Memory) Save(_ context.Context, r *Record) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.games == nil {
-		s.games = make(map[string]*Record)
-	}
-	s.games[r.ChannelID] = r.Clone()
-	return nil
-}
-
-// Delete forgets the channel's game.
-func (s *Memory) Delete(_ context.Context, channelID string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.games, channelID)
-	return nil
-}
-
-// Running returns every game still being played, for the bot to restart
-// their turn timers.
-func (s *Memory) Running(_ context.Context) ([]*Record, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var rs []*Record
-	for _, r := range s.games {
-		if r.End == Running {
-			rs = append(rs, r.Clone())
-		}
-	}
-	slices.SortFunc(rs, func(a, b *Record) int {
-		switch {
-		case a.ChannelID < b.ChannelID:
-			return -1
-		case a.ChannelID > b.ChannelID:
-			return 1
-		}
-		return 0
-	})
-	return rs, nil
+// Stats is what a store knows of one player in one server (GuildID empty:
+// DMs). Games against people and games against the computer are counted
+// apart; only games against people are rated. The zero Stats, with
+// Rating.Default, is a player with no games.
+type Stats struct {
+	GuildID string
+	UserID  string
+	People  Record // games against people: resign and timeout count as losses
+	// Streak is the current run of wins against people, BestStreak the
+	// longest ever.
+	Streak, BestStreak int
+	Rating             rating.Rating
+	Rated              int    // rated games played
+	Computer           Record // games against the computer
+	// Rank is the player's place on the server's leaderboard (1 is the
+	// best), or 0 when not ranked (fewer rated games than the minimum).
+	Rank int
 }

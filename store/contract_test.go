@@ -1,0 +1,713 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tttbot/tttbot/game"
+	"github.com/tttbot/tttbot/rating"
+)
+
+// storeUnderTest is what the bot needs of a store; every store passes the
+// same contract suite.
+type storeUnderTest interface {
+	Current(ctx context.Context, channelID string) (*Game, error)
+	Game(ctx context.Context, id string) (*Game, error)
+	Save(ctx context.Context, g *Game) error
+	Running(ctx context.Context) ([]*Game, error)
+	Stats(ctx context.Context, guildID, userID string, minRated int) (Stats, error)
+	Leaderboard(ctx context.Context, guildID string, minRated, limit int) ([]Stats, error)
+	History(ctx context.Context, guildID, userID string, limit int) ([]*Game, error)
+	Close() error
+}
+
+var (
+	_ storeUnderTest = (*Memory)(nil)
+	_ storeUnderTest = (*SQLite)(nil)
+	_ storeUnderTest = (*Postgres)(nil)
+)
+
+// t0 has nanoseconds and a zone, which the stores drop.
+var t0 = time.Date(2026, 1, 2, 15, 4, 5, 123456789, time.FixedZone("CET", 3600))
+
+// newGame is a running game between x and o, with no moves.
+func newGame(id, guild, channel, x, o string) *Game {
+	return &Game{
+		ID: id, GuildID: guild, ChannelID: channel,
+		Players: [3]string{game.X: x, game.O: o},
+		Size:    3, Win: 3, First: game.X,
+		StartedAt: t0,
+	}
+}
+
+// play appends moves (row, col pairs), the sides alternating from First.
+func play(g *Game, cells ...[2]int) *Game {
+	p := g.First
+	if n := len(g.Moves); n > 0 {
+		p = g.Moves[n-1].Player.Other()
+	}
+	for _, c := range cells {
+		at := t0.Add(time.Duration(len(g.Moves)) * time.Second)
+		g.Moves = append(g.Moves, Move{Move: game.Move{Row: c[0], Col: c[1], Player: p}, At: at})
+		p = p.Other()
+	}
+	return g
+}
+
+// xWins is a 3×3 game that X wins on the top row.
+var xWins = [][2]int{{0, 0}, {1, 0}, {0, 1}, {1, 1}, {0, 2}}
+
+// end ends g with e at t0 + minutes.
+func end(g *Game, e game.Ending, loser game.Player, minutes int) *Game {
+	g.End, g.Loser, g.EndedAt = e, loser, t0.Add(time.Duration(minutes)*time.Minute)
+	return g
+}
+
+func mustSave(t *testing.T, s storeUnderTest, g *Game) {
+	t.Helper()
+	if err := s.Save(context.Background(), g); err != nil {
+		t.Fatalf("Save(%s at version %d) = %v; want nil", g.ID, g.Version, err)
+	}
+}
+
+func mustGame(t *testing.T, s storeUnderTest, id string) *Game {
+	t.Helper()
+	g, err := s.Game(context.Background(), id)
+	if err != nil || g == nil {
+		t.Fatalf("Game(%s) = %v, %v; want a game", id, g, err)
+	}
+	return g
+}
+
+func mustStats(t *testing.T, s storeUnderTest, guild, user string, minRated int) Stats {
+	t.Helper()
+	st, err := s.Stats(context.Background(), guild, user, minRated)
+	if err != nil {
+		t.Fatalf("Stats(%q, %s, %d) = %v", guild, user, minRated, err)
+	}
+	return st
+}
+
+// stored is g as a store gives it back at version v.
+func stored(g *Game, v int64) *Game {
+	n := normalize(g)
+	n.Version = v
+	return n
+}
+
+func sameGame(t *testing.T, what string, got, want *Game) {
+	t.Helper()
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%s =\n%+v\nwant\n%+v", what, got, want)
+	}
+}
+
+// runContract runs the contract every store passes. open returns a new,
+// empty store, closed when the test ends.
+func runContract(t *testing.T, open func(t *testing.T) storeUnderTest) {
+	tests := []struct {
+		name string
+		run  func(t *testing.T, s storeUnderTest)
+	}{
+		{"RoundTrip", testRoundTrip},
+		{"Missing", testMissing},
+		{"Replace", testReplace},
+		{"VersionConflict", testVersionConflict},
+		{"ConcurrentSaves", testConcurrentSaves},
+		{"BusyChannel", testBusyChannel},
+		{"EndedIsFinal", testEndedIsFinal},
+		{"Invalid", testInvalid},
+		{"StatsOnce", testStatsOnce},
+		{"PeopleStats", testPeopleStats},
+		{"ComputerStats", testComputerStats},
+		{"Stopped", testStopped},
+		{"Streaks", testStreaks},
+		{"Rank", testRank},
+		{"History", testHistory},
+		{"NoGames", testNoGames},
+		{"Running", testRunning},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.run(t, open(t))
+		})
+	}
+}
+
+func testRoundTrip(t *testing.T, s storeUnderTest) {
+	ctx := context.Background()
+	g := play(newGame("g1", "guild", "chan", "alice", "bob"), [2]int{1, 1}, [2]int{0, 2})
+	g.Computer, g.Level = game.O, game.Hard
+	g.Size, g.Win, g.First = 4, 3, game.O
+	g.Moves[0].Player, g.Moves[1].Player = game.O, game.X
+	g.Deadline = t0.Add(time.Hour)
+	g.Serial = 7
+	g.Board = Board{AppID: "app", Token: "secret-token", At: t0.Add(time.Minute)}
+	in := g.Clone()
+	mustSave(t, s, g)
+	if g.Version != 1 {
+		t.Errorf("after Save(new) Version = %d; want 1", g.Version)
+	}
+	in.Version = 1
+	if !reflect.DeepEqual(g, in) {
+		t.Errorf("Save changed the caller's game beyond Version:\n%+v\nwant\n%+v", g, in)
+	}
+	want := stored(in, 1)
+	if want.StartedAt.Nanosecond() != 123456000 || want.StartedAt.Location() != time.UTC {
+		t.Fatalf("normalize: StartedAt = %v; want UTC to the microsecond", want.StartedAt)
+	}
+	got := mustGame(t, s, "g1")
+	sameGame(t, "Game(g1)", got, want)
+	cur, err := s.Current(ctx, "chan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameGame(t, "Current(chan)", cur, want)
+
+	// What a store returns is the caller's to change.
+	got.Moves[0].Row = 3
+	got.Players[game.X] = "mallory"
+	sameGame(t, "Game(g1) after the caller changed an earlier copy", mustGame(t, s, "g1"), want)
+	g.Moves[1].Col = 3
+	sameGame(t, "Game(g1) after the caller changed the saved game", mustGame(t, s, "g1"), want)
+}
+
+func testMissing(t *testing.T, s storeUnderTest) {
+	ctx := context.Background()
+	if g, err := s.Game(ctx, "none"); g != nil || err != nil {
+		t.Errorf("Game(none) = %v, %v; want nil, nil", g, err)
+	}
+	if g, err := s.Current(ctx, "none"); g != nil || err != nil {
+		t.Errorf("Current(none) = %v, %v; want nil, nil", g, err)
+	}
+	if gs, err := s.Running(ctx); len(gs) != 0 || err != nil {
+		t.Errorf("Running() on an empty store = %v, %v; want none", gs, err)
+	}
+	if gs, err := s.History(ctx, "guild", "alice", 10); len(gs) != 0 || err != nil {
+		t.Errorf("History on an empty store = %v, %v; want none", gs, err)
+	}
+	if ls, err := s.Leaderboard(ctx, "guild", 0, 10); len(ls) != 0 || err != nil {
+		t.Errorf("Leaderboard on an empty store = %v, %v; want none", ls, err)
+	}
+}
+
+func testReplace(t *testing.T, s storeUnderTest) {
+	g := newGame("g1", "guild", "chan", "alice", "bob")
+	mustSave(t, s, g)
+	for i, c := range xWins[:4] {
+		play(g, c)
+		g.Serial = i
+		g.Deadline = t0.Add(time.Duration(i) * time.Minute)
+		mustSave(t, s, g)
+		if want := int64(i + 2); g.Version != want {
+			t.Fatalf("after %d moves Version = %d; want %d", i+1, g.Version, want)
+		}
+		sameGame(t, fmt.Sprintf("after %d moves, Game(g1)", i+1), mustGame(t, s, "g1"), stored(g, g.Version))
+	}
+	// A shorter list: the moves after it go.
+	g.Moves = g.Moves[:2]
+	mustSave(t, s, g)
+	sameGame(t, "after taking back two moves, Game(g1)", mustGame(t, s, "g1"), stored(g, g.Version))
+	// A different move in the middle, and more after it.
+	g.Moves = slicesClone(g.Moves[:1])
+	play(g, [2]int{2, 2}, [2]int{1, 2})
+	mustSave(t, s, g)
+	sameGame(t, "after changing a move, Game(g1)", mustGame(t, s, "g1"), stored(g, g.Version))
+	// No moves at all.
+	g.Moves = nil
+	mustSave(t, s, g)
+	sameGame(t, "after taking back every move, Game(g1)", mustGame(t, s, "g1"), stored(g, g.Version))
+}
+
+func slicesClone(m []Move) []Move { return append([]Move(nil), m...) }
+
+func testVersionConflict(t *testing.T, s storeUnderTest) {
+	ctx := context.Background()
+	mustSave(t, s, newGame("g1", "guild", "chan", "alice", "bob"))
+	a, b := mustGame(t, s, "g1"), mustGame(t, s, "g1")
+	mustSave(t, s, play(a, [2]int{0, 0}))
+	play(b, [2]int{2, 2})
+	if err := s.Save(ctx, b); !errors.Is(err, ErrConflict) {
+		t.Fatalf("second Save from version 1 = %v; want ErrConflict", err)
+	}
+	if b.Version != 1 {
+		t.Errorf("after ErrConflict Version = %d; want 1, unchanged", b.Version)
+	}
+	sameGame(t, "Game(g1) after the conflict", mustGame(t, s, "g1"), stored(a, 2))
+
+	for _, v := range []int64{1, 3, 99} {
+		c := mustGame(t, s, "g1")
+		c.Version = v
+		c.Serial = 42
+		if err := s.Save(ctx, c); !errors.Is(err, ErrConflict) {
+			t.Errorf("Save at version %d (stored: 2) = %v; want ErrConflict", v, err)
+		}
+	}
+	ghost := newGame("ghost", "guild", "elsewhere", "alice", "bob")
+	ghost.Version = 1
+	if err := s.Save(ctx, ghost); !errors.Is(err, ErrConflict) {
+		t.Errorf("Save(a game never stored, at version 1) = %v; want ErrConflict", err)
+	}
+	if g, err := s.Game(ctx, "ghost"); g != nil || err != nil {
+		t.Errorf("Game(ghost) after the failed save = %v, %v; want nil, nil", g, err)
+	}
+	sameGame(t, "Game(g1) after the failed saves", mustGame(t, s, "g1"), stored(a, 2))
+}
+
+// Many goroutines save from the same version: exactly one wins each round.
+func testConcurrentSaves(t *testing.T, s storeUnderTest) {
+	ctx := context.Background()
+	const writers, rounds = 8, 5
+	g := newGame("g1", "guild", "chan", "alice", "bob")
+	g.Size = writers
+	mustSave(t, s, g)
+	for round := range rounds {
+		base := mustGame(t, s, "g1")
+		var (
+			wg     sync.WaitGroup
+			start  = make(chan struct{})
+			errs   = make([]error, writers)
+			copies = make([]*Game, writers)
+		)
+		for w := range writers {
+			copies[w] = play(base.Clone(), [2]int{round, w})
+			wg.Go(func() {
+				<-start
+				errs[w] = s.Save(ctx, copies[w])
+			})
+		}
+		close(start)
+		wg.Wait()
+		winner := -1
+		for w, err := range errs {
+			switch {
+			case err == nil && winner >= 0:
+				t.Fatalf("round %d: saves %d and %d from version %d both succeeded", round, winner, w, base.Version)
+			case err == nil:
+				winner = w
+			case !errors.Is(err, ErrConflict):
+				t.Fatalf("round %d: save %d = %v; want nil or ErrConflict", round, w, err)
+			}
+		}
+		if winner < 0 {
+			t.Fatalf("round %d: no save from version %d succeeded", round, base.Version)
+		}
+		sameGame(t, fmt.Sprintf("round %d: Game(g1)", round), mustGame(t, s, "g1"), stored(copies[winner], base.Version+1))
+	}
+}
+
+func testBusyChannel(t *testing.T, s storeUnderTest) {
+	ctx := context.Background()
+	a := newGame("a", "guild", "chan", "alice", "bob")
+	mustSave(t, s, a)
+	b := newGame("b", "guild", "chan", "carol", "dave")
+	if err := s.Save(ctx, b); !errors.Is(err, ErrConflict) {
+		t.Fatalf("Save(new game in a channel with a running game) = %v; want ErrConflict", err)
+	}
+	if b.Version != 0 {
+		t.Errorf("after ErrConflict Version = %d; want 0", b.Version)
+	}
+	if g, err := s.Game(ctx, "b"); g != nil || err != nil {
+		t.Errorf("Game(b) after the conflict = %v, %v; want nil, nil", g, err)
+	}
+	dup := newGame("a", "guild", "other", "carol", "dave")
+	if err := s.Save(ctx, dup); !errors.Is(err, ErrConflict) {
+		t.Fatalf("Save(new game with a taken id) = %v; want ErrConflict", err)
+	}
+	if cur, _ := s.Current(ctx, "other"); cur != nil {
+		t.Errorf("Current(other) after the conflict = %+v; want nil", cur)
+	}
+	sameGame(t, "Current(chan)", mustCurrent(t, s, "chan"), stored(a, 1))
+
+	// Once a has ended, the channel takes a new game.
+	mustSave(t, s, end(play(a, xWins...), game.EndWon, game.None, 1))
+	mustSave(t, s, b)
+	sameGame(t, "Current(chan) after the rematch", mustCurrent(t, s, "chan"), stored(b, 1))
+	sameGame(t, "Game(a) after the rematch", mustGame(t, s, "a"), stored(a, 2))
+	// A game saved already ended is the channel's current game too.
+	c := end(newGame("c", "guild", "chan2", "carol", "dave"), game.EndStopped, game.None, 1)
+	mustSave(t, s, c)
+	sameGame(t, "Current(chan2)", mustCurrent(t, s, "chan2"), stored(c, 1))
+}
+
+func mustCurrent(t *testing.T, s storeUnderTest, channel string) *Game {
+	t.Helper()
+	g, err := s.Current(context.Background(), channel)
+	if err != nil || g == nil {
+		t.Fatalf("Current(%s) = %v, %v; want a game", channel, g, err)
+	}
+	return g
+}
+
+func testEndedIsFinal(t *testing.T, s storeUnderTest) {
+	ctx := context.Background()
+	g := newGame("g1", "guild", "chan", "alice", "bob")
+	mustSave(t, s, g)
+	mustSave(t, s, end(play(g, xWins[:2]...), game.EndResigned, game.O, 1))
+
+	// What the table may still change after the end: the board message.
+	g.Serial, g.Deadline, g.Board = 9, time.Time{}, Board{AppID: "app", Token: "t2", At: t0}
+	mustSave(t, s, g)
+	// Saving the same ending again changes nothing, and counts nothing.
+	mustSave(t, s, g)
+	want := stored(g, g.Version)
+
+	for name, change := range map[string]func(*Game){
+		"ending": func(g *Game) { g.End = game.EndTimeout },
+		"loser":  func(g *Game) { g.Loser = game.X },
+		"moves":  func(g *Game) { play(g, [2]int{2, 2}) },
+		"fewer":  func(g *Game) { g.Moves = g.Moves[:1] },
+		"rerun":  func(g *Game) { g.End, g.Loser = game.EndNone, game.None },
+	} {
+		c := mustGame(t, s, "g1")
+		change(c)
+		if err := s.Save(ctx, c); !errors.Is(err, ErrConflict) {
+			t.Errorf("Save(ended game with another %s) = %v; want ErrConflict", name, err)
+		}
+	}
+	sameGame(t, "Game(g1) after the refused saves", mustGame(t, s, "g1"), want)
+	if st := mustStats(t, s, "guild", "alice", 0); st.People != (Record{Games: 1, Wins: 1}) {
+		t.Errorf("alice's People = %+v; want one win", st.People)
+	}
+}
+
+func testInvalid(t *testing.T, s storeUnderTest) {
+	ctx := context.Background()
+	for name, g := range map[string]*Game{
+		"nil":        nil,
+		"no id":      newGame("", "guild", "chan", "alice", "bob"),
+		"no channel": newGame("g", "guild", "", "alice", "bob"),
+		"bad ending": end(newGame("g", "guild", "chan", "alice", "bob"), game.EndStopped+1, game.None, 1),
+		"no loser":   end(newGame("g", "guild", "chan", "alice", "bob"), game.EndResigned, game.None, 1),
+		"no winner":  end(newGame("g", "guild", "chan", "alice", "bob"), game.EndWon, game.None, 1),
+	} {
+		if err := s.Save(ctx, g); err == nil || errors.Is(err, ErrConflict) {
+			t.Errorf("Save(%s) = %v; want an error other than ErrConflict", name, err)
+		}
+	}
+	if gs, _ := s.Running(ctx); len(gs) != 0 {
+		t.Errorf("Running() after invalid saves = %d games; want none", len(gs))
+	}
+}
+
+// Two processes try to save the same ending: one wins, the game counts
+// once.
+func testStatsOnce(t *testing.T, s storeUnderTest) {
+	ctx := context.Background()
+	g := newGame("g1", "guild", "chan", "alice", "bob")
+	mustSave(t, s, g)
+	mustSave(t, s, play(g, xWins[:4]...))
+	final := end(play(g.Clone(), xWins[4]), game.EndWon, game.None, 1)
+	const tries = 4
+	var (
+		wg    sync.WaitGroup
+		start = make(chan struct{})
+		errs  = make([]error, tries)
+	)
+	for i := range tries {
+		c := final.Clone()
+		wg.Go(func() {
+			<-start
+			errs[i] = s.Save(ctx, c)
+		})
+	}
+	close(start)
+	wg.Wait()
+	ok := 0
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			ok++
+		case !errors.Is(err, ErrConflict):
+			t.Errorf("ending save %d = %v; want nil or ErrConflict", i, err)
+		}
+	}
+	if ok != 1 {
+		t.Errorf("%d ending saves succeeded; want exactly 1", ok)
+	}
+	// A later save of the ended game counts nothing either.
+	later := mustGame(t, s, "g1")
+	later.Serial++
+	mustSave(t, s, later)
+
+	alice, bob := mustStats(t, s, "guild", "alice", 0), mustStats(t, s, "guild", "bob", 0)
+	if alice.People != (Record{Games: 1, Wins: 1}) || alice.Rated != 1 {
+		t.Errorf("alice: People %+v, Rated %d; want one win, 1 rated", alice.People, alice.Rated)
+	}
+	if bob.People != (Record{Games: 1, Losses: 1}) || bob.Rated != 1 {
+		t.Errorf("bob: People %+v, Rated %d; want one loss, 1 rated", bob.People, bob.Rated)
+	}
+}
+
+func testPeopleStats(t *testing.T, s storeUnderTest) {
+	g := newGame("g1", "guild", "chan", "alice", "bob")
+	mustSave(t, s, g)
+	mustSave(t, s, end(play(g, xWins...), game.EndWon, game.None, 1))
+	wantA := rating.Update(rating.Default, []rating.Result{{Opponent: rating.Default, Score: 1}})
+	wantB := rating.Update(rating.Default, []rating.Result{{Opponent: rating.Default, Score: 0}})
+	alice, bob := mustStats(t, s, "guild", "alice", 0), mustStats(t, s, "guild", "bob", 0)
+	want := Stats{GuildID: "guild", UserID: "alice", People: Record{Games: 1, Wins: 1}, Streak: 1, BestStreak: 1, Rating: wantA, Rated: 1, Rank: 1}
+	if alice != want {
+		t.Errorf("Stats(alice) = %+v; want %+v", alice, want)
+	}
+	want = Stats{GuildID: "guild", UserID: "bob", People: Record{Games: 1, Losses: 1}, Rating: wantB, Rated: 1, Rank: 2}
+	if bob != want {
+		t.Errorf("Stats(bob) = %+v; want %+v", bob, want)
+	}
+	// Stats are per guild.
+	if other := mustStats(t, s, "other", "alice", 0); other != newStats("other", "alice") {
+		t.Errorf("Stats(other guild, alice) = %+v; want a newcomer", other)
+	}
+
+	// The next game rates each against the other's rating before it: a
+	// resignation by X makes O the winner.
+	g2 := newGame("g2", "guild", "chan", "alice", "bob")
+	mustSave(t, s, g2)
+	mustSave(t, s, end(play(g2, xWins[:2]...), game.EndResigned, game.X, 2))
+	alice2, bob2 := mustStats(t, s, "guild", "alice", 0), mustStats(t, s, "guild", "bob", 0)
+	if want := rating.Update(wantA, []rating.Result{{Opponent: wantB, Score: 0}}); alice2.Rating != want {
+		t.Errorf("alice's rating after losing = %+v; want %+v", alice2.Rating, want)
+	}
+	if want := rating.Update(wantB, []rating.Result{{Opponent: wantA, Score: 1}}); bob2.Rating != want {
+		t.Errorf("bob's rating after winning = %+v; want %+v", bob2.Rating, want)
+	}
+	// A draw, by a full board or a decided one, and a timeout.
+	for i, e := range []game.Ending{game.EndDraw, game.EndDecided, game.EndTimeout} {
+		g := newGame(fmt.Sprintf("g%d", i+3), "guild", "chan", "alice", "bob")
+		mustSave(t, s, g)
+		mustSave(t, s, end(play(g, [2]int{1, 1}), e, game.O, 3+i))
+	}
+	alice3 := mustStats(t, s, "guild", "alice", 0)
+	if want := (Record{Games: 5, Wins: 2, Losses: 1, Draws: 2}); alice3.People != want || alice3.Rated != 5 {
+		t.Errorf("alice after 5 games: People %+v, Rated %d; want %+v, 5", alice3.People, alice3.Rated, want)
+	}
+}
+
+func testComputerStats(t *testing.T, s storeUnderTest) {
+	// alice has a streak of one win against people first.
+	g := newGame("g0", "guild", "chan", "alice", "bob")
+	mustSave(t, s, g)
+	mustSave(t, s, end(play(g, xWins...), game.EndWon, game.None, 1))
+	before := mustStats(t, s, "guild", "alice", 0)
+
+	for i, tc := range []struct {
+		end   game.Ending
+		loser game.Player
+	}{{game.EndWon, 0}, {game.EndResigned, game.X}, {game.EndDraw, 0}} {
+		g := newGame(fmt.Sprintf("c%d", i), "guild", "chan", "alice", "bot")
+		g.Computer, g.Level = game.O, game.Easy
+		mustSave(t, s, g)
+		mustSave(t, s, end(play(g, xWins...), tc.end, tc.loser, 2+i))
+	}
+	alice := mustStats(t, s, "guild", "alice", 0)
+	want := before
+	want.Computer = Record{Games: 3, Wins: 1, Losses: 1, Draws: 1}
+	if alice != want {
+		t.Errorf("Stats(alice) after games against the computer = %+v; want %+v", alice, want)
+	}
+	bot := mustStats(t, s, "guild", "bot", 1)
+	wantBot := newStats("guild", "bot")
+	wantBot.Computer = Record{Games: 3, Wins: 1, Losses: 1, Draws: 1}
+	if bot != wantBot {
+		t.Errorf("Stats(bot) = %+v; want %+v (counted, not rated, not ranked)", bot, wantBot)
+	}
+	ls, err := s.Leaderboard(context.Background(), "guild", 1, 0)
+	if err != nil || len(ls) != 2 {
+		t.Errorf("Leaderboard(min 1) = %+v, %v; want alice and bob only", ls, err)
+	}
+}
+
+func testStopped(t *testing.T, s storeUnderTest) {
+	g := newGame("g1", "guild", "chan", "alice", "bob")
+	mustSave(t, s, g)
+	g.StoppedBy = "mod"
+	mustSave(t, s, end(play(g, xWins...), game.EndStopped, game.None, 1))
+	for _, u := range []string{"alice", "bob", "mod"} {
+		if st := mustStats(t, s, "guild", u, 0); st != newStats("guild", u) {
+			t.Errorf("Stats(%s) after a stopped game = %+v; want a newcomer's", u, st)
+		}
+	}
+	if ls, _ := s.Leaderboard(context.Background(), "guild", 0, 0); len(ls) != 0 {
+		t.Errorf("Leaderboard after a stopped game = %+v; want empty", ls)
+	}
+	sameGame(t, "Game(g1)", mustGame(t, s, "g1"), stored(g, 2))
+}
+
+func testStreaks(t *testing.T, s storeUnderTest) {
+	// From alice's side: win, win, win, draw, win, loss, win.
+	type result struct {
+		end   game.Ending
+		loser game.Player
+	}
+	win, loss, draw := result{game.EndResigned, game.O}, result{game.EndResigned, game.X}, result{game.EndDraw, 0}
+	want := [][2]int{{1, 1}, {2, 2}, {3, 3}, {0, 3}, {1, 3}, {0, 3}, {1, 3}}
+	for i, r := range []result{win, win, win, draw, win, loss, win} {
+		g := newGame(fmt.Sprintf("g%d", i), "guild", "chan", "alice", "bob")
+		mustSave(t, s, g)
+		mustSave(t, s, end(g, r.end, r.loser, i))
+		st := mustStats(t, s, "guild", "alice", 0)
+		if got := [2]int{st.Streak, st.BestStreak}; got != want[i] {
+			t.Errorf("after game %d: alice's Streak, BestStreak = %v; want %v", i+1, got, want[i])
+		}
+	}
+	if bob := mustStats(t, s, "guild", "bob", 0); bob.Streak != 0 || bob.BestStreak != 1 {
+		t.Errorf("bob's Streak, BestStreak = %d, %d; want 0, 1 (won game 6, lost game 7)", bob.Streak, bob.BestStreak)
+	}
+}
+
+func testRank(t *testing.T, s storeUnderTest) {
+	ctx := context.Background()
+	n := 0
+	people := func(x, o string, e game.Ending, loser game.Player) {
+		t.Helper()
+		n++
+		g := newGame(fmt.Sprintf("g%d", n), "guild", fmt.Sprintf("chan%d", n), x, o)
+		mustSave(t, s, g)
+		mustSave(t, s, end(g, e, loser, n))
+	}
+	// alice beats bob; carol and dave draw (1500 exactly, 1 rated game,
+	// tied: carol first by user id); erin plays only the computer (1500,
+	// 0 rated games); "10" beats "9" and "9" beats "10" (ids sort as
+	// bytes: "10" < "9").
+	people("alice", "bob", game.EndResigned, game.O)
+	people("dave", "carol", game.EndDraw, game.None)
+	c := newGame("c", "guild", "chanc", "erin", "bot")
+	c.Computer = game.O
+	mustSave(t, s, c)
+	mustSave(t, s, end(c, game.EndResigned, game.X, 9))
+	// In another guild: does not count here.
+	o := newGame("o", "other", "chano", "zed", "alice")
+	mustSave(t, s, o)
+	mustSave(t, s, end(o, game.EndResigned, game.O, 9))
+
+	check := func(minRated, limit int, want []string) {
+		t.Helper()
+		ls, err := s.Leaderboard(ctx, "guild", minRated, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for i, st := range ls {
+			got = append(got, st.UserID)
+			if st.Rank != i+1 {
+				t.Errorf("Leaderboard(min %d)[%d].Rank = %d; want %d", minRated, i, st.Rank, i+1)
+			}
+			if one := mustStats(t, s, "guild", st.UserID, minRated); one != st {
+				t.Errorf("Stats(%s, min %d) = %+v; want the leaderboard's %+v", st.UserID, minRated, one, st)
+			}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("Leaderboard(min %d, limit %d) = %v; want %v", minRated, limit, got, want)
+		}
+	}
+	check(1, 0, []string{"alice", "carol", "dave", "bob"})
+	check(0, 0, []string{"alice", "carol", "dave", "bot", "erin", "bob"})
+	check(0, 3, []string{"alice", "carol", "dave"})
+	check(2, 0, nil)
+	if st := mustStats(t, s, "guild", "erin", 1); st.Rank != 0 {
+		t.Errorf("Stats(erin, min 1).Rank = %d; want 0 (no rated game)", st.Rank)
+	}
+	if st := mustStats(t, s, "guild", "bob", 1); st.Rank != 4 {
+		t.Errorf("Stats(bob, min 1).Rank = %d; want 4", st.Rank)
+	}
+	if st := mustStats(t, s, "other", "zed", 1); st.Rank != 1 {
+		t.Errorf("Stats(other guild, zed).Rank = %d; want 1", st.Rank)
+	}
+	// Ids compare as bytes: "10" before "9" when all else is equal.
+	people("9", "10", game.EndDraw, game.None)
+	check(1, 0, []string{"alice", "10", "9", "carol", "dave", "bob"})
+}
+
+func testHistory(t *testing.T, s storeUnderTest) {
+	ctx := context.Background()
+	// alice's games in guild, ended at minutes: g1 3, g2 5, g3 5, g4 1;
+	// g5 runs; g6 is in another guild; g7 is bob's and carol's.
+	add := func(id, guild, x, o string, minutes int, ended bool) *Game {
+		g := newGame(id, guild, "chan-"+id, x, o)
+		mustSave(t, s, g)
+		if ended {
+			mustSave(t, s, end(play(g, xWins...), game.EndWon, game.None, minutes))
+		}
+		return g
+	}
+	games := map[string]*Game{
+		"g1": add("g1", "guild", "alice", "bob", 3, true),
+		"g2": add("g2", "guild", "bob", "alice", 5, true),
+		"g3": add("g3", "guild", "alice", "carol", 5, true),
+		"g4": add("g4", "guild", "carol", "alice", 1, true),
+	}
+	add("g5", "guild", "alice", "bob", 0, false)
+	add("g6", "other", "alice", "bob", 9, true)
+	add("g7", "guild", "bob", "carol", 9, true)
+
+	for _, tc := range []struct {
+		limit int
+		want  []string
+	}{{0, []string{"g3", "g2", "g1", "g4"}}, {10, []string{"g3", "g2", "g1", "g4"}}, {2, []string{"g3", "g2"}}, {1, []string{"g3"}}} {
+		got, err := s.History(ctx, "guild", "alice", tc.limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, g := range got {
+			ids = append(ids, g.ID)
+			sameGame(t, "History entry "+g.ID, g, stored(games[g.ID], 2))
+		}
+		if !reflect.DeepEqual(ids, tc.want) {
+			t.Errorf("History(guild, alice, %d) = %v; want %v", tc.limit, ids, tc.want)
+		}
+	}
+	if got, _ := s.History(ctx, "other", "alice", 0); len(got) != 1 || got[0].ID != "g6" {
+		t.Errorf("History(other, alice) = %d games; want g6 only", len(got))
+	}
+	if got, _ := s.History(ctx, "guild", "nobody", 0); len(got) != 0 {
+		t.Errorf("History(guild, nobody) = %d games; want none", len(got))
+	}
+}
+
+func testNoGames(t *testing.T, s storeUnderTest) {
+	for _, min := range []int{0, 1} {
+		got := mustStats(t, s, "guild", "newcomer", min)
+		want := Stats{GuildID: "guild", UserID: "newcomer", Rating: rating.Default}
+		if got != want {
+			t.Errorf("Stats(newcomer, min %d) = %+v; want %+v", min, got, want)
+		}
+	}
+}
+
+func testRunning(t *testing.T, s storeUnderTest) {
+	ctx := context.Background()
+	var want []*Game
+	for _, tc := range []struct {
+		id, channel string
+		ended       bool
+	}{{"z", "c1", false}, {"b", "c3", false}, {"a", "c2", true}, {"y", "c2", false}, {"x", "c0", true}} {
+		g := play(newGame(tc.id, "guild", tc.channel, "alice", "bob"), [2]int{0, 0})
+		mustSave(t, s, g)
+		if tc.ended {
+			mustSave(t, s, end(g, game.EndResigned, game.X, 1))
+			continue
+		}
+		play(g, [2]int{1, 1})
+		mustSave(t, s, g)
+		want = append(want, stored(g, 2))
+	}
+	// Sorted by channel: c1/z, c2/y, c3/b.
+	want[1], want[2] = want[2], want[1]
+	got, err := s.Running(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		var ids []string
+		for _, g := range got {
+			ids = append(ids, g.ChannelID+"/"+g.ID)
+		}
+		t.Errorf("Running() = %v; want c1/z, c2/y, c3/b with their moves", ids)
+	}
+}

@@ -1,0 +1,7 @@
+package store
+
+import "testing"
+
+func TestMemory(t *testing.T) {
+	runContract(t, func(t *testing.T) storeUnderTest { return new(Memory) })
+}

@@ -1,0 +1,187 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Postgres is a store in a PostgreSQL database, for several bot processes
+// sharing one database. It is safe for concurrent use.
+//
+// A save is one READ COMMITTED transaction that locks the game's row
+// (SELECT … FOR UPDATE), then updates it only if its version is still the
+// one read (UPDATE … WHERE id = $1 AND version = $2); a save that ends a
+// game locks its players' rows in user id order, so two games ending at
+// once neither lose an update nor deadlock. Reads are REPEATABLE READ, READ
+// ONLY: a game and its moves come from one snapshot.
+type Postgres struct {
+	sqlStore
+	pool *pgxpool.Pool
+}
+
+// OpenPostgres connects to the PostgreSQL database at url (a postgres://
+// URL or a key=value connection string, as libpq takes) and brings its
+// schema up to date. Parameters such as search_path in the URL are passed
+// to the server. It fails with an error wrapping ErrTooNew if a newer
+// tttbot migrated the database.
+func OpenPostgres(ctx context.Context, url string) (*Postgres, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		// pgx's parse errors can quote the URL, password included.
+		return nil, errors.New("store: open postgres: cannot parse the database url")
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("store: open postgres: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("store: open postgres: %w", err)
+	}
+	p := &Postgres{pool: pool}
+	p.sqlStore = sqlStore{
+		read: func(ctx context.Context, fn func(tx) error) error {
+			return pgTx(ctx, pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, fn)
+		},
+		write: func(ctx context.Context, fn func(tx) error) error {
+			return pgTx(ctx, pool, pgx.TxOptions{}, fn)
+		},
+		forUpdate: " FOR UPDATE",
+	}
+	if err := migrate(ctx, pgMigrator{pool}); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("store: open postgres: %w", err)
+	}
+	return p, nil
+}
+
+// pgTx runs fn in a transaction and commits it if fn returns nil.
+func pgTx(ctx context.Context, pool *pgxpool.Pool, opts pgx.TxOptions, fn func(tx) error) error {
+	t, err := pool.BeginTx(ctx, opts)
+	if err != nil {
+		return err
+	}
+	if err := fn(pgAdapter{t}); err != nil {
+		t.Rollback(context.WithoutCancel(ctx))
+		return err
+	}
+	return t.Commit(ctx)
+}
+
+// pgMigrator serialises migrations with a transaction-scoped advisory
+// lock: it is released by the commit or rollback, so a crashed process
+// cannot leave it held.
+type pgMigrator struct{ pool *pgxpool.Pool }
+
+func (pgMigrator) dialect() string { return "postgres" }
+
+// migrationLock is the advisory lock key: "tttbot" in ASCII.
+const migrationLock = 0x747474626f74
+
+func (m pgMigrator) locked(ctx context.Context, fn func(tx) error) error {
+	return pgTx(ctx, m.pool, pgx.TxOptions{}, func(t tx) error {
+		if _, err := t.exec(ctx, `SELECT pg_advisory_xact_lock(?)`, int64(migrationLock)); err != nil {
+			return err
+		}
+		return fn(t)
+	})
+}
+
+// pgAdapter is a pgx transaction as a tx.
+type pgAdapter struct{ t pgx.Tx }
+
+func (a pgAdapter) exec(ctx context.Context, query string, args ...any) (int64, error) {
+	tag, err := a.t.Exec(ctx, rebind(query), args...)
+	if err != nil {
+		return 0, err
+	}
+	return tag.RowsAffected(), nil
+}
+
+func (a pgAdapter) query(ctx context.Context, query string, args ...any) (rows, error) {
+	return a.t.Query(ctx, rebind(query), args...)
+}
+
+func (a pgAdapter) queryRow(ctx context.Context, query string, args ...any) row {
+	return pgRow{a.t.QueryRow(ctx, rebind(query), args...)}
+}
+
+type pgRow struct{ pgx.Row }
+
+func (r pgRow) Scan(dest ...any) error {
+	err := r.Row.Scan(dest...)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return errNoRows
+	}
+	return err
+}
+
+// rebound caches rebind's results: the queries are a small fixed set.
+var rebound sync.Map // string → string
+
+// rebind turns the ? placeholders of query into PostgreSQL's $1, $2, … .
+// The queries of this package have no ? in literals or comments.
+func rebind(query string) string {
+	if q, ok := rebound.Load(query); ok {
+		return q.(string)
+	}
+	var b strings.Builder
+	n := 0
+	for _, part := range strings.Split(query, "?") {
+		if n > 0 {
+			b.WriteString("$" + strconv.Itoa(n))
+		}
+		b.WriteString(part)
+		n++
+	}
+	q := b.String()
+	rebound.Store(query, q)
+	return q
+}
+
+// Current returns the channel's current game (running or ended), or nil
+// if the channel never had one.
+func (p *Postgres) Current(ctx context.Context, channelID string) (*Game, error) {
+	return p.current(ctx, channelID)
+}
+
+// Game returns the game with that id, or nil if there is none.
+func (p *Postgres) Game(ctx context.Context, id string) (*Game, error) { return p.game(ctx, id) }
+
+// Save stores g in one transaction with the semantics of [SQLite.Save].
+func (p *Postgres) Save(ctx context.Context, g *Game) error { return p.save(ctx, g) }
+
+// Running returns every game that has not ended, sorted by channel id,
+// then game id.
+func (p *Postgres) Running(ctx context.Context) ([]*Game, error) { return p.running(ctx) }
+
+// Stats returns what the store knows of a player in a guild, as
+// [SQLite.Stats] does.
+func (p *Postgres) Stats(ctx context.Context, guildID, userID string, minRated int) (Stats, error) {
+	return p.stats(ctx, guildID, userID, minRated)
+}
+
+// Leaderboard returns the best players of the guild, as
+// [SQLite.Leaderboard] does.
+func (p *Postgres) Leaderboard(ctx context.Context, guildID string, minRated, limit int) ([]Stats, error) {
+	return p.leaderboard(ctx, guildID, minRated, limit)
+}
+
+// History returns the player's ended games in the guild, as
+// [SQLite.History] does.
+func (p *Postgres) History(ctx context.Context, guildID, userID string, limit int) ([]*Game, error) {
+	return p.history(ctx, guildID, userID, limit)
+}
+
+// Close closes the connection pool, waiting for connections in use.
+func (p *Postgres) Close() error {
+	p.pool.Close()
+	return nil
+}

@@ -1,0 +1,472 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/tttbot/tttbot/game"
+)
+
+// The SQL both databases share. Queries are written with ? placeholders;
+// the PostgreSQL store rewrites them to $1, $2, … . Times are stored as
+// microseconds since the Unix epoch (BIGINT, NULL for the zero time), so
+// that both databases keep exactly the same values.
+
+// tx is one transaction, as the SQLite (database/sql) and PostgreSQL (pgx)
+// stores provide it.
+type tx interface {
+	exec(ctx context.Context, query string, args ...any) (rowsAffected int64, err error)
+	query(ctx context.Context, query string, args ...any) (rows, error)
+	// queryRow returns errNoRows from Scan when there is no row.
+	queryRow(ctx context.Context, query string, args ...any) row
+}
+
+type rows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+	Close()
+}
+
+type row interface{ Scan(dest ...any) error }
+
+// errNoRows is what row.Scan returns when the query found nothing.
+var errNoRows = errors.New("store: no rows")
+
+// sqlStore is the logic of the SQL stores over a transaction runner.
+type sqlStore struct {
+	// read runs fn in a read-only transaction that sees one snapshot.
+	read func(ctx context.Context, fn func(tx) error) error
+	// write runs fn in a transaction that holds the write lock (SQLite) or
+	// takes row locks as it goes (PostgreSQL), and commits when fn returns
+	// nil.
+	write func(ctx context.Context, fn func(tx) error) error
+	// forUpdate is appended to a SELECT whose rows the transaction will
+	// change: " FOR UPDATE" on PostgreSQL; SQLite's write transactions
+	// already exclude every other writer.
+	forUpdate string
+}
+
+const gameColumns = `id, guild_id, channel_id, player_x, player_o, computer, level, size, win, first,
+	ending, loser, stopped_by, started_at, ended_at, deadline, serial, board_app, board_token, board_at, version`
+
+// scanGame reads one row of gameColumns.
+func scanGame(r row) (*Game, error) {
+	var (
+		g                                     Game
+		computer, level, first, ending, loser int
+		startedAt, endedAt, deadline, boardAt *int64
+	)
+	err := r.Scan(&g.ID, &g.GuildID, &g.ChannelID, &g.Players[game.X], &g.Players[game.O],
+		&computer, &level, &g.Size, &g.Win, &first, &ending, &loser, &g.StoppedBy,
+		&startedAt, &endedAt, &deadline, &g.Serial, &g.Board.AppID, &g.Board.Token, &boardAt, &g.Version)
+	if err != nil {
+		return nil, err
+	}
+	g.Computer, g.Level, g.First = game.Player(computer), game.Level(level), game.Player(first)
+	g.End, g.Loser = game.Ending(ending), game.Player(loser)
+	g.StartedAt, g.EndedAt, g.Deadline, g.Board.At = fromMicros(startedAt), fromMicros(endedAt), fromMicros(deadline), fromMicros(boardAt)
+	return &g, nil
+}
+
+// gameArgs are the values of gameColumns but the version.
+func gameArgs(g *Game) []any {
+	return []any{g.ID, g.GuildID, g.ChannelID, g.Players[game.X], g.Players[game.O],
+		int(g.Computer), int(g.Level), g.Size, g.Win, int(g.First), int(g.End), int(g.Loser), g.StoppedBy,
+		micros(g.StartedAt), micros(g.EndedAt), micros(g.Deadline), g.Serial, g.Board.AppID, g.Board.Token, micros(g.Board.At)}
+}
+
+// loadMoves reads a game's moves in order.
+func loadMoves(ctx context.Context, t tx, id string) ([]Move, error) {
+	rs, err := t.query(ctx, `SELECT row, col, player, at FROM moves WHERE game_id = ? ORDER BY seq`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rs.Close()
+	var moves []Move
+	for rs.Next() {
+		m, err := scanMove(rs)
+		if err != nil {
+			return nil, err
+		}
+		moves = append(moves, m)
+	}
+	return moves, rs.Err()
+}
+
+func scanMove(r row, extra ...any) (Move, error) {
+	var (
+		m      Move
+		player int
+		at     *int64
+	)
+	if err := r.Scan(append([]any{&m.Row, &m.Col, &player, &at}, extra...)...); err != nil {
+		return Move{}, err
+	}
+	m.Player, m.At = game.Player(player), fromMicros(at)
+	return m, nil
+}
+
+// insertMoves stores moves as seq from, from+1, … .
+func insertMoves(ctx context.Context, t tx, id string, from int, moves []Move) error {
+	const chunk = 500 // 3,000 parameters: far below both databases' limits
+	for len(moves) > 0 {
+		n := min(len(moves), chunk)
+		var b strings.Builder
+		b.WriteString(`INSERT INTO moves (game_id, seq, row, col, player, at) VALUES `)
+		args := make([]any, 0, 6*n)
+		for i, m := range moves[:n] {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("(?, ?, ?, ?, ?, ?)")
+			args = append(args, id, from+i, m.Row, m.Col, int(m.Player), micros(m.At))
+		}
+		if _, err := t.exec(ctx, b.String(), args...); err != nil {
+			return err
+		}
+		moves, from = moves[n:], from+n
+	}
+	return nil
+}
+
+// readGame reads a game and its moves, or nil if there is none.
+func readGame(ctx context.Context, t tx, query string, args ...any) (*Game, error) {
+	g, err := scanGame(t.queryRow(ctx, query, args...))
+	if errors.Is(err, errNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if g.Moves, err = loadMoves(ctx, t, g.ID); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+func (s *sqlStore) current(ctx context.Context, channelID string) (g *Game, err error) {
+	err = s.read(ctx, func(t tx) error {
+		g, err = readGame(ctx, t, `SELECT `+prefixed("g.", gameColumns)+` FROM channels c JOIN games g ON g.id = c.game_id WHERE c.channel_id = ?`, channelID)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: current game of channel %s: %w", channelID, err)
+	}
+	return g, nil
+}
+
+func (s *sqlStore) game(ctx context.Context, id string) (g *Game, err error) {
+	err = s.read(ctx, func(t tx) error {
+		g, err = readGame(ctx, t, `SELECT `+gameColumns+` FROM games WHERE id = ?`, id)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: game %s: %w", id, err)
+	}
+	return g, nil
+}
+
+// prefixed qualifies each column of a column list.
+func prefixed(p, columns string) string {
+	fields := strings.Split(columns, ",")
+	for i, f := range fields {
+		fields[i] = p + strings.TrimSpace(f)
+	}
+	return strings.Join(fields, ", ")
+}
+
+func (s *sqlStore) save(ctx context.Context, g *Game) error {
+	if err := check(g); err != nil {
+		return err
+	}
+	n := normalize(g)
+	err := s.write(ctx, func(t tx) error {
+		if n.Version == 0 {
+			return s.insert(ctx, t, n)
+		}
+		return s.update(ctx, t, n)
+	})
+	if errors.Is(err, ErrConflict) {
+		return err
+	}
+	if err != nil {
+		return fmt.Errorf("store: save game %s: %w", g.ID, err)
+	}
+	g.Version = n.Version + 1
+	return nil
+}
+
+func (s *sqlStore) insert(ctx context.Context, t tx, g *Game) error {
+	affected, err := t.exec(ctx, `INSERT INTO games (`+gameColumns+`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
+		ON CONFLICT (id) DO NOTHING`, gameArgs(g)...)
+	if err != nil {
+		return err
+	}
+	if affected == 0 {
+		return fmt.Errorf("store: save new game %s: a game with that id exists: %w", g.ID, ErrConflict)
+	}
+	if err := insertMoves(ctx, t, g.ID, 0, g.Moves); err != nil {
+		return err
+	}
+	affected, err = t.exec(ctx, `INSERT INTO channels (channel_id, game_id) VALUES (?, ?) ON CONFLICT (channel_id) DO NOTHING`, g.ChannelID, g.ID)
+	if err != nil {
+		return err
+	}
+	if affected == 0 {
+		// The channel had a game: it must have ended.
+		var current string
+		if err := t.queryRow(ctx, `SELECT game_id FROM channels WHERE channel_id = ?`+s.forUpdate, g.ChannelID).Scan(&current); err != nil {
+			return err
+		}
+		var ending int
+		if err := t.queryRow(ctx, `SELECT ending FROM games WHERE id = ?`, current).Scan(&ending); err != nil {
+			return err
+		}
+		if game.Ending(ending) == game.EndNone {
+			return fmt.Errorf("store: save new game %s: channel %s has game %s running: %w", g.ID, g.ChannelID, current, ErrConflict)
+		}
+		if _, err := t.exec(ctx, `UPDATE channels SET game_id = ? WHERE channel_id = ?`, g.ID, g.ChannelID); err != nil {
+			return err
+		}
+	}
+	if counts(true, g) {
+		return s.settle(ctx, t, g)
+	}
+	return nil
+}
+
+func (s *sqlStore) update(ctx context.Context, t tx, g *Game) error {
+	var version int64
+	var ending, loser int
+	err := t.queryRow(ctx, `SELECT version, ending, loser FROM games WHERE id = ?`+s.forUpdate, g.ID).Scan(&version, &ending, &loser)
+	if errors.Is(err, errNoRows) {
+		return fmt.Errorf("store: save game %s: no such game: %w", g.ID, ErrConflict)
+	}
+	if err != nil {
+		return err
+	}
+	if version != g.Version {
+		return fmt.Errorf("store: save game %s: read at version %d, stored version is %d: %w", g.ID, g.Version, version, ErrConflict)
+	}
+	stored := &Game{End: game.Ending(ending), Loser: game.Player(loser)}
+	if stored.Moves, err = loadMoves(ctx, t, g.ID); err != nil {
+		return err
+	}
+	if err := checkFinal(stored, g); err != nil {
+		return err
+	}
+	affected, err := t.exec(ctx, `UPDATE games SET (`+gameColumns+`) =
+		(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, version + 1)
+		WHERE id = ? AND version = ?`, append(gameArgs(g), g.ID, g.Version)...)
+	if err != nil {
+		return err
+	}
+	if affected == 0 {
+		return fmt.Errorf("store: save game %s: version %d is no longer stored: %w", g.ID, g.Version, ErrConflict)
+	}
+	// Keep the stored moves that did not change; usually that is all of
+	// them and one move is appended.
+	same := 0
+	for same < len(stored.Moves) && same < len(g.Moves) && stored.Moves[same] == g.Moves[same] {
+		same++
+	}
+	if same < len(stored.Moves) {
+		if _, err := t.exec(ctx, `DELETE FROM moves WHERE game_id = ? AND seq >= ?`, g.ID, same); err != nil {
+			return err
+		}
+	}
+	if err := insertMoves(ctx, t, g.ID, same, g.Moves[same:]); err != nil {
+		return err
+	}
+	if counts(stored.Running(), g) {
+		return s.settle(ctx, t, g)
+	}
+	return nil
+}
+
+const statsColumns = `guild_id, user_id, people_games, people_wins, people_losses, people_draws,
+	streak, best_streak, rating, rd, vol, rated, computer_games, computer_wins, computer_losses, computer_draws`
+
+func scanStats(r row, extra ...any) (Stats, error) {
+	var s Stats
+	err := r.Scan(append([]any{&s.GuildID, &s.UserID, &s.People.Games, &s.People.Wins, &s.People.Losses, &s.People.Draws,
+		&s.Streak, &s.BestStreak, &s.Rating.R, &s.Rating.RD, &s.Rating.Vol, &s.Rated,
+		&s.Computer.Games, &s.Computer.Wins, &s.Computer.Losses, &s.Computer.Draws}, extra...)...)
+	return s, err
+}
+
+func statsArgs(s *Stats) []any {
+	return []any{s.GuildID, s.UserID, s.People.Games, s.People.Wins, s.People.Losses, s.People.Draws,
+		s.Streak, s.BestStreak, s.Rating.R, s.Rating.RD, s.Rating.Vol, s.Rated,
+		s.Computer.Games, s.Computer.Wins, s.Computer.Losses, s.Computer.Draws}
+}
+
+// settle counts g, which this transaction ends, in its players' stats.
+// Each player's row is created if new, then locked, in user id order.
+func (s *sqlStore) settle(ctx context.Context, t tx, g *Game) error {
+	before := make(map[string]*Stats)
+	for _, u := range statsUsers(g) {
+		fresh := newStats(g.GuildID, u)
+		if _, err := t.exec(ctx, `INSERT INTO players (`+statsColumns+`)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (guild_id, user_id) DO NOTHING`, statsArgs(&fresh)...); err != nil {
+			return err
+		}
+		st, err := scanStats(t.queryRow(ctx, `SELECT `+statsColumns+` FROM players WHERE guild_id = ? AND user_id = ?`+s.forUpdate, g.GuildID, u))
+		if err != nil {
+			return err
+		}
+		before[u] = &st
+	}
+	settle(g, before)
+	for _, st := range before {
+		args := statsArgs(st)
+		if _, err := t.exec(ctx, `UPDATE players SET (`+statsColumns+`) =
+			(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			WHERE guild_id = ? AND user_id = ?`, append(args, st.GuildID, st.UserID)...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *sqlStore) running(ctx context.Context) (out []*Game, err error) {
+	err = s.read(ctx, func(t tx) error {
+		out = nil
+		rs, err := t.query(ctx, `SELECT `+gameColumns+` FROM games WHERE ending = 0 ORDER BY channel_id, id`)
+		if err != nil {
+			return err
+		}
+		byID := make(map[string]*Game)
+		for rs.Next() {
+			g, err := scanGame(rs)
+			if err != nil {
+				rs.Close()
+				return err
+			}
+			out = append(out, g)
+			byID[g.ID] = g
+		}
+		rs.Close()
+		if err := rs.Err(); err != nil || len(out) == 0 {
+			return err
+		}
+		rs, err = t.query(ctx, `SELECT m.row, m.col, m.player, m.at, m.game_id FROM moves m JOIN games g ON g.id = m.game_id
+			WHERE g.ending = 0 ORDER BY m.game_id, m.seq`)
+		if err != nil {
+			return err
+		}
+		defer rs.Close()
+		for rs.Next() {
+			var id string
+			m, err := scanMove(rs, &id)
+			if err != nil {
+				return err
+			}
+			if g := byID[id]; g != nil {
+				g.Moves = append(g.Moves, m)
+			}
+		}
+		return rs.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: running games: %w", err)
+	}
+	return out, nil
+}
+
+func (s *sqlStore) stats(ctx context.Context, guildID, userID string, minRated int) (st Stats, err error) {
+	err = s.read(ctx, func(t tx) error {
+		st, err = scanStats(t.queryRow(ctx, `SELECT `+statsColumns+` FROM players WHERE guild_id = ? AND user_id = ?`, guildID, userID))
+		if errors.Is(err, errNoRows) {
+			st, err = newStats(guildID, userID), nil
+			return nil
+		}
+		if err != nil || st.Rated < minRated {
+			return err
+		}
+		// Rank: one more than the ranked players ordered before this one
+		// by compareRank.
+		err = t.queryRow(ctx, `SELECT 1 + count(*) FROM players WHERE guild_id = ? AND rated >= ?
+			AND (rating > ? OR (rating = ? AND (rated > ? OR (rated = ? AND user_id < ?))))`,
+			guildID, minRated, st.Rating.R, st.Rating.R, st.Rated, st.Rated, userID).Scan(&st.Rank)
+		return err
+	})
+	if err != nil {
+		return Stats{}, fmt.Errorf("store: stats of user %s in guild %q: %w", userID, guildID, err)
+	}
+	return st, nil
+}
+
+func (s *sqlStore) leaderboard(ctx context.Context, guildID string, minRated, limit int) (out []Stats, err error) {
+	err = s.read(ctx, func(t tx) error {
+		out = nil
+		q := `SELECT ` + statsColumns + ` FROM players WHERE guild_id = ? AND rated >= ? ORDER BY rating DESC, rated DESC, user_id`
+		args := []any{guildID, minRated}
+		if limit > 0 {
+			q += ` LIMIT ?`
+			args = append(args, limit)
+		}
+		rs, err := t.query(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		defer rs.Close()
+		for rs.Next() {
+			st, err := scanStats(rs)
+			if err != nil {
+				return err
+			}
+			st.Rank = len(out) + 1
+			out = append(out, st)
+		}
+		return rs.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: leaderboard of guild %q: %w", guildID, err)
+	}
+	return out, nil
+}
+
+func (s *sqlStore) history(ctx context.Context, guildID, userID string, limit int) (out []*Game, err error) {
+	err = s.read(ctx, func(t tx) error {
+		out = nil
+		q := `SELECT ` + gameColumns + ` FROM games WHERE guild_id = ? AND ending <> 0 AND (player_x = ? OR player_o = ?)
+			ORDER BY ended_at DESC NULLS LAST, id DESC`
+		args := []any{guildID, userID, userID}
+		if limit > 0 {
+			q += ` LIMIT ?`
+			args = append(args, limit)
+		}
+		rs, err := t.query(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		for rs.Next() {
+			g, err := scanGame(rs)
+			if err != nil {
+				rs.Close()
+				return err
+			}
+			out = append(out, g)
+		}
+		rs.Close()
+		if err := rs.Err(); err != nil {
+			return err
+		}
+		for _, g := range out {
+			if g.Moves, err = loadMoves(ctx, t, g.ID); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: history of user %s in guild %q: %w", userID, guildID, err)
+	}
+	return out, nil
+}

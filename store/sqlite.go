@@ -1,0 +1,215 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// SQLite is a store in one SQLite file, through the pure-Go
+// modernc.org/sqlite driver (no cgo). It is safe for concurrent use, and
+// several processes may open the same file.
+//
+// The file is in WAL mode with synchronous=NORMAL: a save that returned is
+// durable across a crash of the process (the WAL is written before the
+// commit returns); after a crash of the operating system or a power cut,
+// the last saves may be lost, but the database stays consistent. Writes go
+// through one connection and each is one IMMEDIATE transaction, so a save
+// never fails with SQLITE_BUSY half-way; reads use a small pool of their
+// own and see one snapshot each.
+//
+// Each save costs one transaction: a few indexed reads, one row update and
+// one row per new move; a save that ends a game also updates two player
+// rows. Current and Game cost two indexed reads.
+type SQLite struct {
+	sqlStore
+	writer, reader *sql.DB
+}
+
+// busyTimeout is how long a connection waits for another process's write
+// lock before it gives up with SQLITE_BUSY.
+const busyTimeout = 10 * time.Second
+
+// OpenSQLite opens the SQLite database at path, creating the file and its
+// parent directory if needed, and brings its schema up to date. It fails
+// with an error wrapping ErrTooNew if a newer tttbot migrated the database.
+func OpenSQLite(path string) (*SQLite, error) {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o750); err != nil {
+			return nil, fmt.Errorf("store: open sqlite: %w", err)
+		}
+	}
+	dsn := func(extra url.Values) string {
+		q := url.Values{
+			"_busy_timeout": {fmt.Sprint(busyTimeout.Milliseconds())},
+			"_foreign_keys": {"1"},
+			"_synchronous":  {"NORMAL"},
+		}
+		for k, v := range extra {
+			q[k] = v
+		}
+		return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+	}
+	writer, err := openWAL(dsn(url.Values{"_journal_mode": {"WAL"}, "_txlock": {"immediate"}}))
+	if err != nil {
+		return nil, fmt.Errorf("store: open sqlite %s: %w", path, err)
+	}
+	// One writer: SQLite allows one write transaction at a time anyway, and
+	// queueing in database/sql is cheaper than spinning on the busy lock.
+	writer.SetMaxOpenConns(1)
+	writer.SetConnMaxIdleTime(0)
+	if err := migrate(context.Background(), sqliteMigrator{writer}); err != nil {
+		writer.Close()
+		return nil, fmt.Errorf("store: open sqlite %s: %w", path, err)
+	}
+	reader, err := sql.Open("sqlite", dsn(url.Values{"_query_only": {"1"}}))
+	if err != nil {
+		writer.Close()
+		return nil, fmt.Errorf("store: open sqlite %s: %w", path, err)
+	}
+	reader.SetMaxOpenConns(4)
+	reader.SetMaxIdleConns(4)
+	s := &SQLite{writer: writer, reader: reader}
+	s.sqlStore = sqlStore{
+		read: func(ctx context.Context, fn func(tx) error) error {
+			return sqlTx(ctx, reader, &sql.TxOptions{ReadOnly: true}, fn)
+		},
+		write: func(ctx context.Context, fn func(tx) error) error {
+			return sqlTx(ctx, writer, nil, fn)
+		},
+	}
+	return s, nil
+}
+
+// openWAL opens the writer and turns on WAL mode. On a brand-new file,
+// several processes doing this at once can get SQLITE_BUSY whatever the
+// busy timeout: then it tries again, a bounded number of times.
+func openWAL(dsn string) (*sql.DB, error) {
+	for attempt := 1; ; attempt++ {
+		db, err := sql.Open("sqlite", dsn)
+		if err != nil {
+			return nil, err
+		}
+		err = db.Ping()
+		if err == nil {
+			return db, nil
+		}
+		db.Close()
+		var se *sqlite.Error
+		if attempt == 20 || !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY {
+			return nil, err
+		}
+		time.Sleep(time.Duration(attempt) * 10 * time.Millisecond)
+	}
+}
+
+// sqlTx runs fn in a transaction of db and commits it if fn returns nil.
+func sqlTx(ctx context.Context, db *sql.DB, opts *sql.TxOptions, fn func(tx) error) error {
+	t, err := db.BeginTx(ctx, opts)
+	if err != nil {
+		return err
+	}
+	if err := fn(sqlAdapter{t}); err != nil {
+		t.Rollback()
+		return err
+	}
+	return t.Commit()
+}
+
+// sqlAdapter is a database/sql transaction as a tx.
+type sqlAdapter struct{ t *sql.Tx }
+
+func (a sqlAdapter) exec(ctx context.Context, query string, args ...any) (int64, error) {
+	r, err := a.t.ExecContext(ctx, query, args...)
+	if err != nil {
+		return 0, err
+	}
+	return r.RowsAffected()
+}
+
+func (a sqlAdapter) query(ctx context.Context, query string, args ...any) (rows, error) {
+	r, err := a.t.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return sqlRows{r}, nil
+}
+
+func (a sqlAdapter) queryRow(ctx context.Context, query string, args ...any) row {
+	return sqlRow{a.t.QueryRowContext(ctx, query, args...)}
+}
+
+type sqlRows struct{ *sql.Rows }
+
+func (r sqlRows) Close() { r.Rows.Close() }
+
+type sqlRow struct{ *sql.Row }
+
+func (r sqlRow) Scan(dest ...any) error {
+	err := r.Row.Scan(dest...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return errNoRows
+	}
+	return err
+}
+
+// Current returns the channel's current game (running or ended), or nil
+// if the channel never had one.
+func (s *SQLite) Current(ctx context.Context, channelID string) (*Game, error) {
+	return s.current(ctx, channelID)
+}
+
+// Game returns the game with that id, or nil if there is none.
+func (s *SQLite) Game(ctx context.Context, id string) (*Game, error) { return s.game(ctx, id) }
+
+// Save stores g in one transaction and, on success, sets g.Version to the
+// new version; it changes nothing else in g. Times are stored in UTC,
+// truncated to the microsecond.
+//
+// With g.Version 0, g is a new game and becomes its channel's current
+// game; it fails with ErrConflict if a game with its id exists or the
+// channel's current game is still running. Otherwise g replaces the stored
+// game, moves included, if that is still at g.Version, and fails with
+// ErrConflict if not, or if the stored game has ended and g changes its
+// ending, loser or moves. The save that ends a game (any ending but
+// EndStopped) also counts it in its players' stats and ratings, once.
+// After ErrConflict nothing has changed.
+func (s *SQLite) Save(ctx context.Context, g *Game) error { return s.save(ctx, g) }
+
+// Running returns every game that has not ended, sorted by channel id,
+// then game id.
+func (s *SQLite) Running(ctx context.Context) ([]*Game, error) { return s.running(ctx) }
+
+// Stats returns what the store knows of a player in a guild, with Rank
+// set when the player has at least minRated rated games. A player with no
+// games gets newcomer's stats (rating.Default), not an error.
+func (s *SQLite) Stats(ctx context.Context, guildID, userID string, minRated int) (Stats, error) {
+	return s.stats(ctx, guildID, userID, minRated)
+}
+
+// Leaderboard returns the players of the guild with at least minRated
+// rated games, best first (rating, then rated games, then user id), Rank
+// set; at most limit of them (limit <= 0: all).
+func (s *SQLite) Leaderboard(ctx context.Context, guildID string, minRated, limit int) ([]Stats, error) {
+	return s.leaderboard(ctx, guildID, minRated, limit)
+}
+
+// History returns the player's ended games in the guild, the most recently
+// ended first (ties: larger id first), at most limit of them (limit <= 0:
+// all).
+func (s *SQLite) History(ctx context.Context, guildID, userID string, limit int) ([]*Game, error) {
+	return s.history(ctx, guildID, userID, limit)
+}
+
+// Close closes the database.
+func (s *SQLite) Close() error {
+	return errors.Join(s.reader.Close(), s.writer.Close())
+}

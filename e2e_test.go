@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -18,7 +19,7 @@ import (
 	"time"
 
 	"github.com/bwmarrin/discordgo"
-	"github.com/tttbot/tttbot/bot/discordtest"
+	"github.com/tttbot/tttbot/discord/discordtest"
 )
 
 // syncBuffer is a bytes.Buffer safe for the bot's logger and the test,
@@ -87,6 +88,7 @@ func startBot(t testing.TB, env map[string]string) *harness {
 		"DISCORD_API_URL":  srv.APIURL,
 		"DISCORD_GUILD_ID": guild,
 		"LOG_LEVEL":        "debug",
+		"DATABASE_URL":     filepath.Join(t.TempDir(), "tttbot.db"),
 	}
 	for k, v := range env {
 		vars[k] = v
@@ -245,8 +247,8 @@ func TestE2EWorkedExampleBySlashCommands(t *testing.T) {
 				t.Fatalf("old board %s still has buttons: %v", m.ID, err)
 			}
 		}
-		if !strings.Contains(m.Content, "out of date") && !strings.Contains(m.Content, "challenges") {
-			t.Errorf("old board %s says %q; want it marked out of date", m.ID, m.Content)
+		if !strings.Contains(m.Content, "out of date") && !strings.Contains(m.Content, "game is over") && !strings.Contains(m.Content, "challenges") {
+			t.Errorf("old board %s says %q; want it marked out of date or over", m.ID, m.Content)
 		}
 	}
 }
@@ -562,7 +564,7 @@ func TestE2EStartup(t *testing.T) {
 	for _, o := range cmds[0].Options {
 		subs = append(subs, o.Name)
 	}
-	if got, want := strings.Join(subs, ","), "start,move,board,resign,stop,help"; got != want {
+	if got, want := strings.Join(subs, ","), "start,move,board,resign,stop,stats,leaderboard,history,help"; got != want {
 		t.Errorf("subcommands = %s; want %s", got, want)
 	}
 	if len(h.srv.Commands("")) != 0 {

@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"log/slog"
 	mrand "math/rand/v2"
+	"net/url"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -19,8 +20,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/bwmarrin/discordgo"
 	"github.com/joho/godotenv"
 	"github.com/tttbot/tttbot/bot"
+	"github.com/tttbot/tttbot/discord"
 	"github.com/tttbot/tttbot/store"
 )
 
@@ -76,6 +79,9 @@ directory (the environment wins):
   LOG_LEVEL          optional: debug, info (default), warn or error
   CHALLENGE_TIMEOUT  optional: how long a challenge waits, default 60s
   TURN_TIMEOUT       optional: time per move before losing, default 5m
+  DATABASE_URL       optional: where games are kept; unset: the SQLite file
+                     ./data/tttbot.db; sqlite:PATH or a path: SQLite there;
+                     postgres://user@host/db: PostgreSQL
 `
 
 // run is the whole program; main only supplies the process's context,
@@ -102,7 +108,129 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.logLevel}))
 	log.Debug("configuration", "config", cfg)
-	return bot.Run(ctx, string(cfg.token), cfg.apiURL, new(store.Memory), cfg.bot, log)
+	return serve(ctx, cfg, log)
+}
+
+// serve opens the store and the gateway, registers the commands, restores
+// the running games, and answers interactions until ctx ends. A ctx that
+// ends at any point of that is a clean stop, not an error.
+func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
+	stopped := func(err error) error {
+		if ctx.Err() != nil {
+			log.Info("shutting down")
+			return nil
+		}
+		return err
+	}
+	st, err := openStore(ctx, cfg.database)
+	if err != nil {
+		return stopped(err)
+	}
+	defer func() {
+		if cerr := st.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("close the database: %w", cerr)
+		}
+	}()
+	gw, err := discord.Open(ctx, string(cfg.token), cfg.apiURL, log)
+	if err != nil {
+		return stopped(err)
+	}
+	ready := gw.Ready()
+	b := bot.New(gw.REST(), st, cfg.bot, log)
+	b.SetSelf(ready.UserID)
+	gw.Handle(func(i *discordgo.Interaction, r discord.Responder) { b.Handle(i, r) })
+	defer func() {
+		b.Close()
+		if err := gw.Close(); err != nil {
+			log.Warn("closing the gateway connection", "err", err)
+		}
+	}()
+
+	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	err = b.Register(rctx, ready.AppID)
+	cancel()
+	if discord.TokenRejected(err) {
+		return discord.ErrTokenRejected
+	}
+	if err != nil {
+		return stopped(err)
+	}
+	if err := b.Restore(ctx); err != nil {
+		return stopped(err)
+	}
+	scope := "global"
+	if cfg.bot.GuildID != "" {
+		scope = "guild " + cfg.bot.GuildID
+	}
+	log.Info("ready", "user", ready.Username, "application", ready.AppID, "commands", scope, "database", cfg.database.kind)
+	<-ctx.Done()
+	log.Info("shutting down")
+	return nil
+}
+
+// database is where games are kept, from DATABASE_URL.
+type database struct {
+	kind   string // "sqlite" or "postgres"
+	target string // the SQLite file, or the PostgreSQL URL (a secret: it may hold a password)
+}
+
+func (d database) LogValue() slog.Value {
+	if d.kind == "postgres" {
+		if u, err := url.Parse(d.target); err == nil {
+			return slog.GroupValue(slog.String("kind", d.kind), slog.String("url", u.Redacted()))
+		}
+		return slog.GroupValue(slog.String("kind", d.kind))
+	}
+	return slog.GroupValue(slog.String("kind", d.kind), slog.String("path", d.target))
+}
+
+// defaultDatabase is the SQLite file used when DATABASE_URL is unset.
+const defaultDatabase = "data/tttbot.db"
+
+// parseDatabase reads DATABASE_URL: empty → SQLite at defaultDatabase;
+// sqlite:PATH or a bare path → SQLite at PATH; postgres:// or
+// postgresql:// → PostgreSQL.
+func parseDatabase(s string) (database, error) {
+	s = strings.TrimSpace(s)
+	switch {
+	case s == "":
+		return database{"sqlite", defaultDatabase}, nil
+	case strings.HasPrefix(s, "postgres://"), strings.HasPrefix(s, "postgresql://"):
+		if _, err := url.Parse(s); err != nil {
+			return database{}, errors.New("DATABASE_URL is not a valid postgres:// URL (see .env.example)")
+		}
+		return database{"postgres", s}, nil
+	case strings.HasPrefix(s, "sqlite:"):
+		p := strings.TrimPrefix(strings.TrimPrefix(s, "sqlite:"), "//")
+		if p == "" {
+			return database{}, errors.New("DATABASE_URL sqlite: names no file: write sqlite:PATH, e.g. sqlite:data/tttbot.db")
+		}
+		return database{"sqlite", p}, nil
+	case strings.Contains(s, "://"):
+		return database{}, fmt.Errorf("DATABASE_URL: unknown kind of database %q: use a file path, sqlite:PATH or postgres://…", s[:strings.Index(s, "://")])
+	}
+	return database{"sqlite", s}, nil
+}
+
+// gameStore is a store the bot can use and main can close.
+type gameStore interface {
+	bot.Store
+	Close() error
+}
+
+func openStore(ctx context.Context, d database) (gameStore, error) {
+	if d.kind == "postgres" {
+		st, err := store.OpenPostgres(ctx, d.target)
+		if err != nil {
+			return nil, fmt.Errorf("open the PostgreSQL database of DATABASE_URL: %w", err)
+		}
+		return st, nil
+	}
+	st, err := store.OpenSQLite(d.target)
+	if err != nil {
+		return nil, fmt.Errorf("open the SQLite database %s: %w", d.target, err)
+	}
+	return st, nil
 }
 
 // secret is a string that never prints: not in logs, not with %v.
@@ -116,6 +244,7 @@ type config struct {
 	token    secret
 	apiURL   string
 	logLevel slog.Level
+	database database
 	bot      bot.Config
 }
 
@@ -124,8 +253,9 @@ func (c config) LogValue() slog.Value {
 		slog.Any("token", c.token),
 		slog.String("guild", c.bot.GuildID),
 		slog.String("api", c.apiURL),
-		slog.Duration("challenge_timeout", c.bot.ChallengeTimeout),
-		slog.Duration("turn_timeout", c.bot.TurnTimeout),
+		slog.Any("database", c.database),
+		slog.Duration("challenge_timeout", c.bot.Table.ChallengeTimeout),
+		slog.Duration("turn_timeout", c.bot.Table.TurnTimeout),
 	)
 }
 
@@ -149,7 +279,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 	}
 
 	if u := strings.TrimSpace(getenv("DISCORD_API_URL")); u != "" {
-		if err := bot.CheckAPIURL(u); err != nil {
+		if err := discord.CheckAPIURL(u); err != nil {
 			return c, err
 		}
 		c.apiURL = u
@@ -169,13 +299,16 @@ func loadConfig(getenv func(string) string) (config, error) {
 	}
 
 	var err error
-	if c.bot.ChallengeTimeout, err = duration(getenv, "CHALLENGE_TIMEOUT", c.bot.ChallengeTimeout); err != nil {
+	if c.database, err = parseDatabase(getenv("DATABASE_URL")); err != nil {
 		return c, err
 	}
-	if c.bot.TurnTimeout, err = duration(getenv, "TURN_TIMEOUT", c.bot.TurnTimeout); err != nil {
+	if c.bot.Table.ChallengeTimeout, err = duration(getenv, "CHALLENGE_TIMEOUT", c.bot.Table.ChallengeTimeout); err != nil {
 		return c, err
 	}
-	c.bot.Seed = mrand.Uint64()
+	if c.bot.Table.TurnTimeout, err = duration(getenv, "TURN_TIMEOUT", c.bot.Table.TurnTimeout); err != nil {
+		return c, err
+	}
+	c.bot.Table.Seed = mrand.Uint64()
 	return c, nil
 }
 

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tttbot/tttbot/bot/discordtest"
+	"github.com/tttbot/tttbot/discord/discordtest"
 )
 
 func TestLoadConfig(t *testing.T) {
@@ -64,9 +64,9 @@ func TestLoadConfigValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(c.token) != "abc" || c.bot.ChallengeTimeout != 90*time.Second || c.bot.TurnTimeout != 2*time.Minute || c.bot.GuildID != env["DISCORD_GUILD_ID"] {
+	if string(c.token) != "abc" || c.bot.Table.ChallengeTimeout != 90*time.Second || c.bot.Table.TurnTimeout != 2*time.Minute || c.bot.GuildID != env["DISCORD_GUILD_ID"] {
 		t.Errorf("loadConfig = token %q, %v, %v, guild %q; want abc, 1m30s, 2m0s, %s",
-			string(c.token), c.bot.ChallengeTimeout, c.bot.TurnTimeout, c.bot.GuildID, env["DISCORD_GUILD_ID"])
+			string(c.token), c.bot.Table.ChallengeTimeout, c.bot.Table.TurnTimeout, c.bot.GuildID, env["DISCORD_GUILD_ID"])
 	}
 	for _, s := range []string{fmt.Sprint(c.token), fmt.Sprintf("%v %+v %#v %s", c.token, c.token, c.token, c.token)} {
 		if strings.Contains(s, "abc") {

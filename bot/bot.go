@@ -1,15 +1,16 @@
-// Package bot is everything that touches Discord: the /ttt command schema,
-// the router that answers every interaction, the handlers, the renderer of
-// boards and challenges, and the per-channel registry of games with its
-// timers. The rules themselves live in package game.
+// Package bot is tttbot's face on Discord: the /ttt command schema, the
+// router that answers every interaction, the handlers, and the renderer of
+// boards, challenges and stats. The rules of a channel's game live in
+// package table, the judge in package game, and games are kept by a Store.
 //
-// One move, end to end: discordgo delivers an INTERACTION_CREATE
-// (Bot.Handle) → the router picks the handler by subcommand or custom_id
-// route (router.go) → the handler locks the channel's table (registry.go)
-// and plays the move on a clone of the match with the judge (game.Game.Play)
-// → the board is rendered (render.go) → Bot.commit saves the match (Store)
-// and answers with the board, all under that lock, so that two clicks on one
-// board apply exactly one move, in order.
+// One move, end to end: a transport (the gateway, or later the HTTP
+// endpoint) hands the interaction and a Responder to Bot.Handle → the
+// router picks the handler by subcommand or custom_id route (router.go) →
+// the handler locks the channel and loads its game from the store
+// (registry.go) → table.Match.Play checks the move and the judge plays it →
+// Bot.commit saves it (a versioned save, durable before anyone is answered)
+// and answers with the board drawn by render.go, all under the channel's
+// lock, so two clicks on one board apply exactly one move, in order.
 package bot
 
 import (
@@ -18,22 +19,26 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"log/slog"
-	mrand "math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
-	"github.com/tttbot/tttbot/game"
+	"github.com/tttbot/tttbot/table"
 )
 
-// Discord is the part of *discordgo.Session the bot uses. Everything the bot
-// shows goes through interaction responses and their webhook edits, so these
-// three calls are all it needs.
+// A Responder sends an interaction's one answer: the gateway transport posts
+// it to Discord's callback endpoint; an HTTP endpoint writes it as the
+// response body. Handlers never know which.
+type Responder interface {
+	Respond(ctx context.Context, r *discordgo.InteractionResponse) error
+}
+
+// Discord is what the bot does through Discord's REST API besides
+// answering: editing messages it drew through an interaction token, and
+// registering its commands.
 type Discord interface {
-	InteractionRespond(i *discordgo.Interaction, r *discordgo.InteractionResponse, opts ...discordgo.RequestOption) error
 	InteractionResponseEdit(i *discordgo.Interaction, e *discordgo.WebhookEdit, opts ...discordgo.RequestOption) (*discordgo.Message, error)
 	ApplicationCommandBulkOverwrite(appID, guildID string, cmds []*discordgo.ApplicationCommand, opts ...discordgo.RequestOption) ([]*discordgo.ApplicationCommand, error)
 }
@@ -44,13 +49,11 @@ type Config struct {
 	// GuildID, when set, registers the commands in that guild only (they
 	// appear at once) instead of globally.
 	GuildID string
-	// ChallengeTimeout is how long a challenge waits for an answer.
-	ChallengeTimeout time.Duration
-	// TurnTimeout is how long a player has for a move before losing.
-	TurnTimeout time.Duration
-	// Seed seeds the computer player's randomness: its choice depends only
-	// on Seed, the game's id and the position, so games replay exactly.
-	Seed uint64
+	// Table holds the game rules that are not the judge's: timeouts and
+	// the computer's seed.
+	Table table.Config
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
 }
 
 // Limits on the timeouts. A timer edits the board through the token of the
@@ -61,9 +64,12 @@ const (
 	MaxTimeout = 14 * time.Minute
 )
 
+// MinRated is how many rated games a player needs to be on the leaderboard.
+const MinRated = 5
+
 // DefaultConfig returns the defaults: challenges wait 60 s, turns 5 min.
 func DefaultConfig() Config {
-	return Config{ChallengeTimeout: time.Minute, TurnTimeout: 5 * time.Minute}
+	return Config{Table: table.DefaultConfig()}
 }
 
 // answerWithin is how long a handler has for its answer. Discord allows 3 s
@@ -75,14 +81,14 @@ const answerWithin = 2500 * time.Millisecond
 const editWithin = 10 * time.Second
 
 // Bot answers /ttt interactions. Create it with New; it is safe for
-// concurrent use, which discordgo requires: it runs each event handler in its
-// own goroutine.
+// concurrent use, which transports require: they answer each interaction in
+// its own goroutine.
 type Bot struct {
-	dc    Discord
-	cfg   Config
-	log   *slog.Logger
-	store Store
-	games registry
+	dc       Discord
+	cfg      Config
+	log      *slog.Logger
+	store    Store
+	channels registry
 
 	self atomic.Pointer[string] // the bot's user id, known once READY arrived
 
@@ -96,23 +102,23 @@ type Bot struct {
 	buttons  map[string]handler // by route action
 }
 
-// New returns a bot that talks to Discord through dc and keeps its games in
-// st.
+// New returns a bot that edits and registers through dc and keeps its games
+// in st.
 func New(dc Discord, st Store, cfg Config, log *slog.Logger) *Bot {
-	b := &Bot{
-		dc:    dc,
-		cfg:   cfg,
-		log:   log,
-		store: st,
-		games: registry{store: st, log: log},
+	if cfg.Now == nil {
+		cfg.Now = time.Now
 	}
+	b := &Bot{dc: dc, cfg: cfg, log: log, store: st}
 	b.commands = map[string]handler{
-		"start":  b.start,
-		"move":   b.moveCommand,
-		"board":  b.boardCommand,
-		"resign": b.resign,
-		"stop":   b.stop,
-		"help":   b.help,
+		"start":       b.start,
+		"move":        b.moveCommand,
+		"board":       b.boardCommand,
+		"resign":      b.resign,
+		"stop":        b.stop,
+		"help":        b.help,
+		"stats":       b.stats,
+		"leaderboard": b.leaderboard,
+		"history":     b.history,
 	}
 	b.buttons = map[string]handler{
 		actMove:    b.moveButton,
@@ -123,9 +129,10 @@ func New(dc Discord, st Store, cfg Config, log *slog.Logger) *Bot {
 	return b
 }
 
+func (b *Bot) now() time.Time { return b.cfg.Now() }
+
 // SetSelf records the bot's own user id, from READY. Until it is known the
-// bot cannot tell "play against me" from a challenge, so it is set before
-// the gateway delivers any interaction.
+// bot cannot tell "play against me" from a challenge.
 func (b *Bot) SetSelf(userID string) { b.self.Store(&userID) }
 
 func (b *Bot) selfID() string {
@@ -146,8 +153,9 @@ func (b *Bot) Register(ctx context.Context, appID string) error {
 }
 
 // Close stops every timer, waits for interactions and background edits in
-// flight, and closes open challenges. Games stay in the store. Interactions
-// that arrive during Close are told the bot is restarting.
+// flight, and closes open challenges. Games stay in the store, deadlines
+// with them. Interactions that arrive during Close are told the bot is
+// restarting.
 func (b *Bot) Close() {
 	b.bgMu.Lock()
 	b.closed = true
@@ -157,15 +165,12 @@ func (b *Bot) Close() {
 	b.handlers.Wait()
 	// Open challenges are not stored: say so on their messages, in the
 	// background, while their tokens are good.
-	b.games.each(func(t *table) {
-		if c := t.challenge; c != nil {
-			c.timer.Stop()
-			t.challenge = nil
-			b.editLater(c.msg, renderChallenge(c, challengeRestart, b.cfg.ChallengeTimeout), "")
+	b.channels.each(func(ch *channel) {
+		if c := ch.challenge; c != nil {
+			ch.clearChallenge()
+			b.editLater(c.msg, renderChallenge(c.Challenge, challengeRestart, b.cfg.Table.ChallengeTimeout), "")
 		}
-		if t.turnTimer != nil {
-			t.turnTimer.Stop()
-		}
+		ch.stopTurnTimer()
 	})
 	b.bg.Wait()
 	b.bgMu.Lock()
@@ -181,19 +186,9 @@ func newID() string {
 	return hex.EncodeToString(buf[:])
 }
 
-// computerMove asks the computer for its move. Each move gets its own
-// generator, seeded from Seed, the game and the move number, so channels
-// never wait for each other's computer and a game replays exactly.
-func (b *Bot) computerMove(m *match) (game.Cell, error) {
-	h := fnv.New64a()
-	h.Write([]byte(m.id))
-	r := mrand.New(mrand.NewPCG(b.cfg.Seed, h.Sum64()+uint64(m.judge.Len())))
-	return game.ComputerMove(m.judge, m.level, r)
-}
-
-// respond answers ic. It is the only way handlers answer, so the router can
+// respond answers req. It is the only way handlers answer, so the router can
 // tell whether a handler answered.
-func (b *Bot) respond(ctx context.Context, ic *discordgo.InteractionCreate, typ discordgo.InteractionResponseType, v view, ephemeral bool) error {
+func (b *Bot) respond(ctx context.Context, req *request, typ discordgo.InteractionResponseType, v view, ephemeral bool) error {
 	data := &discordgo.InteractionResponseData{
 		Content:         v.content,
 		Components:      v.components,
@@ -208,13 +203,12 @@ func (b *Bot) respond(ctx context.Context, ic *discordgo.InteractionCreate, typ 
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("respond to interaction: %w: %w", errNotSent, err)
 	}
-	err := b.dc.InteractionRespond(ic.Interaction, &discordgo.InteractionResponse{Type: typ, Data: data},
-		discordgo.WithContext(ctx), discordgo.WithRetryOnRatelimit(false))
+	err := req.responder.Respond(ctx, &discordgo.InteractionResponse{Type: typ, Data: data})
 	if !rejected(err) || acknowledged(err) {
 		// Delivered, perhaps delivered (a timeout, a lost reply), or
 		// answered before: another answer would be refused or would
 		// double what the user sees.
-		markAnswered(ctx)
+		req.answered.Store(true)
 	}
 	if err != nil {
 		return fmt.Errorf("respond to interaction: %w", err)
@@ -230,7 +224,8 @@ var errNotSent = errors.New("bot: request not sent")
 // made for it can be undone. Timeouts and lost replies are not definite:
 // the request may have been carried out.
 func rejected(err error) bool {
-	if errors.Is(err, errNotSent) {
+	var ns interface{ NotSent() bool }
+	if errors.Is(err, errNotSent) || errors.As(err, &ns) && ns.NotSent() {
 		return true
 	}
 	var rerr *discordgo.RESTError
@@ -249,9 +244,9 @@ func acknowledged(err error) bool {
 		rerr.Message.Code == discordgo.ErrCodeInteractionHasAlreadyBeenAcknowledged
 }
 
-// say answers ic with an ephemeral message in plain words.
-func (b *Bot) say(ctx context.Context, ic *discordgo.InteractionCreate, text string) error {
-	return b.respond(ctx, ic, discordgo.InteractionResponseChannelMessageWithSource, view{content: text}, true)
+// say answers req with an ephemeral message in plain words.
+func (b *Bot) say(ctx context.Context, req *request, text string) error {
+	return b.respond(ctx, req, discordgo.InteractionResponseChannelMessageWithSource, view{content: text}, true)
 }
 
 func allowed(ping string) *discordgo.MessageAllowedMentions {
@@ -294,19 +289,25 @@ func (b *Bot) editLater(ref *discordgo.Interaction, v view, channelID string) {
 	})
 }
 
-// editBoard edits, in the background, a board message drawn through ref at
-// the time at, unless Discord no longer accepts ref's token: then the old
-// message keeps its buttons, whose clicks are refused as out of date.
-func (b *Bot) editBoard(ref *discordgo.Interaction, at time.Time, v view, channelID string) {
-	if ref == nil {
+// editBoard edits, in the background, the board message of m, unless
+// Discord no longer accepts its token: then the old message keeps its
+// buttons, whose clicks are refused as out of date.
+func (b *Bot) editBoard(m *table.Match, v view) {
+	if m.Board.Token == "" {
 		return
 	}
-	if time.Since(at) > tokenLife {
-		b.log.Debug("not updating an old board: its interaction token has expired", "channel", channelID)
+	if b.now().Sub(m.Board.At) > tokenLife {
+		b.log.Debug("not updating an old board: its interaction token has expired", "channel", m.ChannelID)
 		return
 	}
-	b.editLater(ref, v, channelID)
+	b.editLater(&discordgo.Interaction{AppID: m.Board.AppID, Token: m.Board.Token}, v, m.ChannelID)
 }
+
+// tokenLife is how long the bot uses an interaction token for edits:
+// Discord accepts it for 15 minutes from the interaction; the bot counts
+// from when it received the interaction, with a margin. It exceeds
+// MaxTimeout, so a turn timer always finds its board's token good.
+const tokenLife = 15*time.Minute - 30*time.Second
 
 // background runs f in a goroutine that Close waits for. While Close
 // drains, work started by what is draining still runs (an edit after a

@@ -75,6 +75,13 @@ func Commands() []*discordgo.ApplicationCommand {
 			sub("board", "Show the current game again"),
 			sub("resign", "Give up your game (or cancel your challenge)"),
 			sub("stop", "Stop the game in this channel (members with Manage Messages)"),
+			sub("stats", "Games, wins, streaks and rating in this server",
+				&discordgo.ApplicationCommandOption{Type: discordgo.ApplicationCommandOptionUser, Name: "user", Description: "Whose stats (default: yours)"},
+			),
+			sub("leaderboard", "The best rated players of this server"),
+			sub("history", "The last games played",
+				&discordgo.ApplicationCommandOption{Type: discordgo.ApplicationCommandOptionUser, Name: "user", Description: "Whose games (default: yours)"},
+			),
 			sub("help", "How to play"),
 		},
 	}}

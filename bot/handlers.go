@@ -9,148 +9,305 @@ import (
 	"github.com/bwmarrin/discordgo"
 	"github.com/tttbot/tttbot/game"
 	"github.com/tttbot/tttbot/store"
+	"github.com/tttbot/tttbot/table"
 )
 
-// Every handler follows one pattern: lock the channel's table, check, build
-// the new state on a clone, then commit: save it, answer, and unless the
-// answer certainly did not take effect, make it current, arm timers and drop
-// what it replaced. A user whose answer was refused finds the game exactly
-// as it was.
+// Every game handler follows one pattern: lock the channel (which loads its
+// game from the store), let the table decide on a clone, then commit: save
+// the clone (versioned, durable), answer, and unless the answer certainly
+// did not take effect, keep it and arm timers. A refusal changes nothing.
 
 const helpText = "**Tic-tac-toe** — get a whole row, column or diagonal of your mark before your opponent does (or as many in a row as the game says).\n" +
 	"• `/ttt start` plays me; `/ttt start opponent:@someone` challenges them (they get Accept and Decline buttons). " +
-	"Options: `size` 3 to 10 (default 3), `win` how many in a row wins (3 to size, default size), `difficulty` easy, medium or hard when playing me.\n" +
+	"Options: `size` 3 to 10 (default 3), `win` how many in a row wins (3 to size, default size), `difficulty` when playing me:\n" +
+	"  – easy: %s\n  – medium: %s\n  – hard: %s\n" +
 	"• `/ttt move row:2 col:3` places your mark; the numbers are the labels on the board. Boards up to 5×5 also have a button per cell.\n" +
 	"• `/ttt board` shows the current game again. `/ttt resign` gives up your game, or withdraws your challenge. " +
 	"`/ttt stop` (members with Manage Messages) stops any game in the channel.\n" +
+	"• `/ttt stats`, `/ttt history` (yours, or `user`'s) and `/ttt leaderboard` (players with at least %d rated games) show this server's results.\n" +
 	"One game per channel. You have %s per move, or you lose by timeout; a challenge waits %s. When a game ends, press Rematch to play again with the other player starting."
 
-func (b *Bot) help(ctx context.Context, ic *discordgo.InteractionCreate) error {
-	return b.say(ctx, ic, fmt.Sprintf(helpText, humanDuration(b.cfg.TurnTimeout), humanDuration(b.cfg.ChallengeTimeout)))
+// levelHelp says in one line how each level plays.
+var levelHelp = [...]string{
+	game.Easy:   "makes mistakes; good for a first game.",
+	game.Medium: "sees wins and threats one move ahead, but can be outplayed.",
+	game.Hard:   "plays perfectly on small boards and searches ahead on big ones.",
+}
+
+func (b *Bot) help(ctx context.Context, req *request) error {
+	return b.say(ctx, req, fmt.Sprintf(helpText, levelHelp[game.Easy], levelHelp[game.Medium], levelHelp[game.Hard], MinRated,
+		humanDuration(b.cfg.Table.TurnTimeout), humanDuration(b.cfg.Table.ChallengeTimeout)))
 }
 
 // lockMargin is the part of an interaction's time kept for answering when
 // its channel is busy.
 const lockMargin = 800 * time.Millisecond
 
-// lock returns the channel's table, locked. A game whose player to move is
-// past the deadline (the bot was down when the timer was due) loses by
-// timeout first; a game just brought back from the store gets its timer.
-func (b *Bot) lock(ctx context.Context, channelID string) (*table, error) {
+// lock returns the channel, locked, with its game loaded from the store. A
+// game whose player to move is past the deadline (the bot was down when it
+// fell, or another process's timer has not fired) loses by timeout first.
+func (b *Bot) lock(ctx context.Context, channelID string) (*channel, error) {
 	if d, ok := ctx.Deadline(); ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithDeadline(ctx, d.Add(-lockMargin))
 		defer cancel()
 	}
-	t, restored, err := b.games.lock(ctx, channelID)
+	ch, err := b.channels.lock(ctx, channelID)
 	if err != nil {
 		return nil, err
 	}
-	if m := t.match; m != nil && !m.over() && !m.deadline.IsZero() && !time.Now().Before(m.deadline) {
-		b.timeOut(ctx, t)
-	} else if restored {
-		b.armTurn(t)
+	if err := b.load(ctx, ch); err != nil {
+		b.channels.unlock(ch)
+		return nil, err
 	}
-	return t, nil
+	return ch, nil
 }
 
-// Restore restarts the turn timers of the games the store says are
-// running, and ends those whose time ran out while the bot was away.
+func (b *Bot) unlock(ch *channel) { b.channels.unlock(ch) }
+
+// load reads the channel's current game and brings its timer in line.
+func (b *Bot) load(ctx context.Context, ch *channel) error {
+	g, err := b.store.Current(ctx, ch.id)
+	if err != nil {
+		return fmt.Errorf("load the game of channel %s: %w", ch.id, err)
+	}
+	ch.match = nil
+	if g != nil {
+		m, err := fromStored(g)
+		if err != nil {
+			// A game that cannot be played must not lock the channel for
+			// good: it is stopped (it counts for nobody), and a new game
+			// may start.
+			b.log.Error("stopping a stored game that cannot be played", "channel", ch.id, "err", err)
+			if g.Running() {
+				g.End, g.StoppedBy, g.EndedAt, g.Deadline = game.EndStopped, b.systemID(), b.now(), time.Time{}
+				if err := b.store.Save(ctx, g); err != nil {
+					return fmt.Errorf("stop the unplayable game of channel %s: %w", ch.id, err)
+				}
+			}
+		} else {
+			ch.match = m
+		}
+	}
+	b.syncTurn(ctx, ch)
+	return nil
+}
+
+// syncTurn ends a match whose deadline has passed, and keeps the turn timer
+// on the deadline of the match.
+func (b *Bot) syncTurn(ctx context.Context, ch *channel) {
+	if m := ch.match; m != nil && m.Due(b.now()) && !b.timeOut(ctx, ch) {
+		return // a retry is armed
+	}
+	m := ch.match
+	if m == nil || m.Over() || m.Deadline.IsZero() {
+		ch.stopTurnTimer()
+		return
+	}
+	if ch.turnTimer != nil && ch.turnAt.Equal(m.Deadline) {
+		return
+	}
+	ch.stopTurnTimer()
+	ch.turnAt = m.Deadline
+	id := ch.id
+	ch.turnTimer = b.afterFunc(m.Deadline.Sub(b.now()), func() { b.turnTimedOut(id) })
+}
+
+// timeOut ends ch's match: the player to move loses. The board message is
+// updated in the background; the player loses even if it cannot be. If the
+// result cannot be saved the game goes on, and a timer tries again later;
+// then timeOut returns false.
+func (b *Bot) timeOut(ctx context.Context, ch *channel) bool {
+	next := ch.match.Clone()
+	if err := next.TimeOut(b.now()); err != nil {
+		return true
+	}
+	err := b.save(ctx, next)
+	if errors.Is(err, store.ErrConflict) {
+		// Another process changed the game first: what it saved stands.
+		if g, lerr := b.store.Current(ctx, ch.id); lerr == nil && g != nil {
+			if m, ferr := fromStored(g); ferr == nil && !m.Due(b.now()) {
+				ch.match = m
+				return true
+			}
+		}
+	}
+	if err != nil {
+		ch.saveFailures++
+		wait := min(time.Second<<min(ch.saveFailures, 6), time.Minute)
+		b.log.Error("could not save a timeout", "channel", ch.id, "retry_in", wait, "err", err)
+		ch.stopTurnTimer()
+		id := ch.id
+		ch.turnTimer = b.afterFunc(wait, func() { b.turnTimedOut(id) })
+		return false
+	}
+	ch.saveFailures = 0
+	ch.match = next
+	b.editBoard(next, renderMatch(next, ""))
+	return true
+}
+
+// Restore ends the games whose time ran out while the bot was away and
+// restarts the turn timers of the others.
 func (b *Bot) Restore(ctx context.Context) error {
-	rs, err := b.store.Running(ctx)
+	gs, err := b.store.Running(ctx)
 	if err != nil {
 		return fmt.Errorf("list running games: %w", err)
 	}
-	for _, r := range rs {
-		t, err := b.lock(ctx, r.ChannelID)
+	for _, g := range gs {
+		ch, err := b.lock(ctx, g.ChannelID)
 		if err != nil {
 			return err
 		}
-		t.unlock()
+		b.unlock(ch)
 	}
 	return nil
 }
 
 // busy refuses a new game or challenge while the channel has one.
-func busy(t *table) error {
-	if c := t.challenge; c != nil {
+func busy(ch *channel) error {
+	if c := ch.challenge; c != nil {
 		return sayf("A challenge is already waiting in this channel: %s challenged %s. One game per channel; it expires <t:%d:R>.",
-			mention(c.from), mention(c.to), c.expires.Unix())
+			mention(c.From), mention(c.To), c.Expires.Unix())
 	}
-	if m := t.match; m != nil && !m.over() {
+	if m := ch.match; m != nil && !m.Over() {
 		return sayf("A game is already running in this channel: %s %s vs %s %s. One game per channel; `/ttt board` shows it again.",
-			cellX, mention(m.players[game.X]), cellO, mention(m.players[game.O]))
+			cellX, mention(m.Players[game.X]), cellO, mention(m.Players[game.O]))
 	}
 	return nil
 }
 
-// commit makes next the channel's match: it saves next, then calls answer,
+// commit makes next the channel's game: it saves next, then calls answer,
 // then, once next is current, after (if not nil) for what follows from it.
-// If the save fails, or the answer certainly did not take effect, the
-// channel keeps its previous match, in memory and in the store. If the
-// answer may have been shown (a timeout, a lost reply), next stays and the
-// error is still returned: what players may see must be what the game is.
-func (b *Bot) commit(ctx context.Context, t *table, next *match, answer func() error, after func()) error {
-	prev := t.match
-	if err := b.store.Save(ctx, toRecord(next)); err != nil {
+// If the save fails, the game stays as it was and the user is told; if
+// another process saved first, the user sees the game as it is now. If the
+// answer certainly did not take effect, the change is undone. If it may
+// have been shown (a timeout, a lost reply), next stays and the error is
+// still returned: what players may see must be what the game is.
+func (b *Bot) commit(ctx context.Context, req *request, ch *channel, next *table.Match, answer func() error, after func()) error {
+	prev := ch.match
+	if err := b.save(ctx, next); err != nil {
+		if errors.Is(err, store.ErrConflict) {
+			return b.changed(ctx, req, ch)
+		}
 		return fmt.Errorf("save game: %w", err)
 	}
 	err := answer()
 	if rejected(err) {
-		// ctx may be what ran out; the store must still be put back.
-		rctx, cancel := context.WithTimeout(context.Background(), editWithin)
-		defer cancel()
-		var rerr error
-		if prev == nil {
-			rerr = b.store.Delete(rctx, next.channelID)
-		} else {
-			rerr = b.store.Save(rctx, toRecord(prev))
-		}
-		if rerr != nil {
-			b.log.Error("could not put the stored game back", "channel", next.channelID, "err", rerr)
-		}
+		b.undo(prev, next)
 		return err
 	}
-	t.match = next
-	b.armTurn(t)
+	ch.match = next
+	b.syncTurn(ctx, ch)
 	if after != nil {
 		after()
 	}
 	return err // nil, or an answer that may have been shown
 }
 
-// postBoard answers ic with next's board as a new message, which becomes the
+// undo takes back a saved change whose answer Discord refused: a move is
+// taken back (saved again as it was), a new game nobody saw is stopped. A
+// game that ended stays ended: its result is already in the stats.
+func (b *Bot) undo(prev, next *table.Match) {
+	ctx, cancel := context.WithTimeout(context.Background(), editWithin)
+	defer cancel()
+	var back *table.Match
+	switch {
+	case next.Over() && prev != nil && prev.ID == next.ID:
+		b.log.Warn("a game ended but its players could not be told", "channel", next.ChannelID, "game", next.ID)
+		return
+	case prev != nil && prev.ID == next.ID:
+		back = prev.Clone()
+	default:
+		back = next.Clone()
+		if err := back.Stop(b.systemID(), b.now()); err != nil {
+			return
+		}
+	}
+	back.Version = next.Version
+	if err := b.save(ctx, back); err != nil {
+		b.log.Error("could not take back a change nobody saw", "channel", next.ChannelID, "err", err)
+	}
+}
+
+// systemID is who stops a game that the bot itself calls off.
+func (b *Bot) systemID() string {
+	if id := b.selfID(); id != "" {
+		return id
+	}
+	return "0"
+}
+
+// changed answers a user whose change lost the race with another process:
+// the game moved on, and this is how it stands now.
+func (b *Bot) changed(ctx context.Context, req *request, ch *channel) error {
+	g, err := b.store.Current(ctx, ch.id)
+	if err != nil {
+		return fmt.Errorf("reload after a conflict: %w", err)
+	}
+	if g == nil {
+		return sayf("The game in this channel changed while you were playing. Start one with `/ttt start`.")
+	}
+	m, err := fromStored(g)
+	if err != nil {
+		return err
+	}
+	ch.match = m
+	return b.say(ctx, req, "The board changed before your move was saved: someone else was faster. Here it is now:\n"+renderMatch(m, "").content)
+}
+
+// postBoard answers req with next's board as a new message, which becomes the
 // current board; notify pings the player to move. The message it replaces
 // loses its buttons.
-func (b *Bot) postBoard(ctx context.Context, ic *discordgo.InteractionCreate, t *table, next *match, notify bool) error {
-	old := t.match
-	next.serial++
-	next.board, next.boardAt = ic.Interaction, time.Now()
+func (b *Bot) postBoard(ctx context.Context, req *request, ch *channel, next *table.Match, notify bool) error {
+	old := ch.match
+	next.Serial++
+	next.Board = table.Board{AppID: req.AppID, Token: req.Token, At: b.now()}
 	v := renderMatch(next, "")
 	if !notify {
 		v.ping = ""
 	}
-	next.shown = v.content
-	return b.commit(ctx, t, next, func() error {
-		return b.respond(ctx, ic, discordgo.InteractionResponseChannelMessageWithSource, v, false)
+	return b.commit(ctx, req, ch, next, func() error {
+		return b.respond(ctx, req, discordgo.InteractionResponseChannelMessageWithSource, v, false)
 	}, func() { b.retire(old, next) })
 }
 
 // retire takes the buttons off old's board message now that next is shown:
-// a running game's older board says it is out of date; a finished game's
+// a running game's older board says where the game went; a finished game's
 // board keeps its result, without the Rematch button.
-func (b *Bot) retire(old, next *match) {
+func (b *Bot) retire(old, next *table.Match) {
 	switch {
 	case old == nil:
-	case old.id == next.id && !old.over():
-		b.editBoard(old.board, old.boardAt, stale(old.shown), old.channelID)
+	case old.ID == next.ID && !old.Over():
+		b.editBoard(old, stale(renderMatch(old, "").content, next.Over()))
 	default:
-		b.editBoard(old.board, old.boardAt, view{content: old.shown}, old.channelID)
+		b.editBoard(old, view{content: renderMatch(old, "").content})
 	}
 }
 
-func (b *Bot) start(ctx context.Context, ic *discordgo.InteractionCreate) error {
-	data := ic.ApplicationCommandData()
+// refusal turns the table's refusal of userID's move at row, col in m into
+// words; other errors pass through.
+func refusal(err error, m *table.Match, row, col int) error {
+	n := m.Judge.Size()
+	switch {
+	case errors.Is(err, table.ErrOver):
+		return sayf("This game is over. Press Rematch on its board, or start a new one with `/ttt start`.")
+	case errors.Is(err, table.ErrNotPlayer):
+		return sayf("You're not playing in this game: it's %s vs %s. Start your own in another channel, or wait for this one to end.",
+			mention(m.Players[game.X]), mention(m.Players[game.O]))
+	case errors.Is(err, table.ErrNotYourTurn):
+		turn := m.Turn()
+		return sayf("It's not your turn: %s %s is to move.", mark(turn), mention(m.Players[turn]))
+	case errors.Is(err, table.ErrOutside):
+		return sayf("There is no row %d, column %d: this board is %d×%d, so rows and columns go from 1 to %d.", row, col, n, n, n)
+	case errors.Is(err, table.ErrOccupied):
+		return sayf("Row %d, column %d is already taken. Pick an empty cell (%s).", row, col, cellEmpty)
+	}
+	return err
+}
+
+func (b *Bot) start(ctx context.Context, req *request) error {
+	data := req.commandData()
 	sub, err := subcommand(data)
 	if err != nil {
 		return err
@@ -159,7 +316,7 @@ func (b *Bot) start(ctx context.Context, ic *discordgo.InteractionCreate) error 
 	if err != nil {
 		return err
 	}
-	user := invoker(ic)
+	user := req.user
 	self := b.selfID()
 	vsComputer := so.opponent == nil || so.opponent.ID == self
 	if !vsComputer {
@@ -171,141 +328,43 @@ func (b *Bot) start(ctx context.Context, ic *discordgo.InteractionCreate) error 
 		}
 	}
 
-	t, err := b.lock(ctx, ic.ChannelID)
+	ch, err := b.lock(ctx, req.ChannelID)
 	if err != nil {
 		return err
 	}
-	defer t.unlock()
-	if err := busy(t); err != nil {
+	defer b.unlock(ch)
+	if err := busy(ch); err != nil {
 		return err
 	}
 
 	if vsComputer {
-		m, err := b.newMatch(ic, [3]string{game.X: user.ID, game.O: self}, game.O, so.size, so.win, so.level, game.X)
+		m, err := table.Start(b.cfg.Table, newID(), table.Setup{
+			GuildID: req.GuildID, ChannelID: req.ChannelID,
+			Players: [3]string{game.X: user.ID, game.O: self}, Computer: game.O, Level: so.level,
+			Size: so.size, Win: so.win, First: game.X,
+		}, b.now())
 		if err != nil {
 			return err
 		}
-		return b.postBoard(ctx, ic, t, m, true)
+		return b.postBoard(ctx, req, ch, m, true)
 	}
 
-	c := &challenge{
-		id:      newID(),
-		from:    user.ID,
-		to:      so.opponent.ID,
-		size:    so.size,
-		win:     so.win,
-		expires: time.Now().Add(b.cfg.ChallengeTimeout),
-	}
-	v := renderChallenge(c, challengeOpen, b.cfg.ChallengeTimeout)
-	err = b.respond(ctx, ic, discordgo.InteractionResponseChannelMessageWithSource, v, false)
+	c := &openChallenge{Challenge: table.NewChallenge(b.cfg.Table, newID(), user.ID, so.opponent.ID, so.size, so.win, b.now())}
+	v := renderChallenge(c.Challenge, challengeOpen, b.cfg.Table.ChallengeTimeout)
+	err = b.respond(ctx, req, discordgo.InteractionResponseChannelMessageWithSource, v, false)
 	if rejected(err) {
 		return err
 	}
 	// Shown, or perhaps shown: the challenge is open either way.
-	c.msg = ic.Interaction
-	t.challenge = c
-	channelID := ic.ChannelID
-	c.timer = b.afterFunc(b.cfg.ChallengeTimeout, func() { b.expireChallenge(channelID, c.id) })
+	c.msg = req.Interaction
+	ch.challenge = c
+	channelID, id := req.ChannelID, c.ID
+	c.timer = b.afterFunc(b.cfg.Table.ChallengeTimeout, func() { b.expireChallenge(channelID, id) })
 	return err
 }
 
-// newMatch starts a game in ic's channel. first moves first; if that is the
-// computer, it has already moved when newMatch returns.
-func (b *Bot) newMatch(ic *discordgo.InteractionCreate, players [3]string, computer game.Player, size, win int, level game.Level, first game.Player) (*match, error) {
-	judge, err := game.New(size, game.WinLength(win), game.FirstPlayer(first))
-	if err != nil {
-		return nil, fmt.Errorf("new game %d×%d, %d in a row: %w", size, size, win, err)
-	}
-	m := &match{
-		id:        newID(),
-		guildID:   ic.GuildID,
-		channelID: ic.ChannelID,
-		players:   players,
-		computer:  computer,
-		level:     level,
-		judge:     judge,
-	}
-	if err := b.computerTurn(m); err != nil {
-		return nil, err
-	}
-	b.setDeadline(m)
-	return m, nil
-}
-
-// computerTurn lets the computer move if it is its turn.
-func (b *Bot) computerTurn(m *match) error {
-	if m.over() || m.computer == game.None || m.judge.Turn() != m.computer {
-		return nil
-	}
-	c, err := b.computerMove(m)
-	if err != nil {
-		return fmt.Errorf("computer move: %w", err)
-	}
-	if _, err := m.judge.Play(c.Row, c.Col, m.computer); err != nil {
-		return fmt.Errorf("computer move %d,%d: %w", c.Row, c.Col, err)
-	}
-	m.settle()
-	return nil
-}
-
-// setDeadline sets when the player to move loses by timeout; armTurn starts
-// the timer once the match is current.
-func (b *Bot) setDeadline(m *match) {
-	m.deadline = time.Time{}
-	if !m.over() && m.judge.Turn() != m.computer {
-		m.deadline = time.Now().Add(b.cfg.TurnTimeout)
-	}
-}
-
-// armTurn (re)starts t's turn timer for its match's deadline.
-func (b *Bot) armTurn(t *table) {
-	if t.turnTimer != nil {
-		t.turnTimer.Stop()
-		t.turnTimer = nil
-	}
-	m := t.match
-	if m == nil || m.over() || m.deadline.IsZero() {
-		return
-	}
-	channelID := m.channelID
-	t.turnTimer = b.afterFunc(time.Until(m.deadline), func() { b.turnTimedOut(channelID) })
-}
-
-// play applies userID's move at the 1-based row and col to m, and the
-// computer's answer if it plays. It refuses, with a userError, anything the
-// user may not do; m is a clone, so a refusal changes nothing.
-func (b *Bot) play(m *match, userID string, row, col int) error {
-	if m.over() {
-		return sayf("This game is over. Press Rematch on its board, or start a new one with `/ttt start`.")
-	}
-	side := m.side(userID)
-	if side == game.None {
-		return sayf("You're not playing in this game: it's %s vs %s. Start your own in another channel, or wait for this one to end.",
-			mention(m.players[game.X]), mention(m.players[game.O]))
-	}
-	if turn := m.judge.Turn(); turn != side {
-		return sayf("It's not your turn: %s %s is to move.", mark(turn), mention(m.players[turn]))
-	}
-	n := m.judge.Size()
-	if row < 1 || row > n || col < 1 || col > n {
-		return sayf("There is no row %d, column %d: this board is %d×%d, so rows and columns go from 1 to %d.", row, col, n, n, n)
-	}
-	if _, err := m.judge.Play(row-1, col-1, side); err != nil {
-		if errors.Is(err, game.ErrOccupied) {
-			return sayf("Row %d, column %d is already taken. Pick an empty cell (%s).", row, col, cellEmpty)
-		}
-		return fmt.Errorf("judge refused a checked move: %w", err)
-	}
-	m.settle()
-	if err := b.computerTurn(m); err != nil {
-		return err
-	}
-	b.setDeadline(m)
-	return nil
-}
-
-func (b *Bot) moveCommand(ctx context.Context, ic *discordgo.InteractionCreate) error {
-	sub, err := subcommand(ic.ApplicationCommandData())
+func (b *Bot) moveCommand(ctx context.Context, req *request) error {
+	sub, err := subcommand(req.commandData())
 	if err != nil {
 		return err
 	}
@@ -313,302 +372,280 @@ func (b *Bot) moveCommand(ctx context.Context, ic *discordgo.InteractionCreate) 
 	if err != nil {
 		return err
 	}
-	t, err := b.lock(ctx, ic.ChannelID)
+	ch, err := b.lock(ctx, req.ChannelID)
 	if err != nil {
 		return err
 	}
-	defer t.unlock()
-	if t.match == nil {
-		return noGame(t)
+	defer b.unlock(ch)
+	if ch.match == nil {
+		return noGame(ch)
 	}
-	next := t.match.clone()
-	if err := b.play(next, invoker(ic).ID, row, col); err != nil {
-		return err
+	next := ch.match.Clone()
+	if err := next.Play(b.cfg.Table, req.user.ID, row, col, b.now()); err != nil {
+		return refusal(err, ch.match, row, col)
 	}
-	return b.postBoard(ctx, ic, t, next, true)
+	return b.postBoard(ctx, req, ch, next, true)
 }
 
-func (b *Bot) moveButton(ctx context.Context, ic *discordgo.InteractionCreate) error {
-	r, err := parseRoute(ic.MessageComponentData().CustomID)
+func (b *Bot) moveButton(ctx context.Context, req *request) error {
+	r, err := parseRoute(req.componentData().CustomID)
 	if err != nil {
 		return err
 	}
-	t, err := b.lock(ctx, ic.ChannelID)
+	ch, err := b.lock(ctx, req.ChannelID)
 	if err != nil {
 		return err
 	}
-	defer t.unlock()
-	m := t.match
+	defer b.unlock(ch)
+	m := ch.match
 	switch {
-	case m == nil || m.id != r.id:
+	case m == nil || m.ID != r.id:
 		return sayf("That board belongs to a game that is over. Start a new one with `/ttt start`.")
-	case r.serial != m.serial:
+	case r.serial != m.Serial:
 		return sayf("That board is out of date: the game continues in a newer message. `/ttt board` shows it again.")
 	}
-	next := m.clone()
-	if err := b.play(next, invoker(ic).ID, r.row, r.col); err != nil {
-		return err
+	next := m.Clone()
+	if err := next.Play(b.cfg.Table, req.user.ID, r.row, r.col, b.now()); err != nil {
+		return refusal(err, m, r.row, r.col)
 	}
 	// The click's token edits the same message, and is fresher.
-	next.board, next.boardAt = ic.Interaction, time.Now()
+	next.Board = table.Board{AppID: req.AppID, Token: req.Token, At: b.now()}
 	v := renderMatch(next, "")
-	next.shown = v.content
-	return b.commit(ctx, t, next, func() error {
-		return b.respond(ctx, ic, discordgo.InteractionResponseUpdateMessage, v, false)
+	return b.commit(ctx, req, ch, next, func() error {
+		return b.respond(ctx, req, discordgo.InteractionResponseUpdateMessage, v, false)
 	}, nil)
 }
 
-func noGame(t *table) error {
-	if c := t.challenge; c != nil {
-		return sayf("No game is running here yet: %s's challenge to %s is waiting for an answer.", mention(c.from), mention(c.to))
+func noGame(ch *channel) error {
+	if c := ch.challenge; c != nil {
+		return sayf("No game is running here yet: %s's challenge to %s is waiting for an answer.", mention(c.From), mention(c.To))
 	}
 	return sayf("No game in this channel. Start one with `/ttt start`.")
 }
 
-func (b *Bot) boardCommand(ctx context.Context, ic *discordgo.InteractionCreate) error {
-	t, err := b.lock(ctx, ic.ChannelID)
+func (b *Bot) boardCommand(ctx context.Context, req *request) error {
+	ch, err := b.lock(ctx, req.ChannelID)
 	if err != nil {
 		return err
 	}
-	defer t.unlock()
-	if t.match == nil || (t.challenge != nil && t.match.over()) {
-		return noGame(t)
+	defer b.unlock(ch)
+	if ch.match == nil || (ch.challenge != nil && ch.match.Over()) {
+		return noGame(ch)
 	}
 	// Showing the board again pings nobody: anyone may ask for it.
-	return b.postBoard(ctx, ic, t, t.match.clone(), false)
+	return b.postBoard(ctx, req, ch, ch.match.Clone(), false)
 }
 
-func (b *Bot) resign(ctx context.Context, ic *discordgo.InteractionCreate) error {
-	user := invoker(ic).ID
-	t, err := b.lock(ctx, ic.ChannelID)
+func (b *Bot) resign(ctx context.Context, req *request) error {
+	user := req.user.ID
+	ch, err := b.lock(ctx, req.ChannelID)
 	if err != nil {
 		return err
 	}
-	defer t.unlock()
-	if c := t.challenge; c != nil {
+	defer b.unlock(ch)
+	if c := ch.challenge; c != nil {
 		switch user {
-		case c.from:
-			return b.closeChallenge(ctx, ic, t, challengeWithdrawn, "You withdrew your challenge.")
-		case c.to:
+		case c.From:
+			return b.closeChallenge(ctx, req, ch, challengeWithdrawn, "You withdrew your challenge.")
+		case c.To:
 			return sayf("You haven't accepted the challenge, so there is nothing to resign. Press Decline on it to turn it down.")
 		}
 	}
-	m := t.match
-	if m == nil || m.over() {
-		return noGame(t)
+	m := ch.match
+	if m == nil || m.Over() {
+		return noGame(ch)
 	}
-	side := m.side(user)
-	if side == game.None {
-		return sayf("You're not playing in this game. A member with Manage Messages can stop it with `/ttt stop`.")
+	next := m.Clone()
+	if err := next.Resign(user, b.now()); err != nil {
+		if errors.Is(err, table.ErrNotPlayer) {
+			return sayf("You're not playing in this game. A member with Manage Messages can stop it with `/ttt stop`.")
+		}
+		return err
 	}
-	next := m.clone()
-	next.end, next.loser, next.deadline = store.Resigned, side, time.Time{}
-	return b.postBoard(ctx, ic, t, next, false)
+	return b.postBoard(ctx, req, ch, next, false)
 }
 
 // canModerate says whether the member may stop other people's games.
-func canModerate(ic *discordgo.InteractionCreate) bool {
-	return ic.Member != nil && ic.Member.Permissions&(discordgo.PermissionManageMessages|discordgo.PermissionAdministrator) != 0
+func canModerate(req *request) bool {
+	return req.Member != nil && req.Member.Permissions&(discordgo.PermissionManageMessages|discordgo.PermissionAdministrator) != 0
 }
 
-func (b *Bot) stop(ctx context.Context, ic *discordgo.InteractionCreate) error {
-	if !canModerate(ic) {
+func (b *Bot) stop(ctx context.Context, req *request) error {
+	if !canModerate(req) {
 		return sayf("Only members with the Manage Messages permission can stop games. To give up your own game, use `/ttt resign`.")
 	}
-	t, err := b.lock(ctx, ic.ChannelID)
+	ch, err := b.lock(ctx, req.ChannelID)
 	if err != nil {
 		return err
 	}
-	defer t.unlock()
-	if t.challenge != nil {
-		return b.closeChallenge(ctx, ic, t, challengeCancelled, "You cancelled the challenge.")
+	defer b.unlock(ch)
+	if ch.challenge != nil {
+		return b.closeChallenge(ctx, req, ch, challengeCancelled, "You cancelled the challenge.")
 	}
-	m := t.match
-	if m == nil || m.over() {
+	m := ch.match
+	if m == nil || m.Over() {
 		return sayf("There is no game running in this channel.")
 	}
-	next := m.clone()
-	next.end, next.stoppedBy, next.deadline = store.Stopped, invoker(ic).ID, time.Time{}
-	return b.postBoard(ctx, ic, t, next, false)
+	next := m.Clone()
+	if err := next.Stop(req.user.ID, b.now()); err != nil {
+		return err
+	}
+	return b.postBoard(ctx, req, ch, next, false)
 }
 
-// closeChallenge ends t's challenge without a game: it tells the user
+// closeChallenge ends ch's challenge without a game: it tells the user
 // (ephemerally) and rewrites the challenge message to say what happened.
-func (b *Bot) closeChallenge(ctx context.Context, ic *discordgo.InteractionCreate, t *table, st challengeState, reply string) error {
-	c := t.challenge
+func (b *Bot) closeChallenge(ctx context.Context, req *request, ch *channel, st challengeState, reply string) error {
+	c := ch.challenge
 	// The challenge ends whether or not the reply reaches the user.
-	t.challenge = nil
-	c.timer.Stop()
-	b.editLater(c.msg, renderChallenge(c, st, b.cfg.ChallengeTimeout), ic.ChannelID)
-	return b.say(ctx, ic, reply)
+	ch.clearChallenge()
+	b.editLater(c.msg, renderChallenge(c.Challenge, st, b.cfg.Table.ChallengeTimeout), req.ChannelID)
+	return b.say(ctx, req, reply)
 }
 
 // challengeClick locks the channel of a click on a challenge button and
-// returns the open challenge the button belongs to. The caller unlocks t.
-func (b *Bot) challengeClick(ctx context.Context, ic *discordgo.InteractionCreate) (*table, *challenge, error) {
-	r, err := parseRoute(ic.MessageComponentData().CustomID)
+// returns the open challenge the button belongs to. The caller unlocks ch.
+func (b *Bot) challengeClick(ctx context.Context, req *request) (*channel, *openChallenge, error) {
+	r, err := parseRoute(req.componentData().CustomID)
 	if err != nil {
 		return nil, nil, err
 	}
-	t, err := b.lock(ctx, ic.ChannelID)
+	ch, err := b.lock(ctx, req.ChannelID)
 	if err != nil {
 		return nil, nil, err
 	}
-	c := t.challenge
-	if c == nil || c.id != r.id {
-		t.unlock()
+	c := ch.challenge
+	if c == nil || c.ID != r.id {
+		b.unlock(ch)
 		return nil, nil, sayf("This challenge is no longer open.")
 	}
-	return t, c, nil
+	return ch, c, nil
 }
 
-func (b *Bot) accept(ctx context.Context, ic *discordgo.InteractionCreate) error {
-	t, c, err := b.challengeClick(ctx, ic)
+func (b *Bot) accept(ctx context.Context, req *request) error {
+	ch, c, err := b.challengeClick(ctx, req)
 	if err != nil {
 		return err
 	}
-	defer t.unlock()
-	user := invoker(ic).ID
-	switch user {
-	case c.to:
-	case c.from:
+	defer b.unlock(ch)
+	m, err := c.Accept(b.cfg.Table, newID(), req.user.ID, req.GuildID, req.ChannelID, b.now())
+	switch {
+	case errors.Is(err, table.ErrOwnChallenge):
 		return sayf("You can't accept your own challenge. Press Decline to withdraw it.")
-	default:
-		return sayf("This challenge is for %s, not for you. Start your own with `/ttt start`.", mention(c.to))
-	}
-	m, err := b.newMatch(ic, [3]string{game.X: c.from, game.O: c.to}, game.None, c.size, c.win, game.Hard, game.X)
-	if err != nil {
+	case errors.Is(err, table.ErrNotChallenge):
+		return sayf("This challenge is for %s, not for you. Start your own with `/ttt start`.", mention(c.To))
+	case errors.Is(err, table.ErrExpired):
+		return sayf("This challenge has expired. Start a new one with `/ttt start`.")
+	case err != nil:
 		return err
 	}
 	// The challenge message becomes the board.
-	m.serial, m.board, m.boardAt = 1, ic.Interaction, time.Now()
+	m.Serial, m.Board = 1, table.Board{AppID: req.AppID, Token: req.Token, At: b.now()}
 	v := renderMatch(m, "")
-	m.shown = v.content
-	old := t.match
-	return b.commit(ctx, t, m, func() error {
-		return b.respond(ctx, ic, discordgo.InteractionResponseUpdateMessage, v, false)
+	old := ch.match
+	return b.commit(ctx, req, ch, m, func() error {
+		return b.respond(ctx, req, discordgo.InteractionResponseUpdateMessage, v, false)
 	}, func() {
-		c.timer.Stop()
-		t.challenge = nil
+		ch.clearChallenge()
 		b.retire(old, m)
 	})
 }
 
-func (b *Bot) decline(ctx context.Context, ic *discordgo.InteractionCreate) error {
-	t, c, err := b.challengeClick(ctx, ic)
+func (b *Bot) decline(ctx context.Context, req *request) error {
+	ch, c, err := b.challengeClick(ctx, req)
 	if err != nil {
 		return err
 	}
-	defer t.unlock()
-	user := invoker(ic).ID
-	st := challengeDeclined
-	switch user {
-	case c.to:
-	case c.from:
-		st = challengeWithdrawn
-	default:
-		return sayf("This challenge is for %s, not for you.", mention(c.to))
+	defer b.unlock(ch)
+	withdrawn, err := c.Decline(req.user.ID)
+	if err != nil {
+		return sayf("This challenge is for %s, not for you.", mention(c.To))
 	}
-	err = b.respond(ctx, ic, discordgo.InteractionResponseUpdateMessage, renderChallenge(c, st, b.cfg.ChallengeTimeout), false)
+	st := challengeDeclined
+	if withdrawn {
+		st = challengeWithdrawn
+	}
+	err = b.respond(ctx, req, discordgo.InteractionResponseUpdateMessage, renderChallenge(c.Challenge, st, b.cfg.Table.ChallengeTimeout), false)
 	if rejected(err) {
 		return err
 	}
-	c.timer.Stop()
-	t.challenge = nil
+	ch.clearChallenge()
 	return err
 }
 
-func (b *Bot) rematch(ctx context.Context, ic *discordgo.InteractionCreate) error {
-	r, err := parseRoute(ic.MessageComponentData().CustomID)
+func (b *Bot) rematch(ctx context.Context, req *request) error {
+	r, err := parseRoute(req.componentData().CustomID)
 	if err != nil {
 		return err
 	}
-	user := invoker(ic).ID
-	t, err := b.lock(ctx, ic.ChannelID)
+	ch, err := b.lock(ctx, req.ChannelID)
 	if err != nil {
 		return err
 	}
-	defer t.unlock()
-	m := t.match
+	defer b.unlock(ch)
+	m := ch.match
 	switch {
-	case m != nil && m.id != r.id && !m.over():
+	case m != nil && m.ID != r.id && !m.Over():
 		return sayf("A new game is already running in this channel: `/ttt board` shows it.")
-	case m == nil || m.id != r.id:
+	case m == nil || m.ID != r.id:
 		return sayf("A newer game has been played in this channel since. Start a new one with `/ttt start`.")
-	case !m.over():
+	}
+	if err := busy(ch); err != nil {
+		return err
+	}
+	next, err := m.Rematch(b.cfg.Table, newID(), req.user.ID, b.now())
+	switch {
+	case errors.Is(err, table.ErrNotOver):
 		return sayf("This game isn't over yet.")
-	case m.side(user) == game.None:
+	case errors.Is(err, table.ErrNotPlayer):
 		return sayf("Only %s and %s can ask for a rematch. Start your own game with `/ttt start`.",
-			mention(m.players[game.X]), mention(m.players[game.O]))
-	}
-	if err := busy(t); err != nil {
+			mention(m.Players[game.X]), mention(m.Players[game.O]))
+	case err != nil:
 		return err
 	}
-	g := m.judge
-	next, err := b.newMatch(ic, m.players, m.computer, g.Size(), g.WinLength(), m.level, g.First().Other())
-	if err != nil {
-		return err
-	}
-	return b.postBoard(ctx, ic, t, next, true)
+	return b.postBoard(ctx, req, ch, next, true)
 }
 
-// onTimer runs f on the channel's table for a timer; what names the timer
-// in the log if the table cannot be had.
-func (b *Bot) onTimer(channelID, what string, f func(t *table)) {
+// onTimer runs f on the locked channel for a timer; what names the timer
+// in the log if the channel cannot be had.
+func (b *Bot) onTimer(channelID, what string, f func(ch *channel)) {
 	ctx, cancel := context.WithTimeout(context.Background(), editWithin)
 	defer cancel()
-	t, err := b.lock(ctx, channelID)
+	ch, err := b.channels.lock(ctx, channelID)
 	if err != nil {
 		b.log.Error(what, "channel", channelID, "err", err)
 		return
 	}
-	defer t.unlock()
-	f(t)
+	defer b.unlock(ch)
+	f(ch)
 }
 
 // expireChallenge runs when a challenge's time is up.
 func (b *Bot) expireChallenge(channelID, id string) {
-	b.onTimer(channelID, "challenge timeout", func(t *table) {
-		c := t.challenge
-		if c == nil || c.id != id {
+	b.onTimer(channelID, "challenge timeout", func(ch *channel) {
+		c := ch.challenge
+		if c == nil || c.ID != id {
 			return // answered in time
 		}
-		t.challenge = nil
+		ch.clearChallenge()
 		// Edited outside the lock: a slow Discord must not hold up the channel.
-		b.editLater(c.msg, renderChallenge(c, challengeExpired, b.cfg.ChallengeTimeout), channelID)
+		b.editLater(c.msg, renderChallenge(c.Challenge, challengeExpired, b.cfg.Table.ChallengeTimeout), channelID)
 	})
 }
 
 // turnTimedOut runs when a player's time may be up, and again to retry a
-// timeout that could not be saved. Bot.lock ends a game whose deadline has
-// passed, so it only has to lock; a timer that lost a race with a move finds
-// a later deadline and does nothing.
+// timeout that could not be saved. Loading the channel ends a game whose
+// deadline has passed; a timer that lost a race with a move finds a later
+// deadline and re-arms.
 func (b *Bot) turnTimedOut(channelID string) {
-	b.onTimer(channelID, "turn timeout", func(*table) {})
-}
-
-// timeOut ends t's match: the player to move loses. The board message is
-// updated in the background; the player loses even if it cannot be. If the
-// result cannot be saved the game goes on, and the timer tries again later.
-func (b *Bot) timeOut(ctx context.Context, t *table) {
-	m := t.match
-	next := m.clone()
-	next.end, next.loser, next.deadline = store.Timeout, m.judge.Turn(), time.Time{}
-	v := renderMatch(next, "")
-	next.shown = v.content
-	if err := b.store.Save(ctx, toRecord(next)); err != nil {
-		t.saveFailures++
-		wait := min(time.Second<<min(t.saveFailures, 6), time.Minute)
-		b.log.Error("could not save a timeout", "channel", m.channelID, "retry_in", wait, "err", err)
-		channelID := m.channelID
-		if t.turnTimer != nil {
-			t.turnTimer.Stop()
+	b.onTimer(channelID, "turn timeout", func(ch *channel) {
+		ctx, cancel := context.WithTimeout(context.Background(), editWithin)
+		defer cancel()
+		ch.turnTimer, ch.turnAt = nil, time.Time{} // this one has fired
+		if err := b.load(ctx, ch); err != nil {
+			b.log.Error("turn timeout", "channel", channelID, "err", err)
+			id := ch.id
+			ch.turnTimer = b.afterFunc(time.Second, func() { b.turnTimedOut(id) })
 		}
-		t.turnTimer = b.afterFunc(wait, func() { b.turnTimedOut(channelID) })
-		return
-	}
-	t.saveFailures = 0
-	t.match = next
-	b.armTurn(t)
-	b.editBoard(next.board, next.boardAt, v, next.channelID)
+	})
 }

@@ -14,18 +14,20 @@ import (
 	"github.com/bwmarrin/discordgo"
 	"github.com/tttbot/tttbot/game"
 	"github.com/tttbot/tttbot/store"
+	"github.com/tttbot/tttbot/table"
 )
 
 // The user in the slash-command fixture.
 const mason = "53908232506183680"
 
 // runningRecord is a stored 3×3 game of Mason against bob, Mason to move.
-func runningRecord(t *testing.T, channelID string, deadline time.Time) *store.Record {
+func runningRecord(t *testing.T, channelID string, deadline time.Time) *store.Game {
 	t.Helper()
-	return &store.Record{
+	return &store.Game{
 		ChannelID: channelID, ID: "abc123", Players: [3]string{game.X: mason, game.O: "2"},
 		Level: game.Hard, Size: 3, Win: 3, First: game.X, Serial: 1, Deadline: deadline,
-		BoardAppID: "app", BoardToken: "tok", BoardAt: time.Now(), Shown: "old board",
+		StartedAt: time.Now().Add(-time.Hour),
+		Board:     store.Board{AppID: "app", Token: "tok", At: time.Now()},
 	}
 }
 
@@ -41,11 +43,11 @@ func newBotOn(t *testing.T, st Store, rec *recorder) *Bot {
 func TestBusyChannelAnswersInTime(t *testing.T) {
 	b, rec, _ := newTestBot(t)
 	ic := slashPayload(t, "board", nil, nil)
-	held := mustLock(t, &b.games, ic.ChannelID)
-	defer held.unlock()
+	held := mustLock(t, &b.channels, ic.ChannelID)
+	defer b.channels.unlock(held)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	b.serve(ctx, ic)
+	b.serveIC(ctx, ic)
 	wantEphemeral(t, rec.last(t), "busy")
 	if ctx.Err() != nil {
 		t.Errorf("answered only after the deadline")
@@ -62,11 +64,11 @@ func TestDeadlinePassedWhileDown(t *testing.T) {
 	}
 	rec := new(recorder)
 	b := newBotOn(t, st, rec)
-	b.serve(context.Background(), ic)
+	b.serveIC(context.Background(), ic)
 	wantEphemeral(t, rec.last(t), "over")
 	b.Close() // waits for the board edit
-	r, _ := st.Load(context.Background(), ic.ChannelID)
-	if r.End != store.Timeout || r.Loser != game.X || len(r.Moves) != 0 {
+	r, _ := st.Current(context.Background(), ic.ChannelID)
+	if r.End != game.EndTimeout || r.Loser != game.X || len(r.Moves) != 0 {
 		t.Errorf("stored game: end %d, loser %v, %d moves; want a timeout lost by X, no move", r.End, r.Loser, len(r.Moves))
 	}
 	if len(rec.edits) != 1 || !strings.Contains(*rec.edits[0].Content, "did not move in time") {
@@ -87,8 +89,8 @@ func TestRestoreArmsTimers(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-rec.edited // the timer fired and the board was edited
-	r, _ := st.Load(context.Background(), "c1")
-	if r.End != store.Timeout {
+	r, _ := st.Current(context.Background(), "c1")
+	if r.End != game.EndTimeout {
 		t.Errorf("stored game ended %d; want a timeout", r.End)
 	}
 }
@@ -105,7 +107,7 @@ func TestBadRecordDoesNotLockTheChannel(t *testing.T) {
 	rec := new(recorder)
 	b := newBotOn(t, st, rec)
 	defer b.Close()
-	b.serve(context.Background(), ic)
+	b.serveIC(context.Background(), ic)
 	if r := rec.last(t); r.Data.Flags&discordgo.MessageFlagsEphemeral != 0 {
 		t.Fatalf("/ttt start answered %q; want a new game", r.Data.Content)
 	}
@@ -114,11 +116,11 @@ func TestBadRecordDoesNotLockTheChannel(t *testing.T) {
 // Moves ping the player to move; showing the board again pings nobody.
 func TestPings(t *testing.T) {
 	b, rec, _ := newTestBot(t)
-	b.serve(context.Background(), slashPayload(t, "start", nil, nil))
+	b.serveIC(context.Background(), slashPayload(t, "start", nil, nil))
 	if u := rec.last(t).Data.AllowedMentions.Users; len(u) != 1 || u[0] != mason {
 		t.Errorf("start pings %v; want [%s]", u, mason)
 	}
-	b.serve(context.Background(), slashPayload(t, "board", nil, nil))
+	b.serveIC(context.Background(), slashPayload(t, "board", nil, nil))
 	if u := rec.last(t).Data.AllowedMentions.Users; len(u) != 0 {
 		t.Errorf("/ttt board pings %v; want nobody", u)
 	}
@@ -128,7 +130,7 @@ func TestPings(t *testing.T) {
 func TestAnswerDuringShutdown(t *testing.T) {
 	b, rec, _ := newTestBot(t)
 	b.Close()
-	b.Handle(nil, slashPayload(t, "help", nil, nil))
+	b.serveIC(context.Background(), slashPayload(t, "help", nil, nil))
 	wantEphemeral(t, rec.last(t), "restarting")
 }
 
@@ -158,7 +160,7 @@ type lateStore struct {
 	late atomic.Bool
 }
 
-func (s *lateStore) Save(ctx context.Context, r *store.Record) error {
+func (s *lateStore) Save(ctx context.Context, r *store.Game) error {
 	if s.late.Swap(false) {
 		<-ctx.Done()
 	}
@@ -173,14 +175,14 @@ func TestMoveNotKeptWhenAnswerNeverSent(t *testing.T) {
 	b := New(ctxDiscord{rec}, st, DefaultConfig(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	b.SetSelf("1000000000000000001")
 	defer b.Close()
-	b.serve(context.Background(), slashPayload(t, "start", []map[string]any{{"type": 3, "name": "difficulty", "value": "easy"}}, nil))
+	b.serveIC(context.Background(), slashPayload(t, "start", []map[string]any{{"type": 3, "name": "difficulty", "value": "easy"}}, nil))
 	ic := slashPayload(t, "move", []map[string]any{intOpt("row", 2), intOpt("col", 2)}, nil)
 	before := moves(t, b, ic)
 	answers := len(rec.responses)
 	st.late.Store(true)
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	b.serve(ctx, ic)
+	b.serveIC(ctx, ic)
 	if len(rec.responses) != answers {
 		t.Errorf("an answer was sent after the deadline: %q", rec.last(t).Data.Content)
 	}
@@ -190,7 +192,7 @@ func TestMoveNotKeptWhenAnswerNeverSent(t *testing.T) {
 	if after := moves(t, b, ic); after != before {
 		t.Errorf("moves went from %d to %d although the answer was never sent", before, after)
 	}
-	r, _ := st.Load(context.Background(), ic.ChannelID)
+	r, _ := st.Current(context.Background(), ic.ChannelID)
 	if len(r.Moves) != before {
 		t.Errorf("stored game has %d moves; want %d (put back)", len(r.Moves), before)
 	}
@@ -204,23 +206,26 @@ func TestAcceptMaybeDeliveredClosesChallenge(t *testing.T) {
 	b := newBotOn(t, new(store.Memory), rec)
 	defer b.Close()
 	const channel = "345626669114982999" // the button fixture's channel
-	tb := mustLock(t, &b.games, channel)
-	c := &challenge{id: newID(), from: "2", to: mason, size: 3, win: 3, expires: time.Now().Add(time.Minute),
+	tb := mustLock(t, &b.channels, channel)
+	c := &openChallenge{Challenge: &table.Challenge{ID: newID(), From: "2", To: mason, Size: 3, Win: 3, Expires: time.Now().Add(time.Minute)},
 		msg: &discordgo.Interaction{AppID: "app", Token: "challenge-token"}}
 	c.timer = b.afterFunc(time.Hour, func() {})
 	tb.challenge = c
-	tb.unlock()
+	b.channels.unlock(tb)
 
 	rec.mu.Lock()
 	rec.failNext = errors.New("read: connection reset by peer")
 	rec.mu.Unlock()
-	b.serve(context.Background(), buttonPayload(t, "accept/"+c.id))
+	b.serveIC(context.Background(), buttonPayload(t, "accept/"+c.ID))
 
-	tb = mustLock(t, &b.games, channel)
-	defer tb.unlock()
-	if tb.match == nil || tb.match.over() || tb.challenge != nil {
+	tb, err := b.lock(context.Background(), channel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.unlock(tb)
+	if tb.match == nil || tb.match.Over() || tb.challenge != nil {
 		t.Errorf("after a maybe-delivered accept: game running = %v, challenge open = %v; want a game and no challenge",
-			tb.match != nil && !tb.match.over(), tb.challenge != nil)
+			tb.match != nil && !tb.match.Over(), tb.challenge != nil)
 	}
 }
 
@@ -229,7 +234,7 @@ func TestAcceptMaybeDeliveredClosesChallenge(t *testing.T) {
 func TestLongestTurnTimeoutIsShown(t *testing.T) {
 	st := new(store.Memory)
 	r := runningRecord(t, "c1", time.Now().Add(-2*time.Millisecond)) // the timer fired 2 ms late
-	r.BoardAt = r.Deadline.Add(-MaxTimeout)
+	r.Board.At = r.Deadline.Add(-MaxTimeout)
 	if err := st.Save(context.Background(), r); err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +252,7 @@ type failingSaves struct {
 	saves atomic.Int32
 }
 
-func (s *failingSaves) Save(context.Context, *store.Record) error {
+func (s *failingSaves) Save(context.Context, *store.Game) error {
 	s.saves.Add(1)
 	return errors.New("disk full")
 }
@@ -261,9 +266,14 @@ func TestTimeoutSaveFailureBacksOff(t *testing.T) {
 	b := newBotOn(t, st, new(recorder))
 	defer b.Close()
 	b.turnTimedOut("c1")
-	tb := mustLock(t, &b.games, "c1")
-	defer tb.unlock()
-	if n := st.saves.Load(); n != 1 || tb.saveFailures != 1 || tb.match.over() {
-		t.Errorf("one timer firing: %d saves, %d failures, over = %v; want 1, 1, false (the game goes on)", n, tb.saveFailures, tb.match.over())
+	tb := mustLock(t, &b.channels, "c1")
+	failures, retry := tb.saveFailures, tb.turnTimer != nil
+	b.channels.unlock(tb)
+	g, err := st.Memory.Current(context.Background(), "c1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := st.saves.Load(); n != 1 || failures != 1 || !retry || !g.Running() {
+		t.Errorf("one timer firing: %d saves, %d failures, retry armed = %v, running = %v; want 1, 1, true, true (the game goes on)", n, failures, retry, g.Running())
 	}
 }

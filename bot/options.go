@@ -72,21 +72,32 @@ func decodeStart(data discordgo.ApplicationCommandInteractionData, sub *discordg
 			return so, sayf("`difficulty` must be easy, medium or hard.")
 		}
 	}
-	if o := findOption(sub, "opponent"); o != nil {
-		id, _ := o.Value.(string)
-		if o.Type != discordgo.ApplicationCommandOptionUser || id == "" {
-			return so, sayf("`opponent` must be a member of this server.")
-		}
-		if data.Resolved != nil {
-			so.opponent = data.Resolved.Users[id]
-		}
-		if so.opponent == nil {
-			// Discord always resolves user options; without it we cannot
-			// tell a bot from a person, so we do not guess.
-			return so, sayf("I couldn't see who %s is. Please pick the opponent again.", mention(id))
-		}
+	if so.opponent, err = userOption(data, sub, "opponent"); err != nil {
+		return so, err
 	}
 	return so, nil
+}
+
+// userOption returns the user named by option name, or nil if it is absent.
+func userOption(data discordgo.ApplicationCommandInteractionData, sub *discordgo.ApplicationCommandInteractionDataOption, name string) (*discordgo.User, error) {
+	o := findOption(sub, name)
+	if o == nil {
+		return nil, nil
+	}
+	id, _ := o.Value.(string)
+	if o.Type != discordgo.ApplicationCommandOptionUser || id == "" {
+		return nil, sayf("`%s` must be a member of this server.", name)
+	}
+	var u *discordgo.User
+	if data.Resolved != nil {
+		u = data.Resolved.Users[id]
+	}
+	if u == nil {
+		// Discord always resolves user options; without it we cannot
+		// tell a bot from a person, so we do not guess.
+		return nil, sayf("I couldn't see who %s is. Please pick the %s again.", mention(id), name)
+	}
+	return u, nil
 }
 
 // decodeMove returns the 1-based row and column of /ttt move; their upper

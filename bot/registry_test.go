@@ -2,8 +2,13 @@ package bot
 
 import (
 	"context"
+	"fmt"
+	"time"
+
 	"sync"
 	"testing"
+
+	"github.com/tttbot/tttbot/table"
 )
 
 // Many goroutines changing one channel's table never lose an update: the
@@ -19,9 +24,9 @@ func TestRegistrySerialisesAChannel(t *testing.T) {
 			defer wg.Done()
 			ch := []string{"a", "b"}[w%2]
 			for i := 0; i < each; i++ {
-				tb := mustLock(t, &r, ch)
-				*counts[ch]++ // guarded by the table lock, and only by it
-				tb.unlock()
+				c := mustLock(t, &r, ch)
+				*counts[ch]++ // guarded by the channel lock, and only by it
+				r.unlock(c)
 			}
 		}(w)
 	}
@@ -33,31 +38,61 @@ func TestRegistrySerialisesAChannel(t *testing.T) {
 	}
 }
 
-// A channel whose table is held does not hold up another channel.
+// A channel that is held does not hold up another channel.
 func TestRegistryChannelsIndependent(t *testing.T) {
 	var r registry
 	held := mustLock(t, &r, "busy")
-	defer held.unlock()
-	done := make(chan *table)
+	defer r.unlock(held)
+	done := make(chan *channel)
 	go func() {
-		tb, _, err := r.lock(context.Background(), "other")
+		c, err := r.lock(context.Background(), "other")
 		if err != nil {
 			panic(err)
 		}
-		tb.unlock()
-		done <- tb
+		r.unlock(c)
+		done <- c
 	}()
-	if tb := <-done; tb == held {
-		t.Fatal("two channels share one table")
+	if c := <-done; c == held {
+		t.Fatal("two channels share one entry")
 	}
-	mustLock(t, &r, "other").unlock()
+	r.unlock(mustLock(t, &r, "other"))
 }
 
-func mustLock(t testing.TB, r *registry, channelID string) *table {
-	t.Helper()
-	tb, _, err := r.lock(context.Background(), channelID)
-	if err != nil {
-		t.Error(err)
+// A channel is forgotten once nothing holds, awaits or needs it, and kept
+// while it has an open challenge or a turn timer.
+func TestRegistryForgetsIdleChannels(t *testing.T) {
+	var r registry
+	for i := range 100 {
+		r.unlock(mustLock(t, &r, fmt.Sprint("c", i)))
 	}
-	return tb
+	if n := r.len(); n != 0 {
+		t.Fatalf("after 100 idle channels the registry holds %d; want 0", n)
+	}
+	c := mustLock(t, &r, "challenged")
+	c.challenge = &openChallenge{Challenge: &table.Challenge{ID: "x"}, timer: time.NewTimer(time.Hour)}
+	r.unlock(c)
+	c2 := mustLock(t, &r, "timed")
+	c2.turnTimer = time.NewTimer(time.Hour)
+	r.unlock(c2)
+	if n := r.len(); n != 2 {
+		t.Fatalf("registry holds %d channels; want the 2 with a challenge or a timer", n)
+	}
+	c = mustLock(t, &r, "challenged")
+	c.clearChallenge()
+	r.unlock(c)
+	c2 = mustLock(t, &r, "timed")
+	c2.stopTurnTimer()
+	r.unlock(c2)
+	if n := r.len(); n != 0 {
+		t.Fatalf("registry holds %d channels after they went idle; want 0", n)
+	}
+}
+
+func mustLock(t testing.TB, r *registry, channelID string) *channel {
+	t.Helper()
+	c, err := r.lock(context.Background(), channelID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

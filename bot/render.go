@@ -7,7 +7,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/tttbot/tttbot/game"
-	"github.com/tttbot/tttbot/store"
+	"github.com/tttbot/tttbot/table"
 )
 
 // The cells of the emoji board. Each is a single code point, so a row costs
@@ -47,17 +47,17 @@ func mark(p game.Player) string {
 // renderMatch draws m: the header, the labelled grid, the last move, and a
 // status line; for boards up to MaxButtonSize, the cells as buttons; when it
 // is over, a Rematch button. note, if not empty, is added as a last line.
-func renderMatch(m *match, note string) view {
-	g := m.judge
+func renderMatch(m *table.Match, note string) view {
+	g := m.Judge
 	n := g.Size()
 	var b strings.Builder
 	b.Grow(64 + (n+1)*(n+4)*4)
 
 	fmt.Fprintf(&b, "%s %s vs %s %s · %d×%d, %d in a row\n",
-		cellX, mention(m.players[game.X]), cellO, mention(m.players[game.O]), n, n, g.WinLength())
+		cellX, mention(m.Players[game.X]), cellO, mention(m.Players[game.O]), n, n, g.WinLength())
 
 	var win map[game.Cell]bool // nil, and so empty, unless the game was won
-	if m.end == store.Won {
+	if m.End == game.EndWon {
 		win = make(map[game.Cell]bool, g.WinLength())
 		for _, c := range g.WinLine() {
 			win[c] = true
@@ -80,7 +80,7 @@ func renderMatch(m *match, note string) view {
 
 	if hasLast {
 		fmt.Fprintf(&b, "Last move: %s %s at row %d, column %d.\n",
-			mark(last.Player), mention(m.players[last.Player]), last.Row+1, last.Col+1)
+			mark(last.Player), mention(m.Players[last.Player]), last.Row+1, last.Col+1)
 	}
 	b.WriteString(statusLine(m))
 	if note != "" {
@@ -89,9 +89,9 @@ func renderMatch(m *match, note string) view {
 	}
 
 	v := view{content: b.String()}
-	if !m.over() {
-		v.ping = m.players[g.Turn()]
-		if g.Turn() == m.computer {
+	if !m.Over() {
+		v.ping = m.Players[g.Turn()]
+		if g.Turn() == m.Computer {
 			v.ping = ""
 		}
 	}
@@ -116,13 +116,13 @@ func cellEmoji(g *game.Game, r, c int, win map[game.Cell]bool, last game.Move, h
 }
 
 // statusLine names who is to move, or says how the game ended.
-func statusLine(m *match) string {
-	g := m.judge
-	switch m.end {
-	case store.Running:
+func statusLine(m *table.Match) string {
+	g := m.Judge
+	switch m.End {
+	case game.EndNone:
 		p := g.Turn()
-		s := fmt.Sprintf("%s %s to move", mark(p), mention(m.players[p]))
-		if m.computer == p {
+		s := fmt.Sprintf("%s %s to move", mark(p), mention(m.Players[p]))
+		if m.Computer == p {
 			return s + "."
 		}
 		if g.Size() <= MaxButtonSize {
@@ -130,25 +130,25 @@ func statusLine(m *match) string {
 		} else {
 			s += " with `/ttt move row col`"
 		}
-		if !m.deadline.IsZero() {
-			s += fmt.Sprintf(" (time runs out <t:%d:R>)", m.deadline.Unix())
+		if !m.Deadline.IsZero() {
+			s += fmt.Sprintf(" (time runs out <t:%d:R>)", m.Deadline.Unix())
 		}
 		return s + "."
-	case store.Won:
+	case game.EndWon:
 		w := g.Winner()
-		return fmt.Sprintf("🏆 %s %s wins with %d in a row (in %s)!", mark(w), mention(m.players[w]), g.WinLength(), cellWin)
-	case store.Draw:
+		return fmt.Sprintf("🏆 %s %s wins with %d in a row (in %s)!", mark(w), mention(m.Players[w]), g.WinLength(), cellWin)
+	case game.EndDraw:
 		return "🤝 Draw: the board is full and nobody has a line."
-	case store.Decided:
+	case game.EndDecided:
 		return "🤝 Draw: no line can be completed by either player any more, so the game ends early."
-	case store.Resigned:
-		w := m.loser.Other()
-		return fmt.Sprintf("🏳️ %s resigned. %s %s wins!", mention(m.players[m.loser]), mark(w), mention(m.players[w]))
-	case store.Timeout:
-		w := m.loser.Other()
-		return fmt.Sprintf("⏰ %s did not move in time. %s %s wins by timeout!", mention(m.players[m.loser]), mark(w), mention(m.players[w]))
-	case store.Stopped:
-		return fmt.Sprintf("🛑 Game stopped by %s. Nobody wins.", mention(m.stoppedBy))
+	case game.EndResigned:
+		w := m.Loser.Other()
+		return fmt.Sprintf("🏳️ %s resigned. %s %s wins!", mention(m.Players[m.Loser]), mark(w), mention(m.Players[w]))
+	case game.EndTimeout:
+		w := m.Loser.Other()
+		return fmt.Sprintf("⏰ %s did not move in time. %s %s wins by timeout!", mention(m.Players[m.Loser]), mark(w), mention(m.Players[w]))
+	case game.EndStopped:
+		return fmt.Sprintf("🛑 Game stopped by %s. Nobody wins.", mention(m.StoppedBy))
 	}
 	return ""
 }
@@ -157,11 +157,11 @@ func statusLine(m *match) string {
 // and, once the game is over, a Rematch button. A 5×5 grid already uses all
 // five action rows, so a finished 5×5 game shows Rematch alone (the emoji
 // board above still shows the final position).
-func matchComponents(m *match, win map[game.Cell]bool, last game.Move, hasLast bool) []discordgo.MessageComponent {
-	g := m.judge
+func matchComponents(m *table.Match, win map[game.Cell]bool, last game.Move, hasLast bool) []discordgo.MessageComponent {
+	g := m.Judge
 	n := g.Size()
 	var rows []discordgo.MessageComponent
-	if n <= MaxButtonSize && (!m.over() || n < MaxButtonSize) {
+	if n <= MaxButtonSize && (!m.Over() || n < MaxButtonSize) {
 		for r := 0; r < n; r++ {
 			row := discordgo.ActionsRow{Components: make([]discordgo.MessageComponent, 0, n)}
 			for c := 0; c < n; c++ {
@@ -170,25 +170,25 @@ func matchComponents(m *match, win map[game.Cell]bool, last game.Move, hasLast b
 			rows = append(rows, row)
 		}
 	}
-	if m.over() {
+	if m.Over() {
 		rows = append(rows, discordgo.ActionsRow{Components: []discordgo.MessageComponent{
 			discordgo.Button{
 				Label:    "Rematch",
 				Style:    discordgo.PrimaryButton,
 				Emoji:    &discordgo.ComponentEmoji{Name: "🔁"},
-				CustomID: route{action: actRematch, id: m.id}.String(),
+				CustomID: route{action: actRematch, id: m.ID}.String(),
 			},
 		}})
 	}
 	return rows
 }
 
-func cellButton(m *match, r, c int, win map[game.Cell]bool, last game.Move, hasLast bool) discordgo.Button {
-	p := m.judge.At(r, c)
+func cellButton(m *table.Match, r, c int, win map[game.Cell]bool, last game.Move, hasLast bool) discordgo.Button {
+	p := m.Judge.At(r, c)
 	b := discordgo.Button{
 		Style:    discordgo.SecondaryButton,
-		CustomID: route{action: actMove, id: m.id, serial: m.serial, row: r + 1, col: c + 1}.String(),
-		Disabled: m.over() || p != game.None,
+		CustomID: route{action: actMove, id: m.ID, serial: m.Serial, row: r + 1, col: c + 1}.String(),
+		Disabled: m.Over() || p != game.None,
 	}
 	switch {
 	case p == game.None:
@@ -218,27 +218,27 @@ const (
 	challengeRestart
 )
 
-func renderChallenge(c *challenge, st challengeState, timeout time.Duration) view {
-	board := fmt.Sprintf("a %d×%d board, %d in a row", c.size, c.size, c.win)
+func renderChallenge(c *table.Challenge, st challengeState, timeout time.Duration) view {
+	board := fmt.Sprintf("a %d×%d board, %d in a row", c.Size, c.Size, c.Win)
 	switch st {
 	case challengeDeclined:
-		return view{content: fmt.Sprintf("%s declined the challenge from %s (%s).", mention(c.to), mention(c.from), board)}
+		return view{content: fmt.Sprintf("%s declined the challenge from %s (%s).", mention(c.To), mention(c.From), board)}
 	case challengeWithdrawn:
-		return view{content: fmt.Sprintf("%s withdrew the challenge to %s (%s).", mention(c.from), mention(c.to), board)}
+		return view{content: fmt.Sprintf("%s withdrew the challenge to %s (%s).", mention(c.From), mention(c.To), board)}
 	case challengeExpired:
-		return view{content: fmt.Sprintf("⌛ The challenge from %s to %s (%s) expired: no answer within %s.", mention(c.from), mention(c.to), board, humanDuration(timeout))}
+		return view{content: fmt.Sprintf("⌛ The challenge from %s to %s (%s) expired: no answer within %s.", mention(c.From), mention(c.To), board, humanDuration(timeout))}
 	case challengeCancelled:
-		return view{content: fmt.Sprintf("🛑 The challenge from %s to %s (%s) was cancelled by a moderator.", mention(c.from), mention(c.to), board)}
+		return view{content: fmt.Sprintf("🛑 The challenge from %s to %s (%s) was cancelled by a moderator.", mention(c.From), mention(c.To), board)}
 	case challengeRestart:
-		return view{content: fmt.Sprintf("The challenge from %s to %s (%s) was called off because I restarted. Please challenge again with `/ttt start`.", mention(c.from), mention(c.to), board)}
+		return view{content: fmt.Sprintf("The challenge from %s to %s (%s) was called off because I restarted. Please challenge again with `/ttt start`.", mention(c.From), mention(c.To), board)}
 	}
 	return view{
 		content: fmt.Sprintf("⚔️ %s challenges %s to tic-tac-toe on %s. %s, do you accept? The challenge expires <t:%d:R>.\n%s plays %s and moves first.",
-			mention(c.from), mention(c.to), board, mention(c.to), c.expires.Unix(), mention(c.from), cellX),
-		ping: c.to,
+			mention(c.From), mention(c.To), board, mention(c.To), c.Expires.Unix(), mention(c.From), cellX),
+		ping: c.To,
 		components: []discordgo.MessageComponent{discordgo.ActionsRow{Components: []discordgo.MessageComponent{
-			discordgo.Button{Label: "Accept", Style: discordgo.SuccessButton, CustomID: route{action: actAccept, id: c.id}.String()},
-			discordgo.Button{Label: "Decline", Style: discordgo.DangerButton, CustomID: route{action: actDecline, id: c.id}.String()},
+			discordgo.Button{Label: "Accept", Style: discordgo.SuccessButton, CustomID: route{action: actAccept, id: c.ID}.String()},
+			discordgo.Button{Label: "Decline", Style: discordgo.DangerButton, CustomID: route{action: actDecline, id: c.ID}.String()},
 		}}},
 	}
 }
@@ -260,7 +260,11 @@ func humanDuration(d time.Duration) string {
 	return d.String()
 }
 
-// stale is what an old board message says once a newer one replaced it.
-func stale(content string) view {
+// stale is what an old board message says once a newer one replaced it;
+// over says whether the game has ended since.
+func stale(content string, over bool) view {
+	if over {
+		return view{content: "⬇️ *This game is over: the result is in a newer message.*\n" + content}
+	}
 	return view{content: "⬇️ *This board is out of date; the game continues in a newer message.*\n" + content}
 }

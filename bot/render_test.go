@@ -14,7 +14,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/tttbot/tttbot/game"
-	"github.com/tttbot/tttbot/store"
+	"github.com/tttbot/tttbot/table"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -33,16 +33,23 @@ const (
 	longO = "98765432109876543210"
 )
 
-func testMatch(t testing.TB, n, k int, moves ...game.Move) *match {
+func testMatch(t testing.TB, n, k int, moves ...game.Move) *table.Match {
 	t.Helper()
 	g, err := game.Replay(n, moves, game.WinLength(k))
 	if err != nil {
 		t.Fatalf("Replay(%d, %v, k=%d): %v", n, moves, k, err)
 	}
-	m := &match{id: "a1b2c3d4e5f6", players: [3]string{game.X: longX, game.O: longO}, judge: g, serial: 1}
-	m.settle()
-	if !m.over() {
-		m.deadline = time.Unix(1767225600, 0)
+	m := &table.Match{ID: "a1b2c3d4e5f6", Players: [3]string{game.X: longX, game.O: longO}, Judge: g, Serial: 1}
+	switch g.Status() {
+	case game.Won:
+		m.End = game.EndWon
+	case game.Draw:
+		m.End = game.EndDraw
+	case game.DecidedDraw:
+		m.End = game.EndDecided
+	}
+	if !m.Over() {
+		m.Deadline = time.Unix(1767225600, 0)
 	}
 	return m
 }
@@ -53,7 +60,7 @@ func checkLimits(t *testing.T, what string, v view) {
 	if n := utf8.RuneCountInString(v.content); n > maxContent {
 		t.Errorf("%s: content is %d code points; want <= %d", what, n, maxContent)
 	}
-	if n := utf8.RuneCountInString(stale(v.content).content); n > maxContent {
+	if n := utf8.RuneCountInString(stale(v.content, false).content); n > maxContent {
 		t.Errorf("%s: content marked stale is %d code points; want <= %d", what, n, maxContent)
 	}
 	if len(v.components) > maxRows {
@@ -95,7 +102,7 @@ func checkLimits(t *testing.T, what string, v view) {
 // limits.
 func TestRenderLimits(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	endings := []store.Ending{store.Running, store.Resigned, store.Timeout, store.Stopped}
+	endings := []game.Ending{game.EndNone, game.EndResigned, game.EndTimeout, game.EndStopped}
 	for n := MinSize; n <= MaxSize; n++ {
 		for k := MinWin; k <= n; k++ {
 			// Random games played to the end, plus their prefixes.
@@ -119,22 +126,22 @@ func TestRenderLimits(t *testing.T) {
 				for _, cut := range []int{0, len(moves) / 2, len(moves) - 1, len(moves)} {
 					m := testMatch(t, n, k, moves[:cut]...)
 					what := fmt.Sprintf("%d×%d k=%d after %d moves", n, n, k, cut)
-					if m.over() {
+					if m.Over() {
 						checkLimits(t, what, renderMatch(m, ""))
 						continue
 					}
 					for _, e := range endings {
-						m.end, m.loser, m.stoppedBy = e, game.X, longO
-						if e != store.Running {
-							m.deadline = time.Time{}
+						m.End, m.Loser, m.StoppedBy = e, game.X, longO
+						if e != game.EndNone {
+							m.Deadline = time.Time{}
 						}
-						checkLimits(t, fmt.Sprintf("%s, store.Ending %d", what, e), renderMatch(m, ""))
+						checkLimits(t, fmt.Sprintf("%s, game.Ending %d", what, e), renderMatch(m, ""))
 					}
 				}
 			}
 		}
 	}
-	c := &challenge{id: newID(), from: longX, to: longO, size: MaxSize, win: MaxSize, expires: time.Unix(1767225600, 0)}
+	c := &table.Challenge{ID: newID(), From: longX, To: longO, Size: MaxSize, Win: MaxSize, Expires: time.Unix(1767225600, 0)}
 	for st := challengeOpen; st <= challengeRestart; st++ {
 		checkLimits(t, fmt.Sprintf("challenge state %d", st), renderChallenge(c, st, 14*time.Minute))
 	}
@@ -149,16 +156,16 @@ func TestRenderGolden(t *testing.T) {
 		{Row: 1, Col: 2, Player: O}, {Row: 1, Col: 0, Player: X}}
 	tests := []struct {
 		name string
-		m    *match
+		m    *table.Match
 	}{
 		{"3x3-empty", testMatch(t, 3, 3)},
 		{"3x3-midgame", testMatch(t, 3, 3, seed[:4]...)},
 		{"3x3-won", testMatch(t, 3, 3, seed...)},
 		{"3x3-draw", testMatch(t, 3, 3, draw...)},
 		{"7x7-k4-midgame", testMatch(t, 7, 4, game.Move{Row: 3, Col: 3, Player: X}, game.Move{Row: 2, Col: 4, Player: O})},
-		{"10x10-timeout", func() *match {
+		{"10x10-timeout", func() *table.Match {
 			m := testMatch(t, 10, 10, game.Move{Row: 9, Col: 9, Player: X})
-			m.end, m.loser, m.deadline = store.Timeout, O, time.Time{}
+			m.End, m.Loser, m.Deadline = game.EndTimeout, O, time.Time{}
 			return m
 		}()},
 	}

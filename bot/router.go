@@ -10,9 +10,18 @@ import (
 	"github.com/bwmarrin/discordgo"
 )
 
+// A request is one decoded interaction, whatever transport brought it, with
+// the responder its one answer goes through.
+type request struct {
+	*discordgo.Interaction
+	user      *discordgo.User // who caused it
+	responder Responder
+	answered  *atomic.Bool // set once the answer went (or may have gone) out
+}
+
 // A handler answers one kind of interaction. It answers through Bot.respond
 // or Bot.say; if it returns an error instead, the router answers for it.
-type handler func(ctx context.Context, ic *discordgo.InteractionCreate) error
+type handler func(ctx context.Context, req *request) error
 
 // A userError is a refusal meant for the user: its text is plain words and is
 // shown to them as it is (ephemerally). Any other error is ours; its text is
@@ -25,21 +34,21 @@ func sayf(format string, args ...any) error { return userError(fmt.Sprintf(forma
 
 const internalErrorText = "Something went wrong on our side; nothing was changed. Please try again."
 
-type answeredKey struct{}
-
-// markAnswered records in ctx that the interaction got its one response.
-func markAnswered(ctx context.Context) {
-	if p, ok := ctx.Value(answeredKey{}).(*atomic.Bool); ok {
-		p.Store(true)
-	}
-}
-
-// Handle is the discordgo event handler for INTERACTION_CREATE. Every
-// interaction gets exactly one answer within Discord's 3 seconds, whatever
-// the handler does, so no user ever sees "This interaction failed".
-func (b *Bot) Handle(_ *discordgo.Session, ic *discordgo.InteractionCreate) {
+// Handle answers one interaction through r. Every interaction gets exactly
+// one answer within Discord's 3 seconds, whatever the handler does, so no
+// user ever sees "This interaction failed". Transports call it in a
+// goroutine of its own per interaction.
+func (b *Bot) Handle(i *discordgo.Interaction, r Responder) {
 	ctx, cancel := context.WithTimeout(context.Background(), answerWithin)
 	defer cancel()
+	b.handle(ctx, i, r)
+}
+
+func (b *Bot) handle(ctx context.Context, i *discordgo.Interaction, r Responder) {
+	if i == nil || r == nil {
+		return
+	}
+	req := &request{Interaction: i, user: invoker(i), responder: r, answered: new(atomic.Bool)}
 	b.bgMu.Lock()
 	closed := b.closed
 	if !closed {
@@ -48,25 +57,18 @@ func (b *Bot) Handle(_ *discordgo.Session, ic *discordgo.InteractionCreate) {
 	}
 	b.bgMu.Unlock()
 	if closed {
-		if ic != nil && ic.Interaction != nil {
-			if err := b.say(ctx, ic, restartingText); err != nil {
-				b.log.Warn("could not answer during shutdown", "err", err)
-			}
+		if err := b.say(ctx, req, restartingText); err != nil {
+			b.log.Warn("could not answer during shutdown", "err", err)
 		}
 		return
 	}
-	b.serve(ctx, ic)
+	b.serve(ctx, req)
 }
 
-const restartingText = "I'm restarting right now; your game is kept. Please try again in a moment."
+const restartingText = "I'm restarting right now. Games are saved and continue when I'm back; please try again in a moment."
 
-func (b *Bot) serve(ctx context.Context, ic *discordgo.InteractionCreate) {
-	if ic == nil || ic.Interaction == nil {
-		return
-	}
-	answered := new(atomic.Bool)
-	ctx = context.WithValue(ctx, answeredKey{}, answered)
-	log := b.log.With("guild", ic.GuildID, "channel", ic.ChannelID, "user", invoker(ic).ID)
+func (b *Bot) serve(ctx context.Context, req *request) {
+	log := b.log.With("guild", req.GuildID, "channel", req.ChannelID, "user", req.user.ID)
 
 	var err error
 	func() {
@@ -75,31 +77,31 @@ func (b *Bot) serve(ctx context.Context, ic *discordgo.InteractionCreate) {
 				err = fmt.Errorf("panic: %v\n%s", r, debug.Stack())
 			}
 		}()
-		h, herr := b.route(ic)
+		h, herr := b.route(req)
 		if herr != nil {
 			err = herr
 			return
 		}
-		err = h(ctx, ic)
+		err = h(ctx, req)
 	}()
 
 	var ue userError
 	switch {
-	case err == nil && answered.Load():
+	case err == nil && req.answered.Load():
 		return
 	case err == nil:
 		err = errors.New("handler returned without answering")
 	case errors.As(err, &ue):
-		if !answered.Load() {
-			if rerr := b.say(ctx, ic, string(ue)); rerr != nil {
+		if !req.answered.Load() {
+			if rerr := b.say(ctx, req, string(ue)); rerr != nil {
 				log.Error("could not answer", "err", rerr)
 			}
 		}
 		return
 	}
-	log.Error("interaction failed", "type", ic.Type.String(), "err", err)
-	if !answered.Load() {
-		if rerr := b.say(ctx, ic, internalErrorText); rerr != nil {
+	log.Error("interaction failed", "type", req.Type.String(), "err", err)
+	if !req.answered.Load() {
+		if rerr := b.say(ctx, req, internalErrorText); rerr != nil {
 			log.Error("could not answer", "err", rerr)
 		}
 	}
@@ -107,10 +109,13 @@ func (b *Bot) serve(ctx context.Context, ic *discordgo.InteractionCreate) {
 
 // route finds the handler: by subcommand for /ttt, by custom_id action for
 // buttons.
-func (b *Bot) route(ic *discordgo.InteractionCreate) (handler, error) {
-	switch ic.Type {
+func (b *Bot) route(req *request) (handler, error) {
+	switch req.Type {
 	case discordgo.InteractionApplicationCommand:
-		data := ic.ApplicationCommandData()
+		data, ok := req.Data.(discordgo.ApplicationCommandInteractionData)
+		if !ok {
+			return nil, sayf("I can't read that command. Try `/ttt help`.")
+		}
 		if data.Name != "ttt" {
 			return nil, sayf("I don't know the command /%s. Try `/ttt help`.", data.Name)
 		}
@@ -123,7 +128,11 @@ func (b *Bot) route(ic *discordgo.InteractionCreate) (handler, error) {
 		}
 		return nil, sayf("I don't know `/ttt %s`. Try `/ttt help`.", sub.Name)
 	case discordgo.InteractionMessageComponent:
-		r, err := parseRoute(ic.MessageComponentData().CustomID)
+		data, ok := req.Data.(discordgo.MessageComponentInteractionData)
+		if !ok {
+			return nil, sayf("I can't read that click. Use `/ttt board` to get the current board.")
+		}
+		r, err := parseRoute(data.CustomID)
 		if err != nil {
 			return nil, userError("That button is not one of mine any more. Use `/ttt board` to get the current board.")
 		}
@@ -132,14 +141,26 @@ func (b *Bot) route(ic *discordgo.InteractionCreate) (handler, error) {
 	return nil, sayf("I can't handle that kind of interaction.")
 }
 
-// invoker is the user who caused ic: the member's user in a guild, the user
+// invoker is the user who caused i: the member's user in a guild, the user
 // in a DM.
-func invoker(ic *discordgo.InteractionCreate) *discordgo.User {
-	if ic.Member != nil && ic.Member.User != nil {
-		return ic.Member.User
+func invoker(i *discordgo.Interaction) *discordgo.User {
+	if i.Member != nil && i.Member.User != nil {
+		return i.Member.User
 	}
-	if ic.User != nil {
-		return ic.User
+	if i.User != nil {
+		return i.User
 	}
 	return &discordgo.User{}
+}
+
+// commandData and componentData return the interaction's data; route has
+// checked its type.
+func (req *request) commandData() discordgo.ApplicationCommandInteractionData {
+	d, _ := req.Data.(discordgo.ApplicationCommandInteractionData)
+	return d
+}
+
+func (req *request) componentData() discordgo.MessageComponentInteractionData {
+	d, _ := req.Data.(discordgo.MessageComponentInteractionData)
+	return d
 }

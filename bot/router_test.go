@@ -113,7 +113,7 @@ func TestRouterRefusals(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			b, rec, _ := newTestBot(t)
-			b.serve(context.Background(), tt.ic(t))
+			b.serveIC(context.Background(), tt.ic(t))
 			wantEphemeral(t, rec.last(t), tt.want)
 		})
 	}
@@ -127,15 +127,15 @@ func TestRouterInternalErrors(t *testing.T) {
 		h    handler
 		log  string
 	}{
-		{"panic", func(context.Context, *discordgo.InteractionCreate) error { panic("boom") }, "panic: boom"},
-		{"error", func(context.Context, *discordgo.InteractionCreate) error { return errors.New("disk on fire") }, "disk on fire"},
-		{"silence", func(context.Context, *discordgo.InteractionCreate) error { return nil }, "without answering"},
+		{"panic", func(context.Context, *request) error { panic("boom") }, "panic: boom"},
+		{"error", func(context.Context, *request) error { return errors.New("disk on fire") }, "disk on fire"},
+		{"silence", func(context.Context, *request) error { return nil }, "without answering"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			b, rec, logs := newTestBot(t)
 			b.commands["help"] = tt.h
-			b.serve(context.Background(), slashPayload(t, "help", nil, nil))
+			b.serveIC(context.Background(), slashPayload(t, "help", nil, nil))
 			r := rec.last(t)
 			wantEphemeral(t, r, internalErrorText)
 			if strings.Contains(r.Data.Content, tt.log) {
@@ -151,9 +151,12 @@ func TestRouterInternalErrors(t *testing.T) {
 // moves returns how many moves the game in ic's channel has.
 func moves(t *testing.T, b *Bot, ic *discordgo.InteractionCreate) int {
 	t.Helper()
-	tb := mustLock(t, &b.games, ic.ChannelID)
-	defer tb.unlock()
-	return tb.match.judge.Len()
+	tb, err := b.lock(context.Background(), ic.ChannelID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.unlock(tb)
+	return tb.match.Judge.Len()
 }
 
 // If Discord refuses the answer to a move, the move is taken back: the player
@@ -171,7 +174,7 @@ func TestMoveAndFailedAnswer(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			b, rec, _ := newTestBot(t)
-			b.serve(context.Background(), slashPayload(t, "start", []map[string]any{{"type": 3, "name": "difficulty", "value": "easy"}}, nil))
+			b.serveIC(context.Background(), slashPayload(t, "start", []map[string]any{{"type": 3, "name": "difficulty", "value": "easy"}}, nil))
 			if r := rec.last(t); r.Data.Flags&discordgo.MessageFlagsEphemeral != 0 {
 				t.Fatalf("start answered %q; want a board", r.Data.Content)
 			}
@@ -180,7 +183,7 @@ func TestMoveAndFailedAnswer(t *testing.T) {
 			rec.mu.Lock()
 			rec.failNext = tt.err
 			rec.mu.Unlock()
-			b.serve(context.Background(), ic)
+			b.serveIC(context.Background(), ic)
 			after := moves(t, b, ic)
 			if kept := after == before+2; kept != tt.kept || !kept && after != before {
 				t.Fatalf("moves after the failed answer = %d (before %d); want the move kept = %v", after, before, tt.kept)
@@ -190,10 +193,31 @@ func TestMoveAndFailedAnswer(t *testing.T) {
 			}
 			// Refused: the user was told, and the same move then works.
 			wantEphemeral(t, rec.last(t), internalErrorText)
-			b.serve(context.Background(), ic)
+			b.serveIC(context.Background(), ic)
 			if r := rec.last(t); r.Data.Flags&discordgo.MessageFlagsEphemeral != 0 {
 				t.Fatalf("retried move answered %q; want a board", r.Data.Content)
 			}
 		})
 	}
+}
+
+// viaDiscord answers through a test Discord's InteractionRespond, as the
+// gateway transport does through REST.
+type viaDiscord struct {
+	dc interface {
+		InteractionRespond(*discordgo.Interaction, *discordgo.InteractionResponse, ...discordgo.RequestOption) error
+	}
+	i *discordgo.Interaction
+}
+
+func (v viaDiscord) Respond(ctx context.Context, r *discordgo.InteractionResponse) error {
+	return v.dc.InteractionRespond(v.i, r, discordgo.WithContext(ctx))
+}
+
+// serveIC answers ic as a transport would, through the test's Discord.
+func (b *Bot) serveIC(ctx context.Context, ic *discordgo.InteractionCreate) {
+	dc := b.dc.(interface {
+		InteractionRespond(*discordgo.Interaction, *discordgo.InteractionResponse, ...discordgo.RequestOption) error
+	})
+	b.handle(ctx, ic.Interaction, viaDiscord{dc, ic.Interaction})
 }

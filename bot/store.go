@@ -6,86 +6,104 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/bwmarrin/discordgo"
 	"github.com/tttbot/tttbot/game"
 	"github.com/tttbot/tttbot/store"
+	"github.com/tttbot/tttbot/table"
 )
 
-// Store keeps each channel's latest game so that it outlives the process.
-// The bot loads a channel's game the first time it sees the channel, saves it
-// after every change, under the channel's lock and before it answers the
-// player, and at start-up asks for the running games to restart their
-// timers. Open challenges are not stored; they last a minute.
-//
-// store.Memory implements it; the SQLite and PostgreSQL stores will too.
+// Store keeps games and what they say about players. The bot loads a
+// channel's current game each time it locks the channel, and saves every
+// change, under that lock and before it answers anyone. Saves are
+// versioned: store.ErrConflict means another process changed the game
+// first. store.SQLite, store.Postgres and store.Memory implement it.
 type Store interface {
-	// Load returns the channel's game, or nil and no error if it has none.
-	Load(ctx context.Context, channelID string) (*store.Record, error)
-	// Save replaces the channel's game with r.
-	Save(ctx context.Context, r *store.Record) error
-	// Delete forgets the channel's game.
-	Delete(ctx context.Context, channelID string) error
+	// Current returns the channel's current game, or nil if it has none.
+	Current(ctx context.Context, channelID string) (*store.Game, error)
+	// Save stores g if nobody saved it since g.Version, and updates the
+	// players' stats in the same transaction when g ends.
+	Save(ctx context.Context, g *store.Game) error
 	// Running returns every game that has not ended.
-	Running(ctx context.Context) ([]*store.Record, error)
+	Running(ctx context.Context) ([]*store.Game, error)
+	// Stats, Leaderboard and History answer /ttt stats, leaderboard and
+	// history.
+	Stats(ctx context.Context, guildID, userID string, minRated int) (store.Stats, error)
+	Leaderboard(ctx context.Context, guildID string, minRated, limit int) ([]store.Stats, error)
+	History(ctx context.Context, guildID, userID string, limit int) ([]*store.Game, error)
 }
 
-func toRecord(m *match) *store.Record {
-	g := m.judge
-	r := &store.Record{
-		ChannelID: m.channelID, GuildID: m.guildID, ID: m.id,
-		Players: m.players, Computer: m.computer, Level: m.level,
-		Size: g.Size(), Win: g.WinLength(), First: g.First(), Moves: g.History(),
-		End: m.end, Loser: m.loser, StoppedBy: m.stoppedBy,
-		Serial: m.serial, Deadline: m.deadline, Shown: m.shown,
+// toStored is m as the store keeps it.
+func toStored(m *table.Match) *store.Game {
+	hist := m.Judge.History()
+	moves := make([]store.Move, len(hist))
+	for i, mv := range hist {
+		moves[i] = store.Move{Move: mv}
+		if i < len(m.Times) {
+			moves[i].At = m.Times[i]
+		}
 	}
-	if m.board != nil {
-		r.BoardAppID, r.BoardToken, r.BoardAt = m.board.AppID, m.board.Token, m.boardAt
+	return &store.Game{
+		ID: m.ID, GuildID: m.GuildID, ChannelID: m.ChannelID,
+		Players: m.Players, Computer: m.Computer, Level: m.Level,
+		Size: m.Judge.Size(), Win: m.Judge.WinLength(), First: m.Judge.First(),
+		Moves: moves, End: m.End, Loser: m.Loser, StoppedBy: m.StoppedBy,
+		StartedAt: m.StartedAt, EndedAt: m.EndedAt, Deadline: m.Deadline,
+		Serial:  m.Serial,
+		Board:   store.Board{AppID: m.Board.AppID, Token: m.Board.Token, At: m.Board.At},
+		Version: m.Version,
 	}
-	return r
 }
 
-var errBadRecord = errors.New("bot: stored game is inconsistent")
+var errBadGame = errors.New("bot: stored game is inconsistent")
 
-// fromRecord rebuilds a match. A record the bot could not have saved (a
-// size it does not draw, an unknown player or ending, moves the judge
-// refuses) is errBadRecord, never a panic later.
-func fromRecord(r *store.Record) (*match, error) {
+// fromStored rebuilds a match by replaying its moves. A game the bot could
+// not have saved (a size it does not draw, an unknown player or ending,
+// moves the judge refuses) is errBadGame, never a panic later.
+func fromStored(g *store.Game) (*table.Match, error) {
 	side := func(p game.Player) bool { return p == game.None || p == game.X || p == game.O }
-	bad := !validID(r.ID) || r.Players[game.X] == "" || r.Players[game.O] == "" ||
-		r.Size < MinSize || r.Size > MaxSize || r.Win < MinWin || r.Win > r.Size ||
-		!side(r.Computer) || r.First == game.None || !side(r.First) || !side(r.Loser) ||
-		r.End > store.Stopped || r.Serial < 0 ||
-		(r.End == store.Resigned || r.End == store.Timeout) && r.Loser == game.None ||
-		r.End == store.Stopped && r.StoppedBy == ""
-	if r.Computer != game.None {
-		if _, err := game.ParseLevel(r.Level.String()); err != nil {
+	bad := !validID(g.ID) || g.Players[game.X] == "" || g.Players[game.O] == "" ||
+		g.Size < MinSize || g.Size > MaxSize || g.Win < MinWin || g.Win > g.Size ||
+		!side(g.Computer) || g.First == game.None || !side(g.First) || !side(g.Loser) ||
+		!g.End.Valid() || g.Serial < 0 ||
+		(g.End == game.EndResigned || g.End == game.EndTimeout) && g.Loser == game.None ||
+		g.End == game.EndStopped && g.StoppedBy == ""
+	if g.Computer != game.None {
+		if _, err := game.ParseLevel(g.Level.String()); err != nil {
 			bad = true
 		}
 	}
 	if bad {
-		return nil, fmt.Errorf("%w: game %q", errBadRecord, r.ID)
+		return nil, fmt.Errorf("%w: game %q", errBadGame, g.ID)
 	}
-	g, err := game.Replay(r.Size, r.Moves, game.WinLength(r.Win), game.FirstPlayer(r.First))
+	hist := make([]game.Move, len(g.Moves))
+	times := make([]time.Time, len(g.Moves))
+	for i, mv := range g.Moves {
+		hist[i], times[i] = mv.Move, mv.At
+	}
+	judge, err := game.Replay(g.Size, hist, game.WinLength(g.Win), game.FirstPlayer(g.First))
 	if err != nil {
-		return nil, fmt.Errorf("%w: game %q: %w", errBadRecord, r.ID, err)
+		return nil, fmt.Errorf("%w: game %q: %w", errBadGame, g.ID, err)
 	}
-	m := &match{
-		id: r.ID, guildID: r.GuildID, channelID: r.ChannelID,
-		players: r.Players, computer: r.Computer, level: r.Level, judge: g,
-		end: r.End, loser: r.Loser, stoppedBy: r.StoppedBy,
-		serial: r.Serial, deadline: r.Deadline, shown: r.Shown,
+	if g.End == game.EndNone && judge.Status() != game.InProgress || g.End == game.EndWon && judge.Status() != game.Won {
+		return nil, fmt.Errorf("%w: game %q: ending %s but the board says %s", errBadGame, g.ID, g.End, judge.Status())
 	}
-	if r.End == store.Running && g.Status() != game.InProgress || r.End == store.Won && g.Status() != game.Won {
-		return nil, fmt.Errorf("%w: game %q: ending %d but the board says %s", errBadRecord, r.ID, r.End, g.Status())
-	}
-	if r.BoardToken != "" {
-		m.board, m.boardAt = &discordgo.Interaction{AppID: r.BoardAppID, Token: r.BoardToken}, r.BoardAt
-	}
-	return m, nil
+	return &table.Match{
+		ID: g.ID, GuildID: g.GuildID, ChannelID: g.ChannelID,
+		Players: g.Players, Computer: g.Computer, Level: g.Level,
+		Judge: judge, Times: times,
+		End: g.End, Loser: g.Loser, StoppedBy: g.StoppedBy,
+		StartedAt: g.StartedAt, EndedAt: g.EndedAt, Deadline: g.Deadline,
+		Serial:  g.Serial,
+		Board:   table.Board{AppID: g.Board.AppID, Token: g.Board.Token, At: g.Board.At},
+		Version: g.Version,
+	}, nil
 }
 
-// tokenLife is how long the bot uses an interaction token for edits:
-// Discord accepts it for 15 minutes from the interaction; the bot counts
-// from when it received the interaction, with a margin. It exceeds
-// MaxTimeout, so a turn timer always finds its board's token good.
-const tokenLife = 15*time.Minute - 30*time.Second
+// save stores m, versioned; on success m.Version is the new version.
+func (b *Bot) save(ctx context.Context, m *table.Match) error {
+	g := toStored(m)
+	if err := b.store.Save(ctx, g); err != nil {
+		return err
+	}
+	m.Version = g.Version
+	return nil
+}

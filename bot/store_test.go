@@ -7,42 +7,46 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/tttbot/tttbot/game"
 	"github.com/tttbot/tttbot/store"
+	"github.com/tttbot/tttbot/table"
 )
 
-func TestRecordRoundTrip(t *testing.T) {
+func TestStoredRoundTrip(t *testing.T) {
 	m := testMatch(t, 7, 4, game.Move{Row: 3, Col: 3, Player: game.X}, game.Move{Row: 2, Col: 4, Player: game.O})
-	m.computer, m.level, m.serial, m.shown = game.O, game.Medium, 4, "board"
-	m.board = &discordgo.Interaction{AppID: "1", Token: "tok"}
-	got, err := fromRecord(toRecord(m))
+	m.Computer, m.Level, m.Serial = game.O, game.Medium, 4
+	m.Times = []time.Time{time.Unix(100, 0), time.Unix(200, 0)}
+	m.Board = table.Board{AppID: "1", Token: "tok", At: time.Unix(300, 0)}
+	got, err := fromStored(toStored(m))
 	if err != nil {
-		t.Fatalf("fromRecord(toRecord(m)) = %v", err)
+		t.Fatalf("fromStored(toStored(m)) = %v", err)
 	}
 	if a, b := renderMatch(got, "").content, renderMatch(m, "").content; a != b {
 		t.Errorf("round trip draws\n%s\nwant\n%s", a, b)
 	}
-	if got.serial != 4 || got.computer != game.O || got.level != game.Medium || got.board.Token != "tok" || got.judge.Len() != 2 {
+	if got.Serial != 4 || got.Computer != game.O || got.Level != game.Medium || got.Board != m.Board || got.Judge.Len() != 2 || !got.Times[1].Equal(m.Times[1]) {
 		t.Errorf("round trip = %+v; want the same match", got)
 	}
 }
 
-func TestRecordRejectsCorruption(t *testing.T) {
-	good := toRecord(testMatch(t, 3, 3, game.Move{Row: 0, Col: 0, Player: game.X}))
-	for name, spoil := range map[string]func(r *store.Record){
-		"occupied twice": func(r *store.Record) { r.Moves = append(r.Moves, game.Move{Row: 0, Col: 0, Player: game.O}) },
-		"bad size":       func(r *store.Record) { r.Size = 0 },
-		"bad id":         func(r *store.Record) { r.ID = "../x" },
-		"no player":      func(r *store.Record) { r.Players[game.O] = "" },
-		"bad ending":     func(r *store.Record) { r.End = 200 },
+func TestStoredRejectsCorruption(t *testing.T) {
+	good := toStored(testMatch(t, 3, 3, game.Move{Row: 0, Col: 0, Player: game.X}))
+	for name, spoil := range map[string]func(g *store.Game){
+		"occupied twice": func(g *store.Game) {
+			g.Moves = append(g.Moves, store.Move{Move: game.Move{Row: 0, Col: 0, Player: game.O}})
+		},
+		"bad size":   func(g *store.Game) { g.Size = 0 },
+		"bad id":     func(g *store.Game) { g.ID = "../x" },
+		"no player":  func(g *store.Game) { g.Players[game.O] = "" },
+		"bad ending": func(g *store.Game) { g.End = 200 },
 	} {
-		r := *good
-		r.Moves = append([]game.Move(nil), good.Moves...)
-		spoil(&r)
-		if _, err := fromRecord(&r); !errors.Is(err, errBadRecord) {
-			t.Errorf("%s: fromRecord = %v; want errBadRecord", name, err)
+		g := good.Clone()
+		spoil(g)
+		if _, err := fromStored(g); !errors.Is(err, errBadGame) {
+			t.Errorf("%s: fromStored = %v; want errBadGame", name, err)
 		}
 	}
 }
@@ -55,21 +59,21 @@ func TestGameSurvivesRestart(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	first := New(rec, st, DefaultConfig(), log)
 	first.SetSelf("1000000000000000001")
-	first.serve(context.Background(), slashPayload(t, "start", []map[string]any{{"type": 3, "name": "difficulty", "value": "easy"}}, nil))
-	first.serve(context.Background(), slashPayload(t, "move", []map[string]any{intOpt("row", 1), intOpt("col", 1)}, nil))
+	first.serveIC(context.Background(), slashPayload(t, "start", []map[string]any{{"type": 3, "name": "difficulty", "value": "easy"}}, nil))
+	first.serveIC(context.Background(), slashPayload(t, "move", []map[string]any{intOpt("row", 1), intOpt("col", 1)}, nil))
 	shown := rec.last(t).Data.Content
 	first.Close()
 
 	second := New(rec, st, DefaultConfig(), log)
 	second.SetSelf("1000000000000000001")
 	defer second.Close()
-	second.serve(context.Background(), slashPayload(t, "board", nil, nil))
+	second.serveIC(context.Background(), slashPayload(t, "board", nil, nil))
 	if got := rec.last(t).Data.Content; got != shown {
 		t.Fatalf("after a restart /ttt board shows\n%s\nwant\n%s", got, shown)
 	}
 	// X has 1,1 and O one more cell; X's next move goes through.
 	for _, cell := range [][2]int{{3, 3}, {3, 1}, {1, 3}, {2, 2}} {
-		second.serve(context.Background(), slashPayload(t, "move", []map[string]any{intOpt("row", cell[0]), intOpt("col", cell[1])}, nil))
+		second.serveIC(context.Background(), slashPayload(t, "move", []map[string]any{intOpt("row", cell[0]), intOpt("col", cell[1])}, nil))
 		if r := rec.last(t); r.Data.Flags&discordgo.MessageFlagsEphemeral == 0 {
 			if strings.Count(r.Data.Content, cellX)+strings.Count(r.Data.Content, lastX) < 2 {
 				t.Errorf("board after the move has fewer than 2 X marks:\n%s", r.Data.Content)
@@ -82,7 +86,7 @@ func TestGameSurvivesRestart(t *testing.T) {
 
 type failingStore struct{ store.Memory }
 
-func (*failingStore) Save(context.Context, *store.Record) error { return errors.New("disk full") }
+func (*failingStore) Save(context.Context, *store.Game) error { return errors.New("disk full") }
 
 // When the game cannot be saved, the player is told something went wrong
 // and nothing changes.
@@ -92,8 +96,8 @@ func TestSaveFailureChangesNothing(t *testing.T) {
 	b.SetSelf("1000000000000000001")
 	defer b.Close()
 	ic := slashPayload(t, "start", nil, nil)
-	b.serve(context.Background(), ic)
+	b.serveIC(context.Background(), ic)
 	wantEphemeral(t, rec.last(t), internalErrorText)
-	b.serve(context.Background(), slashPayload(t, "board", nil, nil))
+	b.serveIC(context.Background(), slashPayload(t, "board", nil, nil))
 	wantEphemeral(t, rec.last(t), "No game in this channel")
 }

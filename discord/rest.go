@@ -1,7 +1,8 @@
-package bot
+package discord
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,7 +16,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 )
 
-// sessionDiscord is the Discord the bot runs on: the discordgo session, with
+// REST is the Discord the bot runs on: the discordgo session, with
 // the two interaction-token calls made directly over the session's HTTP
 // client (and so through DISCORD_API_URL) instead of through discordgo's
 // rate limiter. In discordgo v0.29.0 that limiter
@@ -31,18 +32,18 @@ import (
 // Interaction endpoints are not bound by the bot's global rate limit, so
 // nothing is lost by leaving that limiter out: a 429 is retried once if its
 // retry_after ends before the request's deadline, and is an error otherwise.
-type sessionDiscord struct {
+type REST struct {
 	*discordgo.Session
 }
 
 // InteractionRespond posts the interaction callback.
-func (d sessionDiscord) InteractionRespond(i *discordgo.Interaction, r *discordgo.InteractionResponse, opts ...discordgo.RequestOption) error {
+func (d REST) InteractionRespond(i *discordgo.Interaction, r *discordgo.InteractionResponse, opts ...discordgo.RequestOption) error {
 	_, err := d.call(http.MethodPost, discordgo.EndpointInteractionResponse(i.ID, i.Token), r, opts)
 	return err
 }
 
 // InteractionResponseEdit edits the interaction's @original message.
-func (d sessionDiscord) InteractionResponseEdit(i *discordgo.Interaction, e *discordgo.WebhookEdit, opts ...discordgo.RequestOption) (*discordgo.Message, error) {
+func (d REST) InteractionResponseEdit(i *discordgo.Interaction, e *discordgo.WebhookEdit, opts ...discordgo.RequestOption) (*discordgo.Message, error) {
 	body, err := d.call(http.MethodPatch, discordgo.EndpointWebhookMessage(i.AppID, i.Token, "@original"), e, opts)
 	if err != nil {
 		return nil, err
@@ -57,7 +58,7 @@ func (d sessionDiscord) InteractionResponseEdit(i *discordgo.Interaction, e *dis
 // call sends one JSON request and returns the response body. Errors from
 // Discord are *discordgo.RESTError, as from the session's own calls. The
 // URL carries the interaction token; it appears in no error text.
-func (d sessionDiscord) call(method, endpoint string, body any, opts []discordgo.RequestOption) ([]byte, error) {
+func (d REST) call(method, endpoint string, body any, opts []discordgo.RequestOption) ([]byte, error) {
 	payload, err := json.Marshal(body)
 	if err != nil {
 		return nil, fmt.Errorf("encode %s request: %w", method, err)
@@ -83,7 +84,7 @@ func (d sessionDiscord) call(method, endpoint string, body any, opts []discordgo
 			}
 			var op *net.OpError
 			if errors.As(err, &op) && op.Op == "dial" {
-				err = fmt.Errorf("%w: %w", errNotSent, err)
+				err = notSent{err}
 			}
 			return nil, fmt.Errorf("%s interaction request: %w", method, err)
 		}
@@ -102,7 +103,7 @@ func (d sessionDiscord) call(method, endpoint string, body any, opts []discordgo
 				case <-time.After(wait):
 					continue
 				case <-req.Context().Done():
-					return nil, fmt.Errorf("%w: waiting out a rate limit: %w", errNotSent, req.Context().Err())
+					return nil, notSent{fmt.Errorf("waiting out a rate limit: %w", req.Context().Err())}
 				}
 			}
 		}
@@ -126,4 +127,28 @@ func retryAfter(resp *http.Response, body []byte) time.Duration {
 		return time.Duration(s * float64(time.Second))
 	}
 	return time.Second
+}
+
+// notSent marks a request that certainly never reached Discord, so that
+// whatever was done for it can be undone. The bot recognises it by its
+// NotSent method.
+type notSent struct{ err error }
+
+func (e notSent) Error() string { return "request not sent: " + e.err.Error() }
+func (e notSent) Unwrap() error { return e.err }
+
+// NotSent reports true: the request never left.
+func (notSent) NotSent() bool { return true }
+
+// Callback answers one interaction through Discord's callback endpoint: the
+// responder of interactions that arrive over the gateway.
+type Callback struct {
+	REST        REST
+	Interaction *discordgo.Interaction
+}
+
+// Respond posts r as the interaction's answer, without discordgo's rate
+// limiter (see REST).
+func (c Callback) Respond(ctx context.Context, r *discordgo.InteractionResponse) error {
+	return c.REST.InteractionRespond(c.Interaction, r, discordgo.WithContext(ctx), discordgo.WithRetryOnRatelimit(false))
 }

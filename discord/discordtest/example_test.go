@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/bwmarrin/discordgo"
-	"github.com/tttbot/tttbot/bot/discordtest"
+	"github.com/tttbot/tttbot/discord/discordtest"
 )
 
 // apiURL sends discordgo's requests to the fake, as a bot configured with

@@ -1,4 +1,4 @@
-package bot
+package discord
 
 import (
 	"context"
@@ -11,7 +11,8 @@ import (
 	"time"
 
 	"github.com/bwmarrin/discordgo"
-	"github.com/tttbot/tttbot/bot/discordtest"
+	"github.com/tttbot/tttbot/bot"
+	"github.com/tttbot/tttbot/discord/discordtest"
 )
 
 // connected opens a real discordgo session on a fake Discord, with the /ttt
@@ -33,7 +34,7 @@ func connected(t *testing.T, answer func(s *discordgo.Session, ic *discordgo.Int
 		srv.Close()
 	})
 	guild := srv.NewID()
-	if _, err := s.ApplicationCommandBulkOverwrite(srv.AppID, guild, Commands()); err != nil {
+	if _, err := s.ApplicationCommandBulkOverwrite(srv.AppID, guild, bot.Commands()); err != nil {
 		t.Fatal(err)
 	}
 	return srv, s, guild
@@ -58,18 +59,20 @@ func help(t *testing.T, srv *discordtest.Server, guild string) *discordtest.Inte
 }
 
 // discordgo's own InteractionRespond leaves a bucket behind per interaction;
-// sessionDiscord leaves none, so memory does not grow with use.
+// REST leaves none, so memory does not grow with use.
 func TestInteractionsLeaveNoBuckets(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
 		direct bool
 		grows  bool
-	}{{"discordgo", true, true}, {"sessionDiscord", false, false}} {
+	}{{"discordgo", true, true}, {"REST", false, false}} {
 		t.Run(tt.name, func(t *testing.T) {
 			srv, s, guild := connected(t, func(s *discordgo.Session, ic *discordgo.InteractionCreate) {
 				r := &discordgo.InteractionResponse{Type: discordgo.InteractionResponseChannelMessageWithSource,
 					Data: &discordgo.InteractionResponseData{Content: "ok", Flags: discordgo.MessageFlagsEphemeral}}
-				var d Discord = sessionDiscord{s}
+				var d interface {
+					InteractionRespond(*discordgo.Interaction, *discordgo.InteractionResponse, ...discordgo.RequestOption) error
+				} = REST{s}
 				if tt.direct {
 					d = s
 				}
@@ -102,9 +105,9 @@ func TestInteractionRateLimited(t *testing.T) {
 	var wg sync.WaitGroup
 	srv, _, guild := connected(t, func(s *discordgo.Session, ic *discordgo.InteractionCreate) {
 		defer wg.Done()
-		ctx, cancel := context.WithTimeout(context.Background(), answerWithin)
+		ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond)
 		defer cancel()
-		err := sessionDiscord{s}.InteractionRespond(ic.Interaction, &discordgo.InteractionResponse{
+		err := REST{s}.InteractionRespond(ic.Interaction, &discordgo.InteractionResponse{
 			Type: discordgo.InteractionResponseChannelMessageWithSource,
 			Data: &discordgo.InteractionResponseData{Content: "ok"},
 		}, discordgo.WithContext(ctx))

@@ -120,6 +120,7 @@ func runContract(t *testing.T, open func(t *testing.T) storeUnderTest) {
 		{"VersionConflict", testVersionConflict},
 		{"ConcurrentSaves", testConcurrentSaves},
 		{"BusyChannel", testBusyChannel},
+		{"ConcurrentNewGames", testConcurrentNewGames},
 		{"EndedIsFinal", testEndedIsFinal},
 		{"Invalid", testInvalid},
 		{"StatsOnce", testStatsOnce},
@@ -333,6 +334,46 @@ func testBusyChannel(t *testing.T, s storeUnderTest) {
 	c := end(newGame("c", "guild", "chan2", "carol", "dave"), game.EndStopped, game.None, 1)
 	mustSave(t, s, c)
 	sameGame(t, "Current(chan2)", mustCurrent(t, s, "chan2"), stored(c, 1))
+}
+
+// Many new games for one free channel at once: exactly one takes it.
+func testConcurrentNewGames(t *testing.T, s storeUnderTest) {
+	ctx := context.Background()
+	const tries = 8
+	var (
+		wg    sync.WaitGroup
+		start = make(chan struct{})
+		errs  = make([]error, tries)
+	)
+	for i := range tries {
+		g := newGame(fmt.Sprintf("g%d", i), "guild", "chan", "alice", "bob")
+		wg.Go(func() {
+			<-start
+			errs[i] = s.Save(ctx, g)
+		})
+	}
+	close(start)
+	wg.Wait()
+	winner := -1
+	for i, err := range errs {
+		switch {
+		case err == nil && winner >= 0:
+			t.Fatalf("new games %d and %d both took the channel", winner, i)
+		case err == nil:
+			winner = i
+		case !errors.Is(err, ErrConflict):
+			t.Fatalf("Save(new game %d) = %v; want nil or ErrConflict", i, err)
+		}
+	}
+	if winner < 0 {
+		t.Fatal("no new game took the free channel")
+	}
+	if cur := mustCurrent(t, s, "chan"); cur.ID != fmt.Sprintf("g%d", winner) {
+		t.Errorf("Current(chan) = %s; want g%d, the one saved", cur.ID, winner)
+	}
+	if gs, _ := s.Running(ctx); len(gs) != 1 {
+		t.Errorf("Running() = %d games; want 1", len(gs))
+	}
 }
 
 func mustCurrent(t *testing.T, s storeUnderTest, channel string) *Game {

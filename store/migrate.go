@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"embed"
 	"fmt"
 	"io/fs"
@@ -102,7 +101,7 @@ func migrate(ctx context.Context, m migrator) error {
 
 // sqliteMigrator locks with BEGIN IMMEDIATE: the writer's transactions
 // take SQLite's write lock when they begin.
-type sqliteMigrator struct{ db *sql.DB }
+type sqliteMigrator struct{ db *stmtCache }
 
 func (sqliteMigrator) dialect() string { return "sqlite" }
 

@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"modernc.org/sqlite"
@@ -31,12 +33,16 @@ import (
 // rows. Current and Game cost two indexed reads.
 type SQLite struct {
 	sqlStore
-	writer, reader *sql.DB
+	writer, reader *stmtCache
 }
 
 // busyTimeout is how long a connection waits for another process's write
 // lock before it gives up with SQLITE_BUSY.
 const busyTimeout = 10 * time.Second
+
+// readers is the number of connections for reads: enough to read while
+// the writer writes, few enough to keep their caches warm.
+const readers = 4
 
 // OpenSQLite opens the SQLite database at path, creating the file and its
 // parent directory if needed, and brings its schema up to date. It fails
@@ -58,25 +64,26 @@ func OpenSQLite(path string) (*SQLite, error) {
 		}
 		return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
 	}
-	writer, err := openWAL(dsn(url.Values{"_journal_mode": {"WAL"}, "_txlock": {"immediate"}}))
+	wdb, err := openWAL(dsn(url.Values{"_journal_mode": {"WAL"}, "_txlock": {"immediate"}}))
 	if err != nil {
 		return nil, fmt.Errorf("store: open sqlite %s: %w", path, err)
 	}
 	// One writer: SQLite allows one write transaction at a time anyway, and
 	// queueing in database/sql is cheaper than spinning on the busy lock.
-	writer.SetMaxOpenConns(1)
-	writer.SetConnMaxIdleTime(0)
+	wdb.SetMaxOpenConns(1)
+	writer := &stmtCache{DB: wdb}
 	if err := migrate(context.Background(), sqliteMigrator{writer}); err != nil {
 		writer.Close()
 		return nil, fmt.Errorf("store: open sqlite %s: %w", path, err)
 	}
-	reader, err := sql.Open("sqlite", dsn(url.Values{"_query_only": {"1"}}))
+	rdb, err := sql.Open("sqlite", dsn(url.Values{"_query_only": {"1"}}))
 	if err != nil {
 		writer.Close()
 		return nil, fmt.Errorf("store: open sqlite %s: %w", path, err)
 	}
-	reader.SetMaxOpenConns(4)
-	reader.SetMaxIdleConns(4)
+	rdb.SetMaxOpenConns(readers)
+	rdb.SetMaxIdleConns(readers)
+	reader := &stmtCache{DB: rdb}
 	s := &SQLite{writer: writer, reader: reader}
 	s.sqlStore = sqlStore{
 		read: func(ctx context.Context, fn func(tx) error) error {
@@ -112,38 +119,118 @@ func openWAL(dsn string) (*sql.DB, error) {
 }
 
 // sqlTx runs fn in a transaction of db and commits it if fn returns nil.
-func sqlTx(ctx context.Context, db *sql.DB, opts *sql.TxOptions, fn func(tx) error) error {
+func sqlTx(ctx context.Context, db *stmtCache, opts *sql.TxOptions, fn func(tx) error) error {
 	t, err := db.BeginTx(ctx, opts)
 	if err != nil {
 		return err
 	}
-	if err := fn(sqlAdapter{t}); err != nil {
+	a := &sqlAdapter{t: t, c: db}
+	err = fn(a)
+	if err != nil {
 		t.Rollback()
-		return err
+	} else {
+		err = t.Commit()
 	}
-	return t.Commit()
+	// Now that the connection is free again, prepare what was missed.
+	for _, q := range a.missed {
+		db.prepare(ctx, q)
+	}
+	return err
+}
+
+// stmtCache is a database with its prepared statements. Parsing SQL costs
+// modernc.org/sqlite about as much as running it, so each query is
+// prepared once per connection and reused; a query missing from the cache
+// runs unprepared and is prepared after its transaction (not during: the
+// writer's one connection is busy then).
+type stmtCache struct {
+	*sql.DB
+	stmts sync.Map // query → *sql.Stmt
+	n     atomic.Int32
+}
+
+// maxStmts bounds the cache: the package's queries are a few dozen, but
+// inserts of many moves at once vary with their number.
+const maxStmts = 100
+
+func (c *stmtCache) stmt(query string) *sql.Stmt {
+	if s, ok := c.stmts.Load(query); ok {
+		return s.(*sql.Stmt)
+	}
+	return nil
+}
+
+func (c *stmtCache) prepare(ctx context.Context, query string) {
+	if _, ok := c.stmts.Load(query); ok || c.n.Load() >= maxStmts {
+		return
+	}
+	s, err := c.PrepareContext(ctx, query)
+	if err != nil {
+		return // it runs unprepared
+	}
+	if _, loaded := c.stmts.LoadOrStore(query, s); loaded {
+		s.Close()
+		return
+	}
+	c.n.Add(1)
+}
+
+// Close closes the statements and the database.
+func (c *stmtCache) Close() error {
+	c.stmts.Range(func(_, s any) bool {
+		s.(*sql.Stmt).Close()
+		return true
+	})
+	return c.DB.Close()
 }
 
 // sqlAdapter is a database/sql transaction as a tx.
-type sqlAdapter struct{ t *sql.Tx }
+type sqlAdapter struct {
+	t      *sql.Tx
+	c      *stmtCache
+	missed []string
+}
 
-func (a sqlAdapter) exec(ctx context.Context, query string, args ...any) (int64, error) {
-	r, err := a.t.ExecContext(ctx, query, args...)
+func (a *sqlAdapter) stmt(ctx context.Context, query string) *sql.Stmt {
+	if s := a.c.stmt(query); s != nil {
+		return a.t.StmtContext(ctx, s)
+	}
+	a.missed = append(a.missed, query)
+	return nil
+}
+
+func (a *sqlAdapter) exec(ctx context.Context, query string, args ...any) (int64, error) {
+	var r sql.Result
+	var err error
+	if s := a.stmt(ctx, query); s != nil {
+		r, err = s.ExecContext(ctx, args...)
+	} else {
+		r, err = a.t.ExecContext(ctx, query, args...)
+	}
 	if err != nil {
 		return 0, err
 	}
 	return r.RowsAffected()
 }
 
-func (a sqlAdapter) query(ctx context.Context, query string, args ...any) (rows, error) {
-	r, err := a.t.QueryContext(ctx, query, args...)
+func (a *sqlAdapter) query(ctx context.Context, query string, args ...any) (rows, error) {
+	var r *sql.Rows
+	var err error
+	if s := a.stmt(ctx, query); s != nil {
+		r, err = s.QueryContext(ctx, args...)
+	} else {
+		r, err = a.t.QueryContext(ctx, query, args...)
+	}
 	if err != nil {
 		return nil, err
 	}
 	return sqlRows{r}, nil
 }
 
-func (a sqlAdapter) queryRow(ctx context.Context, query string, args ...any) row {
+func (a *sqlAdapter) queryRow(ctx context.Context, query string, args ...any) row {
+	if s := a.stmt(ctx, query); s != nil {
+		return sqlRow{s.QueryRowContext(ctx, args...)}
+	}
 	return sqlRow{a.t.QueryRowContext(ctx, query, args...)}
 }
 

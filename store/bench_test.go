@@ -1,0 +1,106 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tttbot/tttbot/game"
+)
+
+// benchMoves measures stored moves as the bot makes them: each operation
+// reads a channel's current game, appends one move and saves it; a game
+// ends when its 5×5 board is full (a draw, counted in both players' stats
+// and ratings), and the next move in that channel starts a new game. The
+// moves are spread over 100 channels, taken in turn by 16 goroutines.
+// It reports stored moves per second, the 99th percentile of one stored
+// move's latency, and how many saves lost a race and were retried.
+func benchMoves(b *testing.B, s storeUnderTest) {
+	const channels, size = 100, 5
+	ctx := context.Background()
+	for c := range channels {
+		g := newGame(fmt.Sprintf("c%d-0", c), "guild", fmt.Sprintf("c%d", c), fmt.Sprintf("x%d", c), fmt.Sprintf("o%d", c))
+		g.Size, g.Win = size, size
+		if err := s.Save(ctx, g); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var (
+		next      atomic.Int64
+		retries   atomic.Int64
+		mu        sync.Mutex
+		latencies []time.Duration
+	)
+	move := func(ch string) error {
+		g, err := s.Current(ctx, ch)
+		if err != nil {
+			return err
+		}
+		now := time.Now()
+		if !g.Running() {
+			g = newGame(fmt.Sprintf("%s-%d", ch, now.UnixNano()), "guild", ch, g.Players[game.X], g.Players[game.O])
+			g.Size, g.Win, g.StartedAt = size, size, now
+		}
+		n := len(g.Moves)
+		p := game.X
+		if n%2 == 1 {
+			p = game.O
+		}
+		g.Moves = append(g.Moves, Move{Move: game.Move{Row: n / size, Col: n % size, Player: p}, At: now})
+		g.Deadline = now.Add(time.Minute)
+		if len(g.Moves) == size*size {
+			g.End, g.EndedAt = game.EndDraw, now
+		}
+		return s.Save(ctx, g)
+	}
+	b.SetParallelism(8) // 16 goroutines on 2 cores
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		var mine []time.Duration
+		for pb.Next() {
+			start := time.Now()
+			for {
+				ch := fmt.Sprintf("c%d", next.Add(1)%channels)
+				err := move(ch)
+				if err == nil {
+					break
+				}
+				if !errors.Is(err, ErrConflict) {
+					b.Error(err)
+					return
+				}
+				retries.Add(1)
+			}
+			mine = append(mine, time.Since(start))
+		}
+		mu.Lock()
+		latencies = append(latencies, mine...)
+		mu.Unlock()
+	})
+	b.StopTimer()
+	if len(latencies) == 0 {
+		return
+	}
+	slices.Sort(latencies)
+	p99 := latencies[min(len(latencies)-1, len(latencies)*99/100)]
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "moves/s")
+	b.ReportMetric(float64(p99.Microseconds()), "p99-µs")
+	b.ReportMetric(float64(retries.Load())/float64(b.N), "retries/op")
+}
+
+func BenchmarkMovesMemory(b *testing.B) { benchMoves(b, new(Memory)) }
+
+func BenchmarkMovesSQLite(b *testing.B) {
+	benchMoves(b, openSQLite(b, filepath.Join(b.TempDir(), "tttbot.db")))
+}
+
+func BenchmarkMovesPostgres(b *testing.B) {
+	benchMoves(b, openPostgres(b, postgresSchema(b)))
+}

@@ -57,15 +57,6 @@ func ParseLevel(s string) (Level, error) {
 	return 0, fmt.Errorf("level %q: %w", s, ErrLevel)
 }
 
-// Limits of the exact search: with at most exactEmpty empty cells the game
-// tree has at most 3^9 = 19,683 distinct positions, which a memoised search
-// visits in about a millisecond; the win test of the search costs O(k), so
-// it is kept to boards of at most exactSize rows.
-const (
-	exactEmpty = 9
-	exactSize  = 16
-)
-
 // ComputerMove returns the cell the computer plays at level l for the
 // player whose turn it is in g. It reads g and does not modify it, so it may
 // run concurrently with other reads of g, but not with a move.
@@ -213,15 +204,33 @@ func newEngine(g *Game, r *rand.Rand) *engine {
 
 // move picks the cell for level l.
 func (e *engine) move(l Level) int {
+	if l == Hard {
+		return e.hard()
+	}
 	if e.g.k == e.g.n {
 		return e.moveLines(l)
 	}
 	return e.moveWindows(l)
 }
 
-// exact reports whether Hard can search the game tree to the end.
-func (e *engine) exact() bool {
-	return len(e.g.board)-len(e.g.hist) <= exactEmpty && e.g.n <= exactSize
+// hard picks the cell of Hard: the exact search where it fits, else the
+// threat search for win lengths it handles, else the heuristic.
+func (e *engine) hard() int {
+	g := e.g
+	free := len(g.board) - len(g.hist)
+	if g.n <= exactAlways || g.n <= exactSize && free <= exactEmpty {
+		limit := exactNodes
+		if g.n <= exactAlways {
+			limit = 0 // small enough to finish, always
+		}
+		if i, ok := e.solve(limit); ok && i >= 0 {
+			return i
+		}
+	}
+	if g.k == g.n {
+		return e.moveLines(Hard)
+	}
+	return e.moveWindows(Hard)
 }
 
 // moveWindows picks a cell when k < n: only cells within two of a mark are
@@ -231,9 +240,6 @@ func (e *engine) moveWindows(l Level) int {
 	cands := e.near(2)
 	if l == Easy && e.r.IntN(2) == 0 {
 		return cands[e.r.IntN(len(cands))]
-	}
-	if l == Hard && e.exact() {
-		return e.solve()
 	}
 	evals := make([]cand, len(cands))
 	for i, c := range cands {
@@ -460,9 +466,6 @@ func (e *engine) moveLines(l Level) int {
 	g := e.g
 	if l == Easy && e.r.IntN(2) == 0 {
 		return randomEmpty(g, e.r)
-	}
-	if l == Hard && e.exact() {
-		return e.solve()
 	}
 	if c, ok := e.urgentLines(); ok {
 		return c

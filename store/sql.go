@@ -240,33 +240,24 @@ func (s *sqlStore) insert(ctx context.Context, t tx, g *Game) error {
 }
 
 func (s *sqlStore) update(ctx context.Context, t tx, g *Game) error {
-	var version int64
-	var ending, loser int
-	err := t.queryRow(ctx, `SELECT version, ending, loser FROM games WHERE id = ?`+s.forUpdate, g.ID).Scan(&version, &ending, &loser)
+	stored, err := scanGame(t.queryRow(ctx, `SELECT `+gameColumns+` FROM games WHERE id = ?`+s.forUpdate, g.ID))
 	if errors.Is(err, errNoRows) {
 		return fmt.Errorf("store: save game %s: no such game: %w", g.ID, ErrConflict)
 	}
 	if err != nil {
 		return err
 	}
-	if version != g.Version {
-		return fmt.Errorf("store: save game %s: read at version %d, stored version is %d: %w", g.ID, g.Version, version, ErrConflict)
+	if stored.Version != g.Version {
+		return fmt.Errorf("store: save game %s: read at version %d, stored version is %d: %w", g.ID, g.Version, stored.Version, ErrConflict)
 	}
-	stored := &Game{End: game.Ending(ending), Loser: game.Player(loser)}
 	if stored.Moves, err = loadMoves(ctx, t, g.ID); err != nil {
 		return err
 	}
 	if err := checkFinal(stored, g); err != nil {
 		return err
 	}
-	affected, err := t.exec(ctx, `UPDATE games SET (`+gameColumns+`) =
-		(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, version + 1)
-		WHERE id = ? AND version = ?`, append(gameArgs(g), g.ID, g.Version)...)
-	if err != nil {
+	if err := s.updateRow(ctx, t, stored, g); err != nil {
 		return err
-	}
-	if affected == 0 {
-		return fmt.Errorf("store: save game %s: version %d is no longer stored: %w", g.ID, g.Version, ErrConflict)
 	}
 	// Keep the stored moves that did not change; usually that is all of
 	// them and one move is appended.
@@ -286,6 +277,60 @@ func (s *sqlStore) update(ctx context.Context, t tx, g *Game) error {
 		return s.settle(ctx, t, g)
 	}
 	return nil
+}
+
+// updateRow replaces the stored row of g. A move usually changes only the
+// deadline and the board message: then only those columns are written,
+// and no index of the table has to change.
+func (s *sqlStore) updateRow(ctx context.Context, t tx, stored, g *Game) error {
+	var affected int64
+	var err error
+	if onlyBoardChanged(stored, g) {
+		affected, err = t.exec(ctx, `UPDATE games SET deadline = ?, serial = ?, board_app = ?, board_token = ?, board_at = ?, version = version + 1
+			WHERE id = ? AND version = ?`,
+			micros(g.Deadline), g.Serial, g.Board.AppID, g.Board.Token, micros(g.Board.At), g.ID, g.Version)
+	} else {
+		affected, err = t.exec(ctx, `UPDATE games SET (`+gameColumns+`) =
+			(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, version + 1)
+			WHERE id = ? AND version = ?`, append(gameArgs(g), g.ID, g.Version)...)
+	}
+	if err != nil {
+		return err
+	}
+	if affected == 0 {
+		return fmt.Errorf("store: save game %s: version %d is no longer stored: %w", g.ID, g.Version, ErrConflict)
+	}
+	return nil
+}
+
+// onlyBoardChanged reports whether g differs from the stored row at most
+// in its deadline, serial and board message.
+func onlyBoardChanged(stored, g *Game) bool {
+	return identityOf(stored) == identityOf(g)
+}
+
+// identity is what of a game's row a move does not change.
+type identity struct {
+	id, guild, channel   string
+	players              [3]string
+	computer, first      game.Player
+	level                game.Level
+	size, win            int
+	end                  game.Ending
+	loser                game.Player
+	stoppedBy            string
+	startedAt, endedAt   int64
+	startedSet, endedSet bool
+}
+
+func identityOf(g *Game) identity {
+	return identity{
+		id: g.ID, guild: g.GuildID, channel: g.ChannelID, players: g.Players,
+		computer: g.Computer, first: g.First, level: g.Level, size: g.Size, win: g.Win,
+		end: g.End, loser: g.Loser, stoppedBy: g.StoppedBy,
+		startedAt: g.StartedAt.UnixMicro(), endedAt: g.EndedAt.UnixMicro(),
+		startedSet: !g.StartedAt.IsZero(), endedSet: !g.EndedAt.IsZero(),
+	}
 }
 
 const statsColumns = `guild_id, user_id, people_games, people_wins, people_losses, people_draws,

@@ -68,7 +68,7 @@ func end(g *Game, e game.Ending, loser game.Player, minutes int) *Game {
 	return g
 }
 
-func mustSave(t *testing.T, s storeUnderTest, g *Game) {
+func mustSave(t testing.TB, s storeUnderTest, g *Game) {
 	t.Helper()
 	if err := s.Save(context.Background(), g); err != nil {
 		t.Fatalf("Save(%s at version %d) = %v; want nil", g.ID, g.Version, err)

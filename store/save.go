@@ -19,6 +19,9 @@ import (
 // int64 for 292,000 years), with no memory shared with g.
 func normalize(g *Game) *Game {
 	n := g.Clone()
+	if len(n.Moves) == 0 {
+		n.Moves = nil // as a database gives them back
+	}
 	n.StartedAt = storeTime(n.StartedAt)
 	n.EndedAt = storeTime(n.EndedAt)
 	n.Deadline = storeTime(n.Deadline)

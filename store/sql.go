@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/tttbot/tttbot/game"
 )
@@ -43,6 +45,8 @@ type sqlStore struct {
 	// takes row locks as it goes (PostgreSQL), and commits when fn returns
 	// nil.
 	write func(ctx context.Context, fn func(tx) error) error
+	// cache saves reading a game's moves again.
+	cache movesCache
 	// forUpdate is appended to a SELECT whose rows the transaction will
 	// change: " FOR UPDATE" on PostgreSQL; SQLite's write transactions
 	// already exclude every other writer.
@@ -133,7 +137,7 @@ func insertMoves(ctx context.Context, t tx, id string, from int, moves []Move) e
 }
 
 // readGame reads a game and its moves, or nil if there is none.
-func readGame(ctx context.Context, t tx, query string, args ...any) (*Game, error) {
+func (s *sqlStore) readGame(ctx context.Context, t tx, query string, args ...any) (*Game, error) {
 	g, err := scanGame(t.queryRow(ctx, query, args...))
 	if errors.Is(err, errNoRows) {
 		return nil, nil
@@ -141,15 +145,86 @@ func readGame(ctx context.Context, t tx, query string, args ...any) (*Game, erro
 	if err != nil {
 		return nil, err
 	}
-	if g.Moves, err = loadMoves(ctx, t, g.ID); err != nil {
+	if g.Moves, err = s.moves(ctx, t, g.ID, g.Version); err != nil {
 		return nil, err
 	}
+	g.Moves = slices.Clone(g.Moves)
 	return g, nil
+}
+
+// moves returns the moves of a game at a version, from the cache or the
+// database; the caller must not change them.
+func (s *sqlStore) moves(ctx context.Context, t tx, id string, version int64) ([]Move, error) {
+	if m, ok := s.cache.get(id, version); ok {
+		return m, nil
+	}
+	m, err := loadMoves(ctx, t, id)
+	if err != nil {
+		return nil, err
+	}
+	s.cache.put(id, version, m)
+	return m, nil
+}
+
+// movesCache keeps the moves of recently used games. A game's id and
+// version name one state of it forever (ids are never reused and every
+// save moves the version on), so an entry for the version the database
+// holds is exact, whichever process saved it; an entry for another version
+// is simply not used. Reading a game then costs one row, not one row per
+// move. The zero movesCache is empty and ready; it is safe for concurrent
+// use.
+type movesCache struct {
+	mu sync.Mutex
+	m  map[string]cachedMoves
+}
+
+type cachedMoves struct {
+	version int64
+	moves   []Move // never changed once cached
+}
+
+// The cache's bounds: about 12 MB at worst, a few hundred kB for 3×3
+// games.
+const (
+	cacheGames = 1024
+	cacheMoves = 256 // longer games are read from the database each time
+)
+
+func (c *movesCache) get(id string, version int64) ([]Move, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m[id]
+	if !ok || e.version != version {
+		return nil, false
+	}
+	return e.moves, true
+}
+
+func (c *movesCache) put(id string, version int64, moves []Move) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(moves) > cacheMoves {
+		delete(c.m, id)
+		return
+	}
+	if c.m == nil {
+		c.m = make(map[string]cachedMoves)
+	}
+	if e, ok := c.m[id]; ok && e.version > version {
+		return // a newer state is known
+	}
+	if _, ok := c.m[id]; !ok && len(c.m) >= cacheGames {
+		for k := range c.m { // evict one, about at random
+			delete(c.m, k)
+			break
+		}
+	}
+	c.m[id] = cachedMoves{version, moves}
 }
 
 func (s *sqlStore) current(ctx context.Context, channelID string) (g *Game, err error) {
 	err = s.read(ctx, func(t tx) error {
-		g, err = readGame(ctx, t, `SELECT `+prefixed("g.", gameColumns)+` FROM channels c JOIN games g ON g.id = c.game_id WHERE c.channel_id = ?`, channelID)
+		g, err = s.readGame(ctx, t, `SELECT `+prefixed("g.", gameColumns)+` FROM channels c JOIN games g ON g.id = c.game_id WHERE c.channel_id = ?`, channelID)
 		return err
 	})
 	if err != nil {
@@ -160,7 +235,7 @@ func (s *sqlStore) current(ctx context.Context, channelID string) (g *Game, err 
 
 func (s *sqlStore) game(ctx context.Context, id string) (g *Game, err error) {
 	err = s.read(ctx, func(t tx) error {
-		g, err = readGame(ctx, t, `SELECT `+gameColumns+` FROM games WHERE id = ?`, id)
+		g, err = s.readGame(ctx, t, `SELECT `+gameColumns+` FROM games WHERE id = ?`, id)
 		return err
 	})
 	if err != nil {
@@ -195,6 +270,8 @@ func (s *sqlStore) save(ctx context.Context, g *Game) error {
 	if err != nil {
 		return fmt.Errorf("store: save game %s: %w", g.ID, err)
 	}
+	// Committed: n, a copy of its own, is now the stored state.
+	s.cache.put(n.ID, n.Version+1, n.Moves)
 	g.Version = n.Version + 1
 	return nil
 }
@@ -250,7 +327,7 @@ func (s *sqlStore) update(ctx context.Context, t tx, g *Game) error {
 	if stored.Version != g.Version {
 		return fmt.Errorf("store: save game %s: read at version %d, stored version is %d: %w", g.ID, g.Version, stored.Version, ErrConflict)
 	}
-	if stored.Moves, err = loadMoves(ctx, t, g.ID); err != nil {
+	if stored.Moves, err = s.moves(ctx, t, g.ID, stored.Version); err != nil {
 		return err
 	}
 	if err := checkFinal(stored, g); err != nil {
@@ -504,9 +581,10 @@ func (s *sqlStore) history(ctx context.Context, guildID, userID string, limit in
 			return err
 		}
 		for _, g := range out {
-			if g.Moves, err = loadMoves(ctx, t, g.ID); err != nil {
+			if g.Moves, err = s.moves(ctx, t, g.ID, g.Version); err != nil {
 				return err
 			}
+			g.Moves = slices.Clone(g.Moves)
 		}
 		return nil
 	})

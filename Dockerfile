@@ -4,12 +4,18 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/tttbot .
+RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/tttbot . && mkdir -p /out/data
 
 # Run: distroless static holds CA certificates and a non-root user, nothing
 # else. .ci/docker-runtime checks that the binary starts in such a root.
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/tttbot /tttbot
+COPY --from=build --chown=65532:65532 /out/data /data
+# Games live in the SQLite file /data/tttbot.db unless DATABASE_URL says
+# otherwise: mount a volume there so they outlive the container (a named
+# volume takes the directory's owner, the nonroot user 65532).
 WORKDIR /data
+VOLUME /data
+ENV DATABASE_URL=/data/tttbot.db
 USER nonroot:nonroot
 ENTRYPOINT ["/tttbot"]

@@ -42,9 +42,14 @@ func (s *syncBuffer) Write(p []byte) (int, error) {
 
 // waitFor blocks until the buffer contains sub.
 func (s *syncBuffer) waitFor(ctx context.Context, sub string) error {
+	return s.waitForCount(ctx, sub, 1)
+}
+
+// waitForCount blocks until the buffer contains sub n times.
+func (s *syncBuffer) waitForCount(ctx context.Context, sub string, n int) error {
 	for {
 		s.mu.Lock()
-		if strings.Contains(s.b.String(), sub) {
+		if strings.Count(s.b.String(), sub) >= n {
 			s.mu.Unlock()
 			return nil
 		}
@@ -73,12 +78,15 @@ type harness struct {
 	guild string
 	ctx   context.Context
 	logs  *syncBuffer
+	vars  map[string]string
+	stop  func() // stops the running bot and checks how it ended
 }
 
 // startBot runs the bot against a new fake Discord with env on top of the
-// settings every test needs, and waits until its commands are registered.
-// At cleanup it stops the bot and checks that run returned nil, that the
-// token was never logged and that Discord rejected nothing the bot sent.
+// settings every test needs (a fresh SQLite file among them), and waits
+// until it is ready. At cleanup it stops the bot and checks that run
+// returned nil, that the token was never logged and that Discord rejected
+// nothing the bot sent.
 func startBot(t testing.TB, env map[string]string) *harness {
 	t.Helper()
 	srv := discordtest.NewServer("e2e-secret-token-" + fmt.Sprint(time.Now().UnixNano()))
@@ -93,20 +101,13 @@ func startBot(t testing.TB, env map[string]string) *harness {
 	for k, v := range env {
 		vars[k] = v
 	}
-	runCtx, stop := context.WithCancel(context.Background())
-	logs := new(syncBuffer)
-	done := make(chan error, 1)
-	go func() { done <- run(runCtx, nil, func(k string) string { return vars[k] }, io.Discard, logs) }()
-
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	h := &harness{t: t, srv: srv, guild: guild, ctx: ctx, logs: new(syncBuffer), vars: vars}
 	t.Cleanup(func() {
 		cancel()
-		stop()
-		if err := <-done; err != nil {
-			t.Errorf("run returned %v; want nil after a clean shutdown", err)
-		}
+		h.stop()
 		srv.Close()
-		if strings.Contains(logs.String(), srv.Token) {
+		if strings.Contains(h.logs.String(), srv.Token) {
 			t.Errorf("the token appears in the log")
 		}
 		for _, r := range srv.Rejected() {
@@ -116,16 +117,42 @@ func startBot(t testing.TB, env map[string]string) *harness {
 			t.Errorf("the bot called an endpoint Discord does not have: %s %s", r.Method, r.Path)
 		}
 		if t.Failed() {
-			t.Logf("bot log:\n%s", logs.String())
+			t.Logf("bot log:\n%s", h.logs.String())
 		}
 	})
-	if _, err := srv.WaitCommands(ctx, guild); err != nil {
-		t.Fatalf("commands not registered: %v\nlog:\n%s", err, logs.String())
+	h.launch()
+	return h
+}
+
+// launch runs the bot with h's settings and waits until it is ready.
+func (h *harness) launch() {
+	h.t.Helper()
+	runCtx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	readyBefore := strings.Count(h.logs.String(), "msg=ready")
+	go func() { done <- run(runCtx, nil, func(k string) string { return h.vars[k] }, io.Discard, h.logs) }()
+	var once sync.Once
+	h.stop = func() {
+		once.Do(func() {
+			stop()
+			if err := <-done; err != nil {
+				h.t.Errorf("run returned %v; want nil after a clean shutdown", err)
+			}
+		})
 	}
-	if err := logs.waitFor(ctx, "msg=ready"); err != nil {
-		t.Fatal(err)
+	if _, err := h.srv.WaitCommands(h.ctx, h.guild); err != nil {
+		h.t.Fatalf("commands not registered: %v\nlog:\n%s", err, h.logs.String())
 	}
-	return &harness{t: t, srv: srv, guild: guild, ctx: ctx, logs: logs}
+	if err := h.logs.waitForCount(h.ctx, "msg=ready", readyBefore+1); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// restart stops the bot and starts it again on the same database.
+func (h *harness) restart() {
+	h.t.Helper()
+	h.stop()
+	h.launch()
 }
 
 func (h *harness) send(in *discordtest.Interaction) *discordtest.Response {
@@ -655,5 +682,136 @@ func TestE2EDecidedDraw(t *testing.T) {
 	}
 	if n := enabledButtons(board); n != 1 {
 		t.Errorf("decided draw board has %d enabled buttons; want only Rematch", n)
+	}
+}
+
+// A game outlives a restart of the bot: the board is the same, the game
+// goes on, and the old board message keeps working.
+func TestE2EGameSurvivesRestart(t *testing.T) {
+	t.Parallel()
+	h := startBot(t, nil)
+	alice, bob := h.srv.NewMember("alice"), h.srv.NewMember("bob")
+	ch := h.srv.NewID()
+	board := h.challengeAccepted(ch, alice, bob)
+	r := h.click(alice, ch, board.ID, button(t, board, 0, 0, ""))
+	wantBoard(t, r, discordgo.InteractionResponseUpdateMessage, mention(bob)+" to move")
+	before := r.Message.Content
+
+	h.restart()
+
+	r = h.slash(h.srv.NewMember("carol"), ch, "board")
+	wantBoard(t, r, discordgo.InteractionResponseChannelMessageWithSource)
+	if r.Message.Content != before {
+		t.Errorf("after a restart the board is\n%s\nwant\n%s", r.Message.Content, before)
+	}
+	r = h.slash(bob, ch, "move", discordtest.Int("row", 2), discordtest.Int("col", 2))
+	wantBoard(t, r, discordgo.InteractionResponseChannelMessageWithSource, mention(alice)+" to move", "row 2, column 2")
+}
+
+// Stats, history and the leaderboard count finished games per server:
+// rated games against people, games against the computer apart.
+func TestE2EStatsHistoryLeaderboard(t *testing.T) {
+	t.Parallel()
+	h := startBot(t, nil)
+	alice, bob, carol := h.srv.NewMember("alice"), h.srv.NewMember("bob"), h.srv.NewMember("carol")
+	ch := h.srv.NewID()
+	for range MinRatedForTest {
+		h.challengeAccepted(ch, alice, bob)
+		wantBoard(t, h.slash(bob, ch, "resign"), discordgo.InteractionResponseChannelMessageWithSource, "resigned")
+	}
+	wantBoard(t, h.slash(alice, ch, "start"), discordgo.InteractionResponseChannelMessageWithSource)
+	wantBoard(t, h.slash(alice, ch, "resign"), discordgo.InteractionResponseChannelMessageWithSource, "resigned")
+
+	r := h.slash(alice, h.srv.NewID(), "stats")
+	wantBoard(t, r, discordgo.InteractionResponseChannelMessageWithSource,
+		"5 games · 5 wins · 0 losses · 0 draws · win rate 100%", "Streak: 5 wins (best 5 wins)", "rank #1",
+		"Against the computer (not rated): 1 game · 0 wins · 1 loss · 0 draws")
+	if len(r.Message.Mentions) != 0 {
+		t.Errorf("stats pinged %v; want nobody", r.Message.Mentions)
+	}
+	r = h.slash(carol, ch, "stats", discordtest.User("user", bob))
+	wantBoard(t, r, discordgo.InteractionResponseChannelMessageWithSource, mention(bob), "5 losses", "rank #2")
+	wantBoard(t, h.slash(carol, ch, "stats"), discordgo.InteractionResponseChannelMessageWithSource, "No games yet")
+
+	r = h.slash(carol, ch, "leaderboard")
+	wantBoard(t, r, discordgo.InteractionResponseChannelMessageWithSource, "1. "+mention(alice), "2. "+mention(bob), "You are not ranked yet: 0 of 5")
+	if strings.Index(r.Message.Content, mention(alice)) > strings.Index(r.Message.Content, mention(bob)) {
+		t.Errorf("leaderboard %q; want alice above bob", r.Message.Content)
+	}
+
+	r = h.slash(alice, ch, "history")
+	wantBoard(t, r, discordgo.InteractionResponseChannelMessageWithSource, "the computer (hard)", "won by resignation")
+	if n := strings.Count(r.Message.Content, "\n•"); n != 6 {
+		t.Errorf("history has %d games; want 6:\n%s", n, r.Message.Content)
+	}
+
+}
+
+// MinRatedForTest mirrors bot.MinRated: the games it takes to be ranked.
+const MinRatedForTest = 5
+
+// A wrong token ends the bot with a one-line hint.
+func TestE2EWrongToken(t *testing.T) {
+	t.Parallel()
+	srv := discordtest.NewServer("the-right-token")
+	defer srv.Close()
+	env := map[string]string{
+		"DISCORD_TOKEN":   "a-wrong-token",
+		"DISCORD_API_URL": srv.APIURL,
+		"DATABASE_URL":    filepath.Join(t.TempDir(), "tttbot.db"),
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err := run(ctx, nil, func(k string) string { return env[k] }, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "Discord rejected the token: check DISCORD_TOKEN") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("run with a wrong token = %v; want one line: Discord rejected the token: check DISCORD_TOKEN", err)
+	}
+}
+
+// SIGTERM (a cancelled context) at any point of start-up ends run with nil.
+func TestE2EStopDuringStartup(t *testing.T) {
+	t.Parallel()
+	for _, when := range []string{"at once", "after identify", "after registration", "after ready"} {
+		t.Run(when, func(t *testing.T) {
+			srv := discordtest.NewServer("startup-token")
+			defer srv.Close()
+			guild := srv.NewID()
+			env := map[string]string{
+				"DISCORD_TOKEN":    srv.Token,
+				"DISCORD_API_URL":  srv.APIURL,
+				"DISCORD_GUILD_ID": guild,
+				"DATABASE_URL":     filepath.Join(t.TempDir(), "tttbot.db"),
+			}
+			wait, cancelWait := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancelWait()
+			ctx, stop := context.WithCancel(context.Background())
+			logs := new(syncBuffer)
+			done := make(chan error, 1)
+			if when == "at once" {
+				stop()
+			}
+			go func() { done <- run(ctx, nil, func(k string) string { return env[k] }, io.Discard, logs) }()
+			var err error
+			switch when {
+			case "after identify":
+				err = srv.WaitReady(wait)
+			case "after registration":
+				_, err = srv.WaitCommands(wait, guild)
+			case "after ready":
+				err = logs.waitFor(wait, "msg=ready")
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			stop()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("run stopped %s = %v; want nil\nlog:\n%s", when, err, logs.String())
+				}
+			case <-wait.Done():
+				t.Fatalf("run did not return after being stopped %s\nlog:\n%s", when, logs.String())
+			}
+		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -87,7 +88,7 @@ func TestRunVersionAndHelp(t *testing.T) {
 	if err := run(context.Background(), []string{"-help"}, func(string) string { return "" }, &out, &errOut); err != nil {
 		t.Fatalf("run -help = %v", err)
 	}
-	for _, v := range []string{"DISCORD_TOKEN", "DISCORD_GUILD_ID", "DISCORD_API_URL", "LOG_LEVEL", "CHALLENGE_TIMEOUT", "TURN_TIMEOUT"} {
+	for _, v := range []string{"DISCORD_TOKEN", "DISCORD_GUILD_ID", "DISCORD_API_URL", "LOG_LEVEL", "CHALLENGE_TIMEOUT", "TURN_TIMEOUT", "DATABASE_URL"} {
 		if !strings.Contains(errOut.String(), v) {
 			t.Errorf("-help does not mention %s", v)
 		}
@@ -123,7 +124,7 @@ func TestEnvExampleComplete(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, v := range []string{"DISCORD_TOKEN", "DISCORD_GUILD_ID", "DISCORD_API_URL", "LOG_LEVEL", "CHALLENGE_TIMEOUT", "TURN_TIMEOUT"} {
+	for _, v := range []string{"DISCORD_TOKEN", "DISCORD_GUILD_ID", "DISCORD_API_URL", "LOG_LEVEL", "CHALLENGE_TIMEOUT", "TURN_TIMEOUT", "DATABASE_URL"} {
 		if !strings.Contains(string(b), "\n"+v+"=") {
 			t.Errorf(".env.example has no line %s=", v)
 		}
@@ -179,6 +180,12 @@ func TestBinary(t *testing.T) {
 	if err != nil || r.Ephemeral || !strings.Contains(r.Message.Content, "to move") {
 		t.Fatalf("/ttt start: %v %+v; want a board", err, r)
 	}
+	// The ready line comes after registration and restore: SIGTERM
+	// after it checks a plain shutdown (TestBinaryStopsDuringStartup the
+	// other case).
+	if err := logs.waitFor(ctx, "msg=ready"); err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -192,5 +199,90 @@ func TestBinary(t *testing.T) {
 	}
 	if s := logs.String(); !strings.Contains(s, "msg=ready") || !strings.Contains(s, "shutting down") || strings.Contains(s, srv.Token) {
 		t.Errorf("log = %q; want ready and shutting down, without the token", s)
+	}
+}
+
+// SIGTERM while the binary is still starting (connected, not yet ready)
+// ends it with status 0, and the default SQLite file is in ./data.
+func TestBinaryStopsDuringStartup(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	t.Parallel()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "tttbot")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	srv := discordtest.NewServer("binary-startup-token")
+	defer srv.Close()
+	cmd := exec.Command(bin)
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "DISCORD_TOKEN=" + srv.Token, "DISCORD_API_URL=" + srv.APIURL}
+	var logs syncBuffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := srv.WaitReady(ctx); err != nil {
+		t.Fatalf("never identified: %v\nlog:\n%s", err, logs.String())
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("SIGTERM during start-up: exit %v; want 0\nlog:\n%s", err, logs.String())
+		}
+	case <-ctx.Done():
+		t.Fatalf("the bot did not exit after SIGTERM\nlog:\n%s", logs.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "data", "tttbot.db")); err != nil {
+		t.Errorf("default database: %v; want data/tttbot.db in the working directory", err)
+	}
+}
+
+func TestParseDatabase(t *testing.T) {
+	for _, tt := range []struct {
+		in         string
+		kind, want string
+		bad        bool
+	}{
+		{"", "sqlite", "data/tttbot.db", false},
+		{"sqlite:games.db", "sqlite", "games.db", false},
+		{"sqlite:///var/lib/tttbot/games.db", "sqlite", "/var/lib/tttbot/games.db", false},
+		{"/data/tttbot.db", "sqlite", "/data/tttbot.db", false},
+		{"postgres://bot:pw@db:5432/ttt", "postgres", "postgres://bot:pw@db:5432/ttt", false},
+		{"postgresql://db/ttt?sslmode=disable", "postgres", "postgresql://db/ttt?sslmode=disable", false},
+		{"mysql://db/ttt", "", "", true},
+		{"sqlite:", "", "", true},
+	} {
+		got, err := parseDatabase(tt.in)
+		if tt.bad {
+			if err == nil || !strings.Contains(err.Error(), "DATABASE_URL") {
+				t.Errorf("parseDatabase(%q) = %+v, %v; want an error naming DATABASE_URL", tt.in, got, err)
+			}
+			continue
+		}
+		if err != nil || got.kind != tt.kind || got.target != tt.want {
+			t.Errorf("parseDatabase(%q) = %+v, %v; want %s %s", tt.in, got, err, tt.kind, tt.want)
+		}
+	}
+	// A password in the URL never reaches the log.
+	d, _ := parseDatabase("postgres://bot:hunter2@db/ttt")
+	var buf strings.Builder
+	slog.New(slog.NewTextHandler(&buf, nil)).Info("x", "database", d)
+	if strings.Contains(buf.String(), "hunter2") {
+		t.Errorf("log %q shows the database password", buf.String())
 	}
 }

@@ -1,0 +1,99 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/bwmarrin/discordgo"
+	"github.com/tttbot/tttbot/store"
+)
+
+// After 10,000 games in 10,000 channels have ended, the bot holds nothing
+// for them: no channel entry, no timer goroutine, and the heap is back near
+// where it started (the games themselves are in the SQLite file).
+func TestMemoryReturnsAfterGamesEnd(t *testing.T) {
+	// Under the race detector (as in CI's main run) each game costs ten
+	// times as much: 1,000 games there; .ci/run also runs this test
+	// without -race, with the full 10,000.
+	games := 10000
+	if testing.Short() || raceBuild {
+		games = 1000
+	}
+	st, err := store.OpenSQLite(filepath.Join(t.TempDir(), "tttbot.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	rec := &discardDiscord{}
+	b := New(rec, st, DefaultConfig(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	b.SetSelf("1000000000000000001")
+	defer b.Close()
+
+	play := func(from, to int) {
+		for i := from; i < to; i++ {
+			ch := fmt.Sprint(1000000000000000000 + i)
+			for _, sub := range []string{"start", "resign"} {
+				var opts []map[string]any
+				if sub == "start" { // easy: the test is about memory, not the computer's search
+					opts = []map[string]any{{"type": 3, "name": "difficulty", "value": "easy"}}
+				}
+				ic := slashPayload(t, sub, opts, nil)
+				ic.ChannelID = ch
+				b.handle(context.Background(), ic.Interaction, rec)
+				if rec.last == nil || rec.last.Data.Flags&discordgo.MessageFlagsEphemeral != 0 {
+					t.Fatalf("channel %s: /ttt %s answered %+v; want a board", ch, sub, rec.last)
+				}
+			}
+		}
+	}
+	// Warm up (SQLite's page cache, the race detector's shadow memory,
+	// pools), then measure.
+	play(0, 200)
+	heap0, goroutines0 := settledHeap()
+	play(200, 200+games)
+	heap1, goroutines1 := settledHeap()
+
+	if n := b.channels.len(); n != 0 {
+		t.Errorf("after %d ended games the registry holds %d channels; want 0", games, n)
+	}
+	if goroutines1 > goroutines0+2 {
+		t.Errorf("goroutines went from %d to %d after %d ended games; want them back", goroutines0, goroutines1, games)
+	}
+	// A leak of one channel entry with its timer per game would be about
+	// 1 kB a game; allow a tenth of that in all.
+	if grew := int64(heap1) - int64(heap0); grew > int64(games)*100 {
+		t.Errorf("heap grew by %d bytes over %d ended games (%d B/game); want it back near %d", grew, games, grew/int64(games), heap0)
+	}
+	t.Logf("%d games: heap %d → %d bytes, goroutines %d → %d", games, heap0, heap1, goroutines0, goroutines1)
+}
+
+func settledHeap() (heap uint64, goroutines int) {
+	var ms runtime.MemStats
+	for range 3 {
+		runtime.GC()
+	}
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc, runtime.NumGoroutine()
+}
+
+// discardDiscord answers and edits without keeping anything but the last
+// answer, so that the test itself does not hold memory.
+type discardDiscord struct{ last *discordgo.InteractionResponse }
+
+func (d *discardDiscord) Respond(_ context.Context, r *discordgo.InteractionResponse) error {
+	d.last = r
+	return nil
+}
+
+func (d *discardDiscord) InteractionResponseEdit(*discordgo.Interaction, *discordgo.WebhookEdit, ...discordgo.RequestOption) (*discordgo.Message, error) {
+	return &discordgo.Message{}, nil
+}
+
+func (d *discardDiscord) ApplicationCommandBulkOverwrite(string, string, []*discordgo.ApplicationCommand, ...discordgo.RequestOption) ([]*discordgo.ApplicationCommand, error) {
+	return nil, nil
+}

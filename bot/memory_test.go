@@ -83,7 +83,9 @@ func settledHeap() (heap uint64, goroutines int) {
 
 // discardDiscord answers and edits without keeping anything but the last
 // answer, so that the test itself does not hold memory.
-type discardDiscord struct{ last *discordgo.InteractionResponse }
+type discardDiscord struct {
+	last *discordgo.InteractionResponse
+}
 
 func (d *discardDiscord) Respond(_ context.Context, r *discordgo.InteractionResponse) error {
 	d.last = r

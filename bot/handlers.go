@@ -148,13 +148,45 @@ func (b *Bot) timeOut(ctx context.Context, ch *channel) bool {
 }
 
 // Restore ends the games whose time ran out while the bot was away and
-// restarts the turn timers of the others.
+// restarts the turn timers of the others. Then, every sweepEvery, it ends
+// the games whose time ran out without a timer here: games another process
+// was timing when it stopped. Whichever process saves the timeout first
+// wins; the others find the game over.
 func (b *Bot) Restore(ctx context.Context) error {
+	if err := b.sweep(ctx, nil); err != nil {
+		return err
+	}
+	b.sweepLater()
+	return nil
+}
+
+// sweepEvery is how often Restore's sweep looks for games whose time ran
+// out without a timer in this process.
+const sweepEvery = 30 * time.Second
+
+func (b *Bot) sweepLater() {
+	b.afterFunc(sweepEvery, func() {
+		ctx, cancel := context.WithTimeout(context.Background(), sweepEvery)
+		defer cancel()
+		now := b.now()
+		if err := b.sweep(ctx, func(g *store.Game) bool { return !g.Deadline.IsZero() && !now.Before(g.Deadline) }); err != nil {
+			b.log.Warn("looking for games out of time", "err", err)
+		}
+		b.sweepLater()
+	})
+}
+
+// sweep locks the channel of every running game that pick accepts (nil:
+// all), which ends it if its time ran out and arms its timer otherwise.
+func (b *Bot) sweep(ctx context.Context, pick func(*store.Game) bool) error {
 	gs, err := b.store.Running(ctx)
 	if err != nil {
 		return fmt.Errorf("list running games: %w", err)
 	}
 	for _, g := range gs {
+		if pick != nil && !pick(g) {
+			continue
+		}
 		ch, err := b.lock(ctx, g.ChannelID)
 		if err != nil {
 			return err

@@ -277,3 +277,32 @@ func TestTimeoutSaveFailureBacksOff(t *testing.T) {
 		t.Errorf("one timer firing: %d saves, %d failures, retry armed = %v, running = %v; want 1, 1, true, true (the game goes on)", n, failures, retry, g.Running())
 	}
 }
+
+// A game that another process was timing when it stopped is ended by the
+// sweep of a process that never saw it.
+func TestSweepEndsOrphanedTimeouts(t *testing.T) {
+	st := new(store.Memory)
+	if err := st.Save(context.Background(), runningRecord(t, "c1", time.Now().Add(-time.Second))); err != nil {
+		t.Fatal(err)
+	}
+	other := runningRecord(t, "c2", time.Now().Add(time.Hour))
+	other.ID = "def456"
+	if err := st.Save(context.Background(), other); err != nil {
+		t.Fatal(err)
+	}
+	b := newBotOn(t, st, new(recorder))
+	defer b.Close()
+	now := time.Now()
+	if err := b.sweep(context.Background(), func(g *store.Game) bool { return !now.Before(g.Deadline) }); err != nil {
+		t.Fatal(err)
+	}
+	for ch, want := range map[string]game.Ending{"c1": game.EndTimeout, "c2": game.EndNone} {
+		g, err := st.Current(context.Background(), ch)
+		if err != nil || g.End != want {
+			t.Errorf("%s after the sweep: %v, %v; want %s", ch, g.End, err, want)
+		}
+	}
+	if n := b.channels.len(); n != 0 {
+		t.Errorf("the sweep left %d channels in memory; want 0 (it only locked the game that was out of time)", n)
+	}
+}

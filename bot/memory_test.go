@@ -65,8 +65,9 @@ func TestMemoryReturnsAfterGamesEnd(t *testing.T) {
 		t.Errorf("goroutines went from %d to %d after %d ended games; want them back", goroutines0, goroutines1, games)
 	}
 	// A leak of one channel entry with its timer per game would be about
-	// 1 kB a game; allow a tenth of that in all.
-	if grew := int64(heap1) - int64(heap0); grew > int64(games)*100 {
+	// 1 kB a game; allow a fifth of that, plus 256 kB for caches that fill
+	// up once (SQLite's pages, statements, pools).
+	if grew := int64(heap1) - int64(heap0); grew > int64(games)*200+256<<10 {
 		t.Errorf("heap grew by %d bytes over %d ended games (%d B/game); want it back near %d", grew, games, grew/int64(games), heap0)
 	}
 	t.Logf("%d games: heap %d → %d bytes, goroutines %d → %d", games, heap0, heap1, goroutines0, goroutines1)

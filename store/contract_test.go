@@ -752,3 +752,34 @@ func testRunning(t *testing.T, s storeUnderTest) {
 		t.Errorf("Running() = %v; want c1/z, c2/y, c3/b with their moves", ids)
 	}
 }
+
+// testTwoProcesses runs two stores on one database, as two bot processes
+// would: each sees what the other saved, whatever it had read before.
+func testTwoProcesses(t *testing.T, a, b storeUnderTest) {
+	ctx := context.Background()
+	g := newGame("g1", "guild", "chan", "alice", "bob")
+	mustSave(t, a, g)
+	gb := mustCurrent(t, b, "chan") // b has read version 1
+	mustSave(t, a, play(g, xWins[:3]...))
+	sameGame(t, "b: Current(chan) after a saved", mustCurrent(t, b, "chan"), stored(g, 2))
+	if err := b.Save(ctx, play(gb, [2]int{2, 2})); !errors.Is(err, ErrConflict) {
+		t.Fatalf("b: Save from version 1 after a saved version 2 = %v; want ErrConflict", err)
+	}
+	// b takes back a move; a sees it.
+	gb = mustGame(t, b, "g1")
+	gb.Moves = gb.Moves[:2]
+	mustSave(t, b, gb)
+	sameGame(t, "a: Game(g1) after b took back a move", mustGame(t, a, "g1"), stored(gb, 3))
+	// a ends the game from what it read; b counts nothing again.
+	ga := mustGame(t, a, "g1")
+	mustSave(t, a, end(play(ga, xWins[2:]...), game.EndWon, game.None, 1))
+	gb = mustGame(t, b, "g1")
+	sameGame(t, "b: Game(g1) after a ended it", gb, stored(ga, 4))
+	gb.Serial++
+	mustSave(t, b, gb)
+	for _, s := range []storeUnderTest{a, b} {
+		if st := mustStats(t, s, "guild", "alice", 1); st.People != (Record{Games: 1, Wins: 1}) {
+			t.Errorf("Stats(alice).People = %+v; want one win", st.People)
+		}
+	}
+}

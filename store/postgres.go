@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -49,6 +50,9 @@ func OpenPostgres(ctx context.Context, url string) (*Postgres, error) {
 	p.sqlStore = sqlStore{
 		read: func(ctx context.Context, fn func(tx) error) error {
 			return pgTx(ctx, pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, fn)
+		},
+		direct: func(ctx context.Context, fn func(tx) error) error {
+			return fn(pgAdapter{pool})
 		},
 		write: func(ctx context.Context, fn func(tx) error) error {
 			return pgTx(ctx, pool, pgx.TxOptions{}, fn)
@@ -94,8 +98,14 @@ func (m pgMigrator) locked(ctx context.Context, fn func(tx) error) error {
 	})
 }
 
-// pgAdapter is a pgx transaction as a tx.
-type pgAdapter struct{ t pgx.Tx }
+// pgAdapter is a pgx transaction, or the pool outside one, as a tx.
+type pgAdapter struct {
+	t interface {
+		Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+		Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+		QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	}
+}
 
 func (a pgAdapter) exec(ctx context.Context, query string, args ...any) (int64, error) {
 	tag, err := a.t.Exec(ctx, rebind(query), args...)

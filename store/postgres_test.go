@@ -8,7 +8,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // postgresEnv names the variable that points the tests at a PostgreSQL
@@ -31,21 +31,21 @@ func postgresSchema(t testing.TB) string {
 	rand.Read(b[:])
 	schema := "tttbot_test_" + hex.EncodeToString(b[:])
 	ctx := context.Background()
-	admin, err := pgx.Connect(ctx, base)
+	admin, err := pgxpool.New(ctx, base)
 	if err != nil {
 		t.Fatalf("connect to %s: %v", postgresEnv, err)
 	}
-	defer admin.Close(ctx)
+	defer admin.Close()
 	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
 		t.Fatalf("create schema: %v", err)
 	}
 	t.Cleanup(func() {
-		admin, err := pgx.Connect(ctx, base)
+		admin, err := pgxpool.New(ctx, base)
 		if err != nil {
 			t.Errorf("drop schema %s: %v", schema, err)
 			return
 		}
-		defer admin.Close(ctx)
+		defer admin.Close()
 		if _, err := admin.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
 			t.Errorf("drop schema %s: %v", schema, err)
 		}
@@ -73,4 +73,9 @@ func TestPostgres(t *testing.T) {
 	runContract(t, func(t *testing.T) storeUnderTest {
 		return openPostgres(t, postgresSchema(t))
 	})
+}
+
+func TestPostgresTwoProcesses(t *testing.T) {
+	url := postgresSchema(t)
+	testTwoProcesses(t, openPostgres(t, url), openPostgres(t, url))
 }

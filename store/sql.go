@@ -41,6 +41,9 @@ var errNoRows = errors.New("store: no rows")
 type sqlStore struct {
 	// read runs fn in a read-only transaction that sees one snapshot.
 	read func(ctx context.Context, fn func(tx) error) error
+	// direct runs fn outside a transaction: each statement sees the
+	// database as it is when the statement runs.
+	direct func(ctx context.Context, fn func(tx) error) error
 	// write runs fn in a transaction that holds the write lock (SQLite) or
 	// takes row locks as it goes (PostgreSQL), and commits when fn returns
 	// nil.
@@ -222,26 +225,50 @@ func (c *movesCache) put(id string, version int64, moves []Move) {
 	c.m[id] = cachedMoves{version, moves}
 }
 
-func (s *sqlStore) current(ctx context.Context, channelID string) (g *Game, err error) {
-	err = s.read(ctx, func(t tx) error {
-		g, err = s.readGame(ctx, t, `SELECT `+prefixed("g.", gameColumns)+` FROM channels c JOIN games g ON g.id = c.game_id WHERE c.channel_id = ?`, channelID)
-		return err
-	})
+func (s *sqlStore) current(ctx context.Context, channelID string) (*Game, error) {
+	g, err := s.getGame(ctx, `SELECT `+prefixed("g.", gameColumns)+` FROM channels c JOIN games g ON g.id = c.game_id WHERE c.channel_id = ?`, channelID)
 	if err != nil {
 		return nil, fmt.Errorf("store: current game of channel %s: %w", channelID, err)
 	}
 	return g, nil
 }
 
-func (s *sqlStore) game(ctx context.Context, id string) (g *Game, err error) {
-	err = s.read(ctx, func(t tx) error {
-		g, err = s.readGame(ctx, t, `SELECT `+gameColumns+` FROM games WHERE id = ?`, id)
-		return err
-	})
+func (s *sqlStore) game(ctx context.Context, id string) (*Game, error) {
+	g, err := s.getGame(ctx, `SELECT `+gameColumns+` FROM games WHERE id = ?`, id)
 	if err != nil {
 		return nil, fmt.Errorf("store: game %s: %w", id, err)
 	}
 	return g, nil
+}
+
+// getGame reads the game that query finds, or nil. Usually its moves are
+// in the cache and one statement, outside any transaction, reads it;
+// otherwise it reads the row and the moves again in one transaction, so
+// that they agree.
+func (s *sqlStore) getGame(ctx context.Context, query string, args ...any) (g *Game, err error) {
+	hit := false
+	err = s.direct(ctx, func(t tx) error {
+		g, err = scanGame(t.queryRow(ctx, query, args...))
+		if errors.Is(err, errNoRows) {
+			g, err = nil, nil
+		}
+		if err != nil || g == nil {
+			return err
+		}
+		var m []Move
+		if m, hit = s.cache.get(g.ID, g.Version); hit {
+			g.Moves = slices.Clone(m)
+		}
+		return nil
+	})
+	if err != nil || g == nil || hit {
+		return g, err
+	}
+	err = s.read(ctx, func(t tx) error {
+		g, err = s.readGame(ctx, t, query, args...)
+		return err
+	})
+	return g, err
 }
 
 // prefixed qualifies each column of a column list.

@@ -89,6 +89,9 @@ func OpenSQLite(path string) (*SQLite, error) {
 		read: func(ctx context.Context, fn func(tx) error) error {
 			return sqlTx(ctx, reader, &sql.TxOptions{ReadOnly: true}, fn)
 		},
+		direct: func(ctx context.Context, fn func(tx) error) error {
+			return sqlDirect(ctx, reader, fn)
+		},
 		write: func(ctx context.Context, fn func(tx) error) error {
 			return sqlTx(ctx, writer, nil, fn)
 		},
@@ -124,7 +127,7 @@ func sqlTx(ctx context.Context, db *stmtCache, opts *sql.TxOptions, fn func(tx) 
 	if err != nil {
 		return err
 	}
-	a := &sqlAdapter{t: t, c: db}
+	a := &sqlAdapter{q: t, t: t, c: db}
 	err = fn(a)
 	if err != nil {
 		t.Rollback()
@@ -132,6 +135,16 @@ func sqlTx(ctx context.Context, db *stmtCache, opts *sql.TxOptions, fn func(tx) 
 		err = t.Commit()
 	}
 	// Now that the connection is free again, prepare what was missed.
+	for _, q := range a.missed {
+		db.prepare(ctx, q)
+	}
+	return err
+}
+
+// sqlDirect runs fn on db outside a transaction.
+func sqlDirect(ctx context.Context, db *stmtCache, fn func(tx) error) error {
+	a := &sqlAdapter{q: db, c: db}
+	err := fn(a)
 	for _, q := range a.missed {
 		db.prepare(ctx, q)
 	}
@@ -184,15 +197,24 @@ func (c *stmtCache) Close() error {
 	return c.DB.Close()
 }
 
-// sqlAdapter is a database/sql transaction as a tx.
+// sqlAdapter is a database/sql transaction, or a database outside one,
+// as a tx.
 type sqlAdapter struct {
-	t      *sql.Tx
+	q interface {
+		ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+		QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+		QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	}
+	t      *sql.Tx // nil outside a transaction
 	c      *stmtCache
 	missed []string
 }
 
 func (a *sqlAdapter) stmt(ctx context.Context, query string) *sql.Stmt {
 	if s := a.c.stmt(query); s != nil {
+		if a.t == nil {
+			return s
+		}
 		return a.t.StmtContext(ctx, s)
 	}
 	a.missed = append(a.missed, query)
@@ -205,7 +227,7 @@ func (a *sqlAdapter) exec(ctx context.Context, query string, args ...any) (int64
 	if s := a.stmt(ctx, query); s != nil {
 		r, err = s.ExecContext(ctx, args...)
 	} else {
-		r, err = a.t.ExecContext(ctx, query, args...)
+		r, err = a.q.ExecContext(ctx, query, args...)
 	}
 	if err != nil {
 		return 0, err
@@ -219,7 +241,7 @@ func (a *sqlAdapter) query(ctx context.Context, query string, args ...any) (rows
 	if s := a.stmt(ctx, query); s != nil {
 		r, err = s.QueryContext(ctx, args...)
 	} else {
-		r, err = a.t.QueryContext(ctx, query, args...)
+		r, err = a.q.QueryContext(ctx, query, args...)
 	}
 	if err != nil {
 		return nil, err
@@ -231,7 +253,7 @@ func (a *sqlAdapter) queryRow(ctx context.Context, query string, args ...any) ro
 	if s := a.stmt(ctx, query); s != nil {
 		return sqlRow{s.QueryRowContext(ctx, args...)}
 	}
-	return sqlRow{a.t.QueryRowContext(ctx, query, args...)}
+	return sqlRow{a.q.QueryRowContext(ctx, query, args...)}
 }
 
 type sqlRows struct{ *sql.Rows }

@@ -20,3 +20,8 @@ func TestSQLite(t *testing.T) {
 		return openSQLite(t, filepath.Join(t.TempDir(), "data", "tttbot.db"))
 	})
 }
+
+func TestSQLiteTwoProcesses(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tttbot.db")
+	testTwoProcesses(t, openSQLite(t, path), openSQLite(t, path))
+}

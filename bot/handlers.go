@@ -285,7 +285,7 @@ func (b *Bot) changed(ctx context.Context, req *request, ch *channel) error {
 		return err
 	}
 	ch.match = m
-	return b.say(ctx, req, "The board changed before your move was saved: someone else was faster. Here it is now:\n"+renderMatch(m, "").content)
+	return b.say(ctx, req, "The board changed just before yours was saved: someone else was faster, and nothing of yours was applied. Here it is now:\n"+renderMatch(m, "").content)
 }
 
 // postBoard answers req with next's board as a new message, which becomes the

@@ -21,16 +21,24 @@ import (
 // several processes may open the same file.
 //
 // The file is in WAL mode with synchronous=NORMAL: a save that returned is
-// durable across a crash of the process (the WAL is written before the
-// commit returns); after a crash of the operating system or a power cut,
-// the last saves may be lost, but the database stays consistent. Writes go
-// through one connection and each is one IMMEDIATE transaction, so a save
-// never fails with SQLITE_BUSY half-way; reads use a small pool of their
-// own and see one snapshot each.
+// durable across a crash of the process, which is what a bot needs (the
+// commit has written the WAL to the operating system, which writes it out
+// even if the process dies); only a crash of the operating system or a
+// power cut can lose the last saves, and the database stays consistent
+// even then. FULL would add an fsync to every save. Writes go through one
+// connection and each is one IMMEDIATE transaction, so a save never fails
+// with SQLITE_BUSY half-way; reads use a small pool of their own and see
+// one snapshot each.
 //
-// Each save costs one transaction: a few indexed reads, one row update and
+// Each save costs one transaction: an indexed read of the stored row (and
+// of its moves when they are not cached), one row update and
 // one row per new move; a save that ends a game also updates two player
-// rows. Current and Game cost two indexed reads.
+// rows. Current and Game cost one indexed read when the game's moves are
+// cached (the store keeps those of the last 1024 games it used), and one
+// more for the moves otherwise. What limits throughput is the one writer:
+// transactions are serial, each pays for its statements through
+// database/sql and for writing its pages to the WAL; SQLite's checkpoints
+// (every 1000 pages of WAL) pay the fsyncs.
 type SQLite struct {
 	sqlStore
 	writer, reader *stmtCache

@@ -58,6 +58,7 @@ func OpenPostgres(ctx context.Context, url string) (*Postgres, error) {
 			return pgTx(ctx, pool, pgx.TxOptions{}, fn)
 		},
 		forUpdate: " FOR UPDATE",
+		nullsLast: " NULLS LAST",
 	}
 	if err := migrate(ctx, pgMigrator{pool}); err != nil {
 		pool.Close()

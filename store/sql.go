@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -54,6 +55,9 @@ type sqlStore struct {
 	// change: " FOR UPDATE" on PostgreSQL; SQLite's write transactions
 	// already exclude every other writer.
 	forUpdate string
+	// nullsLast follows DESC in an ORDER BY where NULLs must come last:
+	// PostgreSQL puts them first unless told; SQLite puts them last.
+	nullsLast string
 }
 
 const gameColumns = `id, guild_id, channel_id, player_x, player_o, computer, level, size, win, first,
@@ -504,8 +508,8 @@ func (s *sqlStore) running(ctx context.Context) (out []*Game, err error) {
 		if err := rs.Err(); err != nil || len(out) == 0 {
 			return err
 		}
-		rs, err = t.query(ctx, `SELECT m.row, m.col, m.player, m.at, m.game_id FROM moves m JOIN games g ON g.id = m.game_id
-			WHERE g.ending = 0 ORDER BY m.game_id, m.seq`)
+		rs, err = t.query(ctx, `SELECT row, col, player, at, game_id FROM moves
+			WHERE game_id IN (SELECT id FROM games WHERE ending = 0) ORDER BY game_id, seq`)
 		if err != nil {
 			return err
 		}
@@ -584,14 +588,18 @@ func (s *sqlStore) leaderboard(ctx context.Context, guildID string, minRated, li
 func (s *sqlStore) history(ctx context.Context, guildID, userID string, limit int) (out []*Game, err error) {
 	err = s.read(ctx, func(t tx) error {
 		out = nil
-		q := `SELECT ` + gameColumns + ` FROM games WHERE guild_id = ? AND ending <> 0 AND (player_x = ? OR player_o = ?)
-			ORDER BY ended_at DESC NULLS LAST, id DESC`
-		args := []any{guildID, userID, userID}
+		// One indexed, ordered scan per side the player may have played,
+		// each stopping at limit, then merged.
+		order := ` ORDER BY ended_at DESC` + s.nullsLast + `, id DESC`
+		lim := ""
 		if limit > 0 {
-			q += ` LIMIT ?`
-			args = append(args, limit)
+			lim = ` LIMIT ` + strconv.Itoa(limit)
 		}
-		rs, err := t.query(ctx, q, args...)
+		side := func(column string) string {
+			return `SELECT * FROM (SELECT ` + gameColumns + ` FROM games WHERE guild_id = ? AND ` + column + ` = ? AND ending <> 0` + order + lim + `) AS ` + column
+		}
+		q := `SELECT ` + gameColumns + ` FROM (` + side("player_x") + ` UNION ` + side("player_o") + `) AS h` + order + lim
+		rs, err := t.query(ctx, q, guildID, userID, guildID, userID)
 		if err != nil {
 			return err
 		}

@@ -124,6 +124,7 @@ func runContract(t *testing.T, open func(t *testing.T) storeUnderTest) {
 		{"EndedIsFinal", testEndedIsFinal},
 		{"Invalid", testInvalid},
 		{"StatsOnce", testStatsOnce},
+		{"ConcurrentEnds", testConcurrentEnds},
 		{"PeopleStats", testPeopleStats},
 		{"ComputerStats", testComputerStats},
 		{"Stopped", testStopped},
@@ -482,6 +483,42 @@ func testStatsOnce(t *testing.T, s storeUnderTest) {
 	}
 	if bob.People != (Record{Games: 1, Losses: 1}) || bob.Rated != 1 {
 		t.Errorf("bob: People %+v, Rated %d; want one loss, 1 rated", bob.People, bob.Rated)
+	}
+}
+
+// Games of one player that end at once all count: no update is lost.
+func testConcurrentEnds(t *testing.T, s storeUnderTest) {
+	ctx := context.Background()
+	const games = 8
+	var (
+		wg    sync.WaitGroup
+		start = make(chan struct{})
+		errs  = make([]error, games)
+	)
+	for i := range games {
+		// alice plays X in even games, O in odd ones; she wins them all.
+		x, o, loser := "alice", fmt.Sprintf("opp%d", i), game.O
+		if i%2 == 1 {
+			x, o, loser = o, x, game.X
+		}
+		g := newGame(fmt.Sprintf("g%d", i), "guild", fmt.Sprintf("chan%d", i), x, o)
+		mustSave(t, s, g)
+		end(g, game.EndResigned, loser, i)
+		wg.Go(func() {
+			<-start
+			errs[i] = s.Save(ctx, g)
+		})
+	}
+	close(start)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("ending game %d = %v; want nil", i, err)
+		}
+	}
+	alice := mustStats(t, s, "guild", "alice", 1)
+	if alice.People != (Record{Games: games, Wins: games}) || alice.Rated != games || alice.Streak != games {
+		t.Errorf("alice after %d wins at once: People %+v, Rated %d, Streak %d; want all %d counted", games, alice.People, alice.Rated, alice.Streak, games)
 	}
 }
 

@@ -289,9 +289,9 @@ func BenchmarkMoveDirectional(b *testing.B) {
 }
 
 // midGame returns a game of the given size and win length after about
-// moves moves, still undecided: Hard (X) against Medium (O) when k < n, so
-// that the marks cluster as in a real game, and random moves when k = n
-// (where the cost of the opponent does not depend on the marks).
+// moves moves, still undecided: Medium against Medium when k < n, so that
+// the marks cluster as in a real game (and the positions do not depend on
+// Hard, whose cost is measured), and random moves when k = n.
 func midGame(b *testing.B, n, k, moves int) *Game {
 	b.Helper()
 	for seed := uint64(1); seed < 100; seed++ {
@@ -302,12 +302,9 @@ func midGame(b *testing.B, n, k, moves int) *Game {
 		}
 		for g.Len() < moves && !g.Status().Decided() {
 			var c Cell
-			switch {
-			case k == n:
+			if k == n {
 				c = randomCell(g, r)
-			case g.Turn() == X:
-				c, _ = ComputerMove(g, Hard, r)
-			default:
+			} else {
 				c, _ = ComputerMove(g, Medium, r)
 			}
 			g.Play(c.Row, c.Col, g.Turn())
@@ -320,20 +317,25 @@ func midGame(b *testing.B, n, k, moves int) *Game {
 	return nil
 }
 
-// BenchmarkComputerMove times Hard's choice of a move. At 3×3 on the empty
-// board that is the exact search of the whole game; elsewhere it is the
-// heuristic in the middle of a game.
+// BenchmarkComputerMove times Hard's choice of a move. At 3×3 and 4×4 on
+// the empty board that is the exact search of the whole game; with k = n
+// on larger boards the heuristic; elsewhere the threat search in the
+// middle of a game, which uses its whole node budget unless it finds a
+// forced win.
 func BenchmarkComputerMove(b *testing.B) {
 	tests := []struct {
 		name        string
 		n, k, moves int
 	}{
 		{"3x3", 3, 3, 0},
+		{"4x4,k=4", 4, 4, 0},
+		{"4x4,k=3", 4, 3, 0},
 		{"7x7,k=4", 7, 4, 10},
 		{"10x10,k=10", 10, 10, 30},
 		{"10x10,k=5", 10, 5, 20},
+		{"15x15,k=5", 15, 5, 20},
 		{"1000x1000,k=1000", 1000, 1000, 200},
-		{"1000x1000,k=5", 1000, 5, 100},
+		{"1000x1000,k=5", 1000, 5, 30},
 	}
 	for _, tt := range tests {
 		b.Run(tt.name, func(b *testing.B) {

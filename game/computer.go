@@ -230,6 +230,9 @@ func (e *engine) hard() int {
 	if g.k == g.n {
 		return e.moveLines(Hard)
 	}
+	if g.k >= 2 && g.k <= maxSearchK {
+		return e.search()
+	}
 	return e.moveWindows(Hard)
 }
 

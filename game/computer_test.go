@@ -42,9 +42,9 @@ func randomCell(g *Game, r *rand.Rand) Cell {
 }
 
 // TestHardBeatsRandom plays Hard against a uniformly random player on 7×7
-// with four in a row, 1,000 games, the random player moving first in half.
+// with four in a row, 200 games, the random player moving first in half.
 func TestHardBeatsRandom(t *testing.T) {
-	const games = 1000
+	const games = 200
 	r := rand.New(rand.NewPCG(7, 4))
 	var won, drawn, lost int
 	for i := range games {
@@ -75,8 +75,8 @@ func TestHardBeatsRandom(t *testing.T) {
 	}
 	rate := float64(won) / games
 	t.Logf("7×7, k=4, Hard vs random: %d won, %d drawn, %d lost of %d: win rate %.1f%%", won, drawn, lost, games, 100*rate)
-	if rate < 0.95 {
-		t.Errorf("win rate = %.3f; want >= 0.95", rate)
+	if won != games {
+		t.Errorf("win rate = %.3f; want 1", rate)
 	}
 }
 
@@ -339,6 +339,9 @@ func TestComputerTakesWinsAndBlocksRandom(t *testing.T) {
 			me := g.Turn()
 			win, loss := winningCells(g, me), winningCells(g, me.Other())
 			for _, l := range []Level{Medium, Hard} {
+				if l == Hard && len(win)+len(loss) == 0 {
+					continue // nothing to check, and Hard's search is slow
+				}
 				c := computer(t, g, l, r)
 				switch {
 				case len(win) > 0 && !slices.Contains(win, c):
@@ -469,13 +472,17 @@ func TestComputerLargeBoards(t *testing.T) {
 }
 
 // TestComputerLevelsOrdered: on 7×7 with four in a row, each level beats
-// the one below it more often than it loses (100 games, first move
-// alternating).
+// the one below it more often than it loses (100 games, 20 for Hard, first
+// move alternating).
 func TestComputerLevelsOrdered(t *testing.T) {
 	r := rand.New(rand.NewPCG(8, 8))
 	for _, pair := range [][2]Level{{Medium, Easy}, {Hard, Easy}, {Hard, Medium}} {
 		var won, lost int
-		for i := range 100 {
+		games := 100
+		if pair[0] == Hard {
+			games = 20
+		}
+		for i := range games {
 			g := newGame(t, 7, WinLength(4))
 			strong := Player(1 + i%2)
 			for !g.Status().Decided() {
@@ -492,7 +499,7 @@ func TestComputerLevelsOrdered(t *testing.T) {
 				lost++
 			}
 		}
-		t.Logf("%v vs %v: won %d, lost %d of 100", pair[0], pair[1], won, lost)
+		t.Logf("%v vs %v: won %d, lost %d of %d", pair[0], pair[1], won, lost, games)
 		if won <= lost {
 			t.Errorf("%v vs %v: won %d, lost %d; want more wins than losses", pair[0], pair[1], won, lost)
 		}

@@ -1,0 +1,290 @@
+package game
+
+// This file holds the board as the threat search of Hard sees it: a copy
+// of the part of the game's board around the marks, with, for every cell,
+// counts of the windows through it by how full they are, kept up to date
+// move by move so that threats are found in O(1) a cell.
+
+// field is a rectangle of the game's board around its marks, with a border
+// of cells that count as off the board. It is exact for every window that
+// holds a mark of the game; search moves are played within margin cells of
+// the marks, where windows reaching beyond the rectangle count as blocked.
+type field struct {
+	k      int
+	w      int     // columns of the rectangle, border included
+	r0, c0 int     // game coordinates of local cell 0 (maybe off the board)
+	cells  []uint8 // 0 empty, 1 X, 2 O, 3 off the board or the rectangle
+	step   [4]int  // local index steps of the four directions
+	weight []int64 // weight[m]: value of a window with m marks of one player only
+
+	// For player p (index p-1) and cell i: val[p-1][i] sums weight[m] over
+	// the windows through i that p can still complete (m of p's marks, none
+	// of the other's); win, four and three count those windows with
+	// m = k-1 (a mark at i wins), k-2 (makes a four), k-3 (makes a three).
+	val              [2][]int32
+	win, four, three [2][]uint8
+	near             []uint8 // marks within two cells (Chebyshev)
+	total            [2]int64
+
+	// Stacks of cells, each pushed when its count went from 0 to 1 (near,
+	// win, four) and popped when the move is undone; entries that are no
+	// longer true are skipped by the readers. Every empty cell with near,
+	// win or four above 0 is on the matching stack.
+	cand       []int32
+	wins, fors [2][]int32
+	moves      []undo
+	hash       uint64
+}
+
+// undo is what unplay needs to restore the stacks.
+type undo struct {
+	cell       int32
+	p          Player
+	cand       int32
+	wins, fors [2]int32
+}
+
+// fieldMargin is how far (in cells) from the game's marks search moves may
+// go: the rectangle is the marks' bounding box grown by it, plus a border
+// of k-1 cells.
+func fieldMargin(k int) int { return k + 1 }
+
+// newField copies the part of g's board around its marks; g must have at
+// least one mark and 2 <= k < n.
+func newField(g *Game) *field {
+	n, k := g.n, g.k
+	minR, minC, maxR, maxC := n, n, -1, -1
+	for _, h := range g.hist {
+		r, c := int(h)/n, int(h)%n
+		minR, maxR = min(minR, r), max(maxR, r)
+		minC, maxC = min(minC, c), max(maxC, c)
+	}
+	m := fieldMargin(k)
+	// The playable rectangle, clipped to the board, then the border.
+	pr0, pc0 := max(0, minR-m), max(0, minC-m)
+	pr1, pc1 := min(n-1, maxR+m), min(n-1, maxC+m)
+	pad := k - 1
+	f := &field{k: k, r0: pr0 - pad, c0: pc0 - pad}
+	f.w = pc1 - pc0 + 1 + 2*pad
+	h := pr1 - pr0 + 1 + 2*pad
+	size := f.w * h
+	f.step = [4]int{1, f.w, f.w + 1, f.w - 1}
+	f.cells = make([]uint8, size)
+	for i := range f.cells {
+		r, c := i/f.w, i%f.w
+		if r < pad || r >= h-pad || c < pad || c >= f.w-pad {
+			f.cells[i] = 3
+		}
+	}
+	for p := range 2 {
+		f.val[p] = make([]int32, size)
+		f.win[p] = make([]uint8, size)
+		f.four[p] = make([]uint8, size)
+		f.three[p] = make([]uint8, size)
+	}
+	f.near = make([]uint8, size)
+	f.weight = make([]int64, k+1)
+	for m := 1; m < k; m++ {
+		f.weight[m] = 1 << (3 * m)
+	}
+	for j, h := range g.hist {
+		p := g.first
+		if j%2 == 1 {
+			p = p.Other()
+		}
+		f.play(f.local(int(h)/n, int(h)%n), p)
+	}
+	f.moves = f.moves[:0]
+	return f
+}
+
+// local returns the local index of the game's cell (r, c).
+func (f *field) local(r, c int) int { return (r-f.r0)*f.w + c - f.c0 }
+
+// cell returns the game's cell of local index i.
+func (f *field) cell(i int) Cell { return Cell{f.r0 + i/f.w, f.c0 + i%f.w} }
+
+// play puts p's mark on the empty cell i.
+func (f *field) play(i int, p Player) {
+	f.moves = append(f.moves, undo{
+		cell: int32(i), p: p, cand: int32(len(f.cand)),
+		wins: [2]int32{int32(len(f.wins[0])), int32(len(f.wins[1]))},
+		fors: [2]int32{int32(len(f.fors[0])), int32(len(f.fors[1]))},
+	})
+	f.update(i, p, 1)
+	f.cells[i] = uint8(p)
+	f.hash ^= zobrist(i, p)
+	w := f.w
+	for dr := -2; dr <= 2; dr++ {
+		for dc := -2; dc <= 2; dc++ {
+			j := i + dr*w + dc
+			if j < 0 || j >= len(f.cells) || f.cells[j] == 3 {
+				continue
+			}
+			f.near[j]++
+			if f.near[j] == 1 {
+				f.cand = append(f.cand, int32(j))
+			}
+		}
+	}
+}
+
+// unplay takes back the last move.
+func (f *field) unplay() {
+	u := f.moves[len(f.moves)-1]
+	f.moves = f.moves[:len(f.moves)-1]
+	i := int(u.cell)
+	w := f.w
+	for dr := -2; dr <= 2; dr++ {
+		for dc := -2; dc <= 2; dc++ {
+			j := i + dr*w + dc
+			if j >= 0 && j < len(f.cells) && f.cells[j] != 3 {
+				f.near[j]--
+			}
+		}
+	}
+	f.cells[i] = 0
+	f.hash ^= zobrist(i, u.p)
+	f.update(i, u.p, -1)
+	f.cand = f.cand[:u.cand]
+	for p := range 2 {
+		f.wins[p] = f.wins[p][:u.wins[p]]
+		f.fors[p] = f.fors[p][:u.fors[p]]
+	}
+}
+
+// update adds (sign 1) or removes (sign -1) the effect of p's mark on the
+// empty cell i on every window through it: O(k²) in each direction.
+func (f *field) update(i int, p Player, sign int) {
+	k := f.k
+	me, op := int(p-1), int(2-p)
+	var seg [2*maxSearchK - 1]uint8
+	for _, st := range f.step {
+		// seg[j] is the cell (j-(k-1)) steps from i; seg[k-1] is i, empty.
+		for j := range 2*k - 1 {
+			seg[j] = f.cells[i+(j-(k-1))*st]
+		}
+		seg[k-1] = 0
+		var cnt [4]int
+		for _, v := range seg[:k] {
+			cnt[v]++
+		}
+		for s := 0; ; s++ { // the window seg[s : s+k]
+			if cnt[3] == 0 {
+				first := i + (s-(k-1))*st
+				if cnt[op+1] == 0 {
+					// p's window goes from m to m+1 marks.
+					m := cnt[me+1]
+					f.shift(me, first, st, m, m+1, sign)
+				}
+				if cnt[me+1] == 0 {
+					// The other player's window is blocked.
+					f.shift(op, first, st, cnt[op+1], -1, sign)
+				}
+			}
+			if s == k-1 {
+				break
+			}
+			cnt[seg[s]]--
+			cnt[seg[s+k]]++
+		}
+	}
+}
+
+// shift moves a window of player index q, whose first cell is first, from
+// from marks to to marks (-1: blocked), or back when sign is -1: it updates
+// the counts of its k cells and the total.
+func (f *field) shift(q, first, st, from, to, sign int) {
+	if sign < 0 {
+		from, to = to, from
+	}
+	k := f.k
+	wf, wt := f.w8(from), f.w8(to)
+	f.total[q] += wt - wf
+	dv := int32(wt - wf)
+	for j := range k {
+		c := first + j*st
+		f.val[q][c] += dv
+		f.count(q, c, from, -1)
+		f.count(q, c, to, 1)
+	}
+}
+
+// w8 returns the weight of a window with m marks (0 for none or blocked).
+func (f *field) w8(m int) int64 {
+	if m <= 0 {
+		return 0
+	}
+	return f.weight[m]
+}
+
+// count adds d to the win, four or three count of cell c for a window of
+// player index q with m marks, and pushes c on the stacks when a count
+// becomes 1. Windows without marks are not counted.
+func (f *field) count(q, c, m, d int) {
+	if m <= 0 {
+		return
+	}
+	k := f.k
+	switch m {
+	case k - 1:
+		f.win[q][c] += uint8(d)
+		if d > 0 && f.win[q][c] == 1 {
+			f.wins[q] = append(f.wins[q], int32(c))
+		}
+	case k - 2:
+		f.four[q][c] += uint8(d)
+		if d > 0 && f.four[q][c] == 1 {
+			f.fors[q] = append(f.fors[q], int32(c))
+		}
+	case k - 3:
+		f.three[q][c] += uint8(d)
+	}
+}
+
+// winCells returns up to max distinct empty cells where p wins at once,
+// appending to buf.
+func (f *field) winCells(p Player, max int, buf []int) []int {
+	q := int(p - 1)
+	for _, c := range f.wins[q] {
+		if len(buf) >= max {
+			break
+		}
+		if f.cells[c] != 0 || f.win[q][c] == 0 {
+			continue
+		}
+		dup := false
+		for _, b := range buf {
+			if b == int(c) {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			buf = append(buf, int(c))
+		}
+	}
+	return buf
+}
+
+// fourCells appends to buf the distinct empty cells where a mark of p makes
+// a four (a window one mark short).
+func (f *field) fourCells(p Player, buf []int) []int {
+	q := int(p - 1)
+	for _, c := range f.fors[q] {
+		if f.cells[c] != 0 || f.four[q][c] == 0 {
+			continue
+		}
+		dup := false
+		for _, b := range buf {
+			if b == int(c) {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			buf = append(buf, int(c))
+		}
+	}
+	return buf
+}

@@ -575,12 +575,19 @@ func (b *Bot) accept(ctx context.Context, req *request) error {
 	m.Serial, m.Board = 1, table.Board{AppID: req.AppID, Token: req.Token, At: b.now()}
 	v := renderMatch(m, "")
 	old := ch.match
-	return b.commit(ctx, req, ch, m, func() error {
+	err = b.commit(ctx, req, ch, m, func() error {
 		return b.respond(ctx, req, discordgo.InteractionResponseUpdateMessage, v, false)
 	}, func() {
 		ch.clearChallenge()
 		b.retire(old, m)
 	})
+	if ch.challenge == c && ch.match != nil && ch.match.ID != m.ID && !ch.match.Over() {
+		// Another process started a game in this channel first (the
+		// save conflicted): the challenge can no longer be played.
+		ch.clearChallenge()
+		b.editLater(c.msg, renderChallenge(c.Challenge, challengeSuperseded, b.cfg.Table.ChallengeTimeout), req.ChannelID)
+	}
+	return err
 }
 
 func (b *Bot) decline(ctx context.Context, req *request) error {

@@ -306,3 +306,36 @@ func TestSweepEndsOrphanedTimeouts(t *testing.T) {
 		t.Errorf("the sweep left %d channels in memory; want 0 (it only locked the game that was out of time)", n)
 	}
 }
+
+// An Accept that loses the race with a game another process started in the
+// channel is told so, and the challenge is called off rather than left open.
+func TestAcceptAfterAnotherProcessStarted(t *testing.T) {
+	st := new(store.Memory)
+	rec := &recorder{edited: make(chan struct{}, 1)}
+	b := newBotOn(t, st, rec)
+	defer b.Close()
+	const channel = "345626669114982999" // the button fixture's channel
+	tb := mustLock(t, &b.channels, channel)
+	c := &openChallenge{Challenge: &table.Challenge{ID: newID(), From: "2", To: mason, Size: 3, Win: 3, Expires: time.Now().Add(time.Minute)},
+		msg: &discordgo.Interaction{AppID: "app", Token: "challenge-token"}}
+	c.timer = b.afterFunc(time.Hour, func() {})
+	tb.challenge = c
+	b.channels.unlock(tb)
+	// Meanwhile another process starts a game here.
+	if err := st.Save(context.Background(), runningRecord(t, channel, time.Now().Add(time.Hour))); err != nil {
+		t.Fatal(err)
+	}
+
+	b.serveIC(context.Background(), buttonPayload(t, "accept/"+c.ID))
+	wantEphemeral(t, rec.last(t), "The board changed")
+	<-rec.edited
+	if got := *rec.edits[0].Content; !strings.Contains(got, "called off") {
+		t.Errorf("challenge message edited to %q; want it called off", got)
+	}
+	tb = mustLock(t, &b.channels, channel)
+	open := tb.challenge != nil
+	b.channels.unlock(tb)
+	if open {
+		t.Error("the challenge is still open")
+	}
+}

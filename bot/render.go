@@ -216,6 +216,7 @@ const (
 	challengeExpired
 	challengeCancelled
 	challengeRestart
+	challengeSuperseded
 )
 
 func renderChallenge(c *table.Challenge, st challengeState, timeout time.Duration) view {
@@ -229,6 +230,8 @@ func renderChallenge(c *table.Challenge, st challengeState, timeout time.Duratio
 		return view{content: fmt.Sprintf("⌛ The challenge from %s to %s (%s) expired: no answer within %s.", mention(c.From), mention(c.To), board, humanDuration(timeout))}
 	case challengeCancelled:
 		return view{content: fmt.Sprintf("🛑 The challenge from %s to %s (%s) was cancelled by a moderator.", mention(c.From), mention(c.To), board)}
+	case challengeSuperseded:
+		return view{content: fmt.Sprintf("The challenge from %s to %s (%s) was called off: another game started in this channel first.", mention(c.From), mention(c.To), board)}
 	case challengeRestart:
 		return view{content: fmt.Sprintf("The challenge from %s to %s (%s) was called off because I restarted. Please challenge again with `/ttt start`.", mention(c.From), mention(c.To), board)}
 	}

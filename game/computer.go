@@ -22,11 +22,16 @@ const (
 	// otherwise it plays the best cell by the heuristic, or one time in four
 	// a random cell near the play.
 	Medium
-	// Hard plays perfectly once at most 9 cells are empty on boards up to
-	// 16×16 (so the whole 3×3 game: it never loses there). Before that it
-	// takes an immediate win, blocks an immediate loss, makes a double
-	// threat (two winning cells at once), stops the opponent's double
-	// threat, and otherwise plays the best cell by the heuristic.
+	// Hard plays perfectly on boards up to 4×4 (whatever the win length)
+	// and, on boards up to 16×16, once few enough cells are empty for an
+	// exact search to finish: it never turns a won or drawn position into
+	// a worse one. With 2 <= k <= 8 < n it searches: it takes a win, blocks
+	// one, plays a forced win by fours when it finds one, avoids moves
+	// that let the opponent win by fours, and otherwise looks ahead by
+	// iterative deepening alpha-beta over the cells near the play, within
+	// a fixed number of positions (searchNodes) so that a position always
+	// gets the same move. With k = n, or k > 8, it plays the heuristic of
+	// Medium without the random moves, and makes or stops double threats.
 	Hard
 )
 
@@ -66,11 +71,15 @@ func ParseLevel(s string) (Level, error) {
 // comes only from r, so a seeded r makes games reproducible; a nil r stands
 // for a fixed seed.
 //
-// Cost: with k < n, O(M·k) for M marks on the board (the candidates are the
-// empty cells within two cells of a mark); with k = n the heuristic rates
-// every empty cell from the line counters, O(n²) with a small constant (a
-// few milliseconds at n = MaxSize, see BenchmarkComputerMove); the exact
-// search of Hard visits at most 19,683 positions, O(k) each.
+// Cost: Easy and Medium, with k < n, O(M·k) for M marks on the board (the
+// candidates are the empty cells within two cells of a mark); with k = n
+// the heuristic rates every empty cell from the line counters, O(n²) with
+// a small constant (a few milliseconds at n = MaxSize). Hard's searches are
+// bounded by node counts, not by a clock: at most about 160,000 positions
+// for the exact search of the empty 4×4 board, exactNodes on larger
+// boards, and searchNodes for the threat search (whose field is the
+// bounding box of the marks plus a margin, O(area) to set up): some tens
+// of milliseconds at most on one core, see BenchmarkComputerMove.
 func ComputerMove(g *Game, l Level, r *rand.Rand) (Cell, error) {
 	if l < Easy || l > Hard {
 		return Cell{}, fmt.Errorf("computer move: level %d: %w", l, ErrLevel)

@@ -21,9 +21,11 @@ const (
 	maxSearchK  = 8
 	searchNodes = 20_000
 	vcfDepth    = 10
-	maxPly      = 24
-	beamRoot    = 16
-	beam        = 8
+	// vcfCallNodes bounds one search of a forced win by fours.
+	vcfCallNodes = 1_000
+	maxPly       = 24
+	beamRoot     = 16
+	beam         = 8
 )
 
 // Scores of the threat search, for the player to move.
@@ -44,10 +46,12 @@ type searcher struct {
 	// vcfLimit stops forced-win searches at this many nodes, so that
 	// alpha-beta keeps at least half the budget.
 	vcfLimit int
-	abort    bool
-	tt       []searchEntry
-	bufs     [maxPly + 2][]int // move lists by ply
-	scores   [maxPly + 2][]int64
+	// callLimit stops the current forced-win search.
+	callLimit int
+	abort     bool
+	tt        []searchEntry
+	bufs      [maxPly + 2][]int // move lists by ply
+	scores    [maxPly + 2][]int64
 }
 
 // searchEntry is a slot of the transposition table of the threat search.
@@ -85,6 +89,7 @@ func (s *searcher) root(e *engine) int {
 	if w := f.winCells(opp, 2, buf[:0]); len(w) > 0 {
 		return w[0] // block; with two threats the game is lost anyway
 	}
+	s.callLimit = s.limit / 4
 	if m, ok := s.vcfRoot(me); ok {
 		return m
 	}
@@ -94,15 +99,24 @@ func (s *searcher) root(e *engine) int {
 	}
 	moves = slices.Clone(moves[:min(len(moves), beamRoot)])
 	// Moves after which the opponent wins by fours lose; keep the others,
-	// unless every move loses.
-	safe := moves[:0:0]
+	// unless every move loses. A search that ran out of nodes proves
+	// nothing, so such moves are kept only if no move is proven safe.
+	safe, unsure := moves[:0:0], moves[:0:0]
 	for _, m := range moves {
 		f.play(m, me)
+		s.callLimit = s.nodes + vcfCallNodes
 		lost := s.vcf(opp, vcfDepth)
 		f.unplay()
-		if !lost {
+		switch {
+		case lost:
+		case s.nodes > s.callLimit || s.nodes > s.vcfLimit:
+			unsure = append(unsure, m)
+		default:
 			safe = append(safe, m)
 		}
+	}
+	if len(safe) == 0 {
+		safe = unsure
 	}
 	if len(safe) > 0 {
 		moves = safe
@@ -385,7 +399,7 @@ func (s *searcher) vcf(a Player, depth int) bool {
 	}
 	d := a.Other()
 	dw := f.winCells(d, 2, buf[:0])
-	if len(dw) >= 2 || depth <= 0 || s.nodes > s.vcfLimit {
+	if len(dw) >= 2 || depth <= 0 || s.nodes > s.vcfLimit || s.nodes > s.callLimit {
 		return false
 	}
 	var moves []int

@@ -43,6 +43,8 @@ type Gateway struct {
 // ErrTokenRejected is Open's error when Discord refuses the bot token.
 var ErrTokenRejected = errors.New("Discord rejected the token: check DISCORD_TOKEN (Developer Portal, your application, Bot, Reset Token)")
 
+const startingText = "I'm just starting up. Please try again in a moment."
+
 // waitHandler bounds how long an interaction that arrives while the bot
 // is still starting waits for the handler.
 const waitHandler = 2 * time.Second
@@ -63,12 +65,21 @@ func Open(ctx context.Context, token, apiURL string, log *slog.Logger) (*Gateway
 		if ic.Interaction == nil {
 			return
 		}
+		cb := Callback{REST: REST{s}, Interaction: ic.Interaction}
 		h := g.waitForHandler()
 		if h == nil {
-			log.Warn("an interaction arrived before the bot was ready; not answered", "channel", ic.ChannelID)
+			// Still starting: say so rather than leave the user with
+			// "This interaction failed".
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			defer cancel()
+			err := cb.Respond(ctx, &discordgo.InteractionResponse{
+				Type: discordgo.InteractionResponseChannelMessageWithSource,
+				Data: &discordgo.InteractionResponseData{Content: startingText, Flags: discordgo.MessageFlagsEphemeral},
+			})
+			log.Warn("an interaction arrived before the bot was ready", "channel", ic.ChannelID, "err", err)
 			return
 		}
-		h(ic.Interaction, Callback{REST: REST{s}, Interaction: ic.Interaction})
+		h(ic.Interaction, cb)
 	})
 
 	opened := make(chan error, 1)

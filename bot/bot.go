@@ -6,11 +6,12 @@
 // One move, end to end: a transport (the gateway, or later the HTTP
 // endpoint) hands the interaction and a Responder to Bot.Handle → the
 // router picks the handler by subcommand or custom_id route (router.go) →
-// the handler locks the channel and loads its game from the store
-// (registry.go) → table.Match.Play checks the move and the judge plays it →
-// Bot.commit saves it (a versioned save, durable before anyone is answered)
-// and answers with the board drawn by render.go, all under the channel's
-// lock, so two clicks on one board apply exactly one move, in order.
+// the handler (handlers.go) locks the channel (registry.go) and loads its
+// game from the store (store.go) → table.Match.Play checks the move and the
+// judge plays it → Bot.commit (commit.go) saves it (a versioned save,
+// durable before anyone is answered) and answers with the board drawn by
+// render.go, all under the channel's lock, so two clicks on one board
+// apply exactly one move, in order.
 package bot
 
 import (

@@ -107,3 +107,57 @@ func (b *Bot) save(ctx context.Context, m *table.Match) error {
 	m.Version = g.Version
 	return nil
 }
+
+// lockMargin is the part of an interaction's time kept for answering when
+// its channel is busy.
+const lockMargin = 800 * time.Millisecond
+
+// lock returns the channel, locked, with its game loaded from the store. A
+// game whose player to move is past the deadline (the bot was down when it
+// fell, or another process's timer has not fired) loses by timeout first.
+func (b *Bot) lock(ctx context.Context, channelID string) (*channel, error) {
+	if d, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, d.Add(-lockMargin))
+		defer cancel()
+	}
+	ch, err := b.channels.lock(ctx, channelID)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.load(ctx, ch); err != nil {
+		b.channels.unlock(ch)
+		return nil, err
+	}
+	return ch, nil
+}
+
+func (b *Bot) unlock(ch *channel) { b.channels.unlock(ch) }
+
+// load reads the channel's current game and brings its timer in line.
+func (b *Bot) load(ctx context.Context, ch *channel) error {
+	g, err := b.store.Current(ctx, ch.id)
+	if err != nil {
+		return fmt.Errorf("load the game of channel %s: %w", ch.id, err)
+	}
+	ch.match = nil
+	if g != nil {
+		m, err := fromStored(g)
+		if err != nil {
+			// A game that cannot be played must not lock the channel for
+			// good: it is stopped (it counts for nobody), and a new game
+			// may start.
+			b.log.Error("stopping a stored game that cannot be played", "channel", ch.id, "err", err)
+			if g.Running() {
+				g.End, g.StoppedBy, g.EndedAt, g.Deadline = game.EndStopped, b.systemID(), b.now(), time.Time{}
+				if err := b.store.Save(ctx, g); err != nil {
+					return fmt.Errorf("stop the unplayable game of channel %s: %w", ch.id, err)
+				}
+			}
+		} else {
+			ch.match = m
+		}
+	}
+	b.syncTurn(ctx, ch)
+	return nil
+}

@@ -1,0 +1,122 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/bwmarrin/discordgo"
+	"github.com/tttbot/tttbot/store"
+	"github.com/tttbot/tttbot/table"
+)
+
+// Committing a change: save it (versioned, durable), answer, and keep it or
+// take it back depending on what Discord did with the answer.
+
+// commit makes next the channel's game: it saves next, then calls answer,
+// then, once next is current, after (if not nil) for what follows from it.
+// If the save fails, the game stays as it was and the user is told; if
+// another process saved first, the user sees the game as it is now. If the
+// answer certainly did not take effect, the change is undone. If it may
+// have been shown (a timeout, a lost reply), next stays and the error is
+// still returned: what players may see must be what the game is.
+func (b *Bot) commit(ctx context.Context, req *request, ch *channel, next *table.Match, answer func() error, after func()) error {
+	prev := ch.match
+	if err := b.save(ctx, next); err != nil {
+		if errors.Is(err, store.ErrConflict) {
+			return b.changed(ctx, req, ch)
+		}
+		return fmt.Errorf("save game: %w", err)
+	}
+	err := answer()
+	if rejected(err) {
+		b.undo(prev, next)
+		return err
+	}
+	ch.match = next
+	b.syncTurn(ctx, ch)
+	if after != nil {
+		after()
+	}
+	return err // nil, or an answer that may have been shown
+}
+
+// undo takes back a saved change whose answer Discord refused: a move is
+// taken back (saved again as it was), a new game nobody saw is stopped. A
+// game that ended stays ended: its result is already in the stats.
+func (b *Bot) undo(prev, next *table.Match) {
+	ctx, cancel := context.WithTimeout(context.Background(), editWithin)
+	defer cancel()
+	var back *table.Match
+	switch {
+	case next.Over() && prev != nil && prev.ID == next.ID:
+		b.log.Warn("a game ended but its players could not be told", "channel", next.ChannelID, "game", next.ID)
+		return
+	case prev != nil && prev.ID == next.ID:
+		back = prev.Clone()
+	default:
+		back = next.Clone()
+		if err := back.Stop(b.systemID(), b.now()); err != nil {
+			return
+		}
+	}
+	back.Version = next.Version
+	if err := b.save(ctx, back); err != nil {
+		b.log.Error("could not take back a change nobody saw", "channel", next.ChannelID, "err", err)
+	}
+}
+
+// systemID is who stops a game that the bot itself calls off.
+func (b *Bot) systemID() string {
+	if id := b.selfID(); id != "" {
+		return id
+	}
+	return "0"
+}
+
+// changed answers a user whose change lost the race with another process:
+// the game moved on, and this is how it stands now.
+func (b *Bot) changed(ctx context.Context, req *request, ch *channel) error {
+	g, err := b.store.Current(ctx, ch.id)
+	if err != nil {
+		return fmt.Errorf("reload after a conflict: %w", err)
+	}
+	if g == nil {
+		return sayf("The game in this channel changed while you were playing. Start one with `/ttt start`.")
+	}
+	m, err := fromStored(g)
+	if err != nil {
+		return err
+	}
+	ch.match = m
+	return b.say(ctx, req, "The board changed just before yours was saved: someone else was faster, and nothing of yours was applied. Here it is now:\n"+renderMatch(m, "").content)
+}
+
+// postBoard answers req with next's board as a new message, which becomes the
+// current board; notify pings the player to move. The message it replaces
+// loses its buttons.
+func (b *Bot) postBoard(ctx context.Context, req *request, ch *channel, next *table.Match, notify bool) error {
+	old := ch.match
+	next.Serial++
+	next.Board = table.Board{AppID: req.AppID, Token: req.Token, At: b.now()}
+	v := renderMatch(next, "")
+	if !notify {
+		v.ping = ""
+	}
+	return b.commit(ctx, req, ch, next, func() error {
+		return b.respond(ctx, req, discordgo.InteractionResponseChannelMessageWithSource, v, false)
+	}, func() { b.retire(old, next) })
+}
+
+// retire takes the buttons off old's board message now that next is shown:
+// a running game's older board says where the game went; a finished game's
+// board keeps its result, without the Rematch button.
+func (b *Bot) retire(old, next *table.Match) {
+	switch {
+	case old == nil:
+	case old.ID == next.ID && !old.Over():
+		b.editBoard(old, stale(renderMatch(old, "").content, next.Over()))
+	default:
+		b.editBoard(old, view{content: renderMatch(old, "").content})
+	}
+}

@@ -1,0 +1,160 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/tttbot/tttbot/store"
+)
+
+// Deadlines: the turn timer of each channel follows its stored game, and a
+// sweep finds games whose time ran out while no process here was timing them.
+
+// syncTurn ends a match whose deadline has passed, and keeps the turn timer
+// on the deadline of the match.
+func (b *Bot) syncTurn(ctx context.Context, ch *channel) {
+	if m := ch.match; m != nil && m.Due(b.now()) && !b.timeOut(ctx, ch) {
+		return // a retry is armed
+	}
+	m := ch.match
+	if m == nil || m.Over() || m.Deadline.IsZero() {
+		ch.stopTurnTimer()
+		return
+	}
+	if ch.turnTimer != nil && ch.turnAt.Equal(m.Deadline) {
+		return
+	}
+	ch.stopTurnTimer()
+	ch.turnAt = m.Deadline
+	id := ch.id
+	ch.turnTimer = b.afterFunc(m.Deadline.Sub(b.now()), func() { b.turnTimedOut(id) })
+}
+
+// timeOut ends ch's match: the player to move loses. The board message is
+// updated in the background; the player loses even if it cannot be. If the
+// result cannot be saved the game goes on, and a timer tries again later;
+// then timeOut returns false.
+func (b *Bot) timeOut(ctx context.Context, ch *channel) bool {
+	next := ch.match.Clone()
+	if err := next.TimeOut(b.now()); err != nil {
+		return true
+	}
+	err := b.save(ctx, next)
+	if errors.Is(err, store.ErrConflict) {
+		// Another process changed the game first: what it saved stands.
+		if g, lerr := b.store.Current(ctx, ch.id); lerr == nil && g != nil {
+			if m, ferr := fromStored(g); ferr == nil && !m.Due(b.now()) {
+				ch.match = m
+				return true
+			}
+		}
+	}
+	if err != nil {
+		ch.saveFailures++
+		wait := min(time.Second<<min(ch.saveFailures, 6), time.Minute)
+		b.log.Error("could not save a timeout", "channel", ch.id, "retry_in", wait, "err", err)
+		ch.stopTurnTimer()
+		id := ch.id
+		ch.turnTimer = b.afterFunc(wait, func() { b.turnTimedOut(id) })
+		return false
+	}
+	ch.saveFailures = 0
+	ch.match = next
+	b.editBoard(next, renderMatch(next, ""))
+	return true
+}
+
+// Restore ends the games whose time ran out while the bot was away and
+// restarts the turn timers of the others. Then, every sweepEvery, it ends
+// the games whose time ran out without a timer here: games another process
+// was timing when it stopped. Whichever process saves the timeout first
+// wins; the others find the game over.
+func (b *Bot) Restore(ctx context.Context) error {
+	if err := b.sweep(ctx, nil); err != nil {
+		return err
+	}
+	b.sweepLater()
+	return nil
+}
+
+// sweepEvery is how often Restore's sweep looks for games whose time ran
+// out without a timer in this process.
+const sweepEvery = 30 * time.Second
+
+func (b *Bot) sweepLater() {
+	b.afterFunc(sweepEvery, func() {
+		ctx, cancel := context.WithTimeout(context.Background(), sweepEvery)
+		defer cancel()
+		now := b.now()
+		if err := b.sweep(ctx, func(g *store.Game) bool { return !g.Deadline.IsZero() && !now.Before(g.Deadline) }); err != nil {
+			b.log.Warn("looking for games out of time", "err", err)
+		}
+		b.sweepLater()
+	})
+}
+
+// sweep locks the channel of every running game that pick accepts (nil:
+// all), which ends it if its time ran out and arms its timer otherwise.
+func (b *Bot) sweep(ctx context.Context, pick func(*store.Game) bool) error {
+	gs, err := b.store.Running(ctx)
+	if err != nil {
+		return fmt.Errorf("list running games: %w", err)
+	}
+	for _, g := range gs {
+		if pick != nil && !pick(g) {
+			continue
+		}
+		ch, err := b.lock(ctx, g.ChannelID)
+		if err != nil {
+			return err
+		}
+		b.unlock(ch)
+	}
+	return nil
+}
+
+// onTimer runs f on the locked channel for a timer; what names the timer
+// in the log if the channel cannot be had.
+func (b *Bot) onTimer(channelID, what string, f func(ch *channel)) {
+	ctx, cancel := context.WithTimeout(context.Background(), editWithin)
+	defer cancel()
+	ch, err := b.channels.lock(ctx, channelID)
+	if err != nil {
+		b.log.Error(what, "channel", channelID, "err", err)
+		return
+	}
+	defer b.unlock(ch)
+	f(ch)
+}
+
+// expireChallenge runs when a challenge's time is up.
+func (b *Bot) expireChallenge(channelID, id string) {
+	b.onTimer(channelID, "challenge timeout", func(ch *channel) {
+		c := ch.challenge
+		if c == nil || c.ID != id {
+			return // answered in time
+		}
+		ch.clearChallenge()
+		// Edited outside the lock: a slow Discord must not hold up the channel.
+		b.editLater(c.msg, renderChallenge(c.Challenge, challengeExpired, b.cfg.Table.ChallengeTimeout), channelID)
+	})
+}
+
+// turnTimedOut runs when a player's time may be up, and again to retry a
+// timeout that could not be saved. Loading the channel ends a game whose
+// deadline has passed; a timer that lost a race with a move finds a later
+// deadline and re-arms.
+func (b *Bot) turnTimedOut(channelID string) {
+	b.onTimer(channelID, "turn timeout", func(ch *channel) {
+		ctx, cancel := context.WithTimeout(context.Background(), editWithin)
+		defer cancel()
+		ch.turnTimer, ch.turnAt = nil, time.Time{} // this one has fired
+		if err := b.load(ctx, ch); err != nil {
+			b.log.Error("turn timeout", "channel", channelID, "err", err)
+			id := ch.id
+			ch.turnTimer = b.afterFunc(time.Second, func() { b.turnTimedOut(id) })
+		}
+	})
+}

@@ -2,12 +2,8 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	mrand "math/rand/v2"
-	"net/url"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,15 +12,11 @@ import (
 	"time"
 
 	"github.com/bwmarrin/discordgo"
-	"github.com/jackc/pgx/v5"
 	"github.com/tttbot/tttbot/discord/discordtest"
 	"github.com/tttbot/tttbot/game"
 	"github.com/tttbot/tttbot/store"
+	"github.com/tttbot/tttbot/store/storetest"
 )
-
-// postgresURLEnv points the PostgreSQL tests at a server, as in package
-// store: postgres://postgres@127.0.0.1:5432/test?sslmode=disable.
-const postgresURLEnv = "TTT_TEST_POSTGRES_URL"
 
 // replicasSeedEnv replays the choices of one run of
 // TestTwoProcessesOnePostgres (the interleavings still vary).
@@ -55,17 +47,13 @@ func TestTwoProcessesOnePostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs two bot binaries")
 	}
-	base := os.Getenv(postgresURLEnv)
-	if base == "" {
-		t.Skip("set " + postgresURLEnv + "=postgres://... to run the PostgreSQL tests")
-	}
+	dbURL := storetest.PostgresURL(t)
 	seed := testSeed(t, replicasSeedEnv)
 	rng := seededRand(seed)
 	botBinary(t) // built before the clock starts
 	began := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	dbURL := freshPostgresSchema(ctx, t, base)
 
 	// One application, two replicas: both fakes know the same bot user.
 	srvA := discordtest.NewServer("replica-a-secret-token-" + strconv.FormatUint(seed, 36))
@@ -164,43 +152,6 @@ func TestTwoProcessesOnePostgres(t *testing.T) {
 	defer x.mu.Unlock()
 	t.Logf("%d rounds: %d games (%d ended), %d interactions: %d moves answered with a board; ephemeral answers: %v; %v",
 		replicaRounds, len(x.shown), len(ended), x.sent, x.moves, x.said, time.Since(began).Round(time.Millisecond))
-}
-
-// freshPostgresSchema creates a schema of its own for the test, dropped at
-// cleanup, and returns a URL whose connections use it.
-func freshPostgresSchema(ctx context.Context, t *testing.T, base string) string {
-	t.Helper()
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatalf("%s is not a URL", postgresURLEnv)
-	}
-	var b [8]byte
-	rand.Read(b[:])
-	schema := "tttbot_replicas_" + hex.EncodeToString(b[:])
-	admin, err := pgx.Connect(ctx, base)
-	if err != nil {
-		t.Fatalf("connect to %s: %v", postgresURLEnv, err)
-	}
-	defer admin.Close(ctx)
-	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		t.Fatalf("create schema: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx := context.Background()
-		admin, err := pgx.Connect(ctx, base)
-		if err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-			return
-		}
-		defer admin.Close(ctx)
-		if _, err := admin.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-		}
-	})
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
 }
 
 // replicaRig is the state of TestTwoProcessesOnePostgres. The channels

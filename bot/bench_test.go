@@ -15,6 +15,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 	"github.com/tttbot/tttbot/game"
 	"github.com/tttbot/tttbot/store"
+	"github.com/tttbot/tttbot/store/storetest"
 	"github.com/tttbot/tttbot/table"
 )
 
@@ -35,7 +36,7 @@ func BenchmarkStoredMove(b *testing.B) {
 		benchmarkStoredMove(b, st)
 	})
 	b.Run("postgres", func(b *testing.B) {
-		st, err := store.OpenPostgres(context.Background(), postgresSchema(b))
+		st, err := store.OpenPostgres(context.Background(), storetest.PostgresURL(b))
 		if err != nil {
 			b.Fatal(err)
 		}

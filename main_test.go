@@ -140,10 +140,7 @@ func TestBinary(t *testing.T) {
 	}
 	t.Parallel()
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "tttbot")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := botBinary(t)
 	srv := discordtest.NewServer("binary-secret-token")
 	defer srv.Close()
 	guild := srv.NewID()
@@ -209,45 +206,20 @@ func TestBinaryStopsDuringStartup(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	t.Parallel()
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "tttbot")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	srv := discordtest.NewServer("binary-startup-token")
 	defer srv.Close()
-	cmd := exec.Command(bin)
-	cmd.Dir = dir
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "DISCORD_TOKEN=" + srv.Token, "DISCORD_API_URL=" + srv.APIURL}
-	var logs syncBuffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-		}
-	}()
+	p := startBotProcess(t, "bot", map[string]string{
+		"PATH": os.Getenv("PATH"), "DISCORD_TOKEN": srv.Token, "DISCORD_API_URL": srv.APIURL,
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := srv.WaitReady(ctx); err != nil {
-		t.Fatalf("never identified: %v\nlog:\n%s", err, logs.String())
+		t.Fatalf("never identified: %v\nlog:\n%s", err, p.logs.String())
 	}
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
+	if err := p.stop(ctx); err != nil {
+		t.Errorf("SIGTERM during start-up: %v; want exit 0\nlog:\n%s", err, p.logs.String())
 	}
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Errorf("SIGTERM during start-up: exit %v; want 0\nlog:\n%s", err, logs.String())
-		}
-	case <-ctx.Done():
-		t.Fatalf("the bot did not exit after SIGTERM\nlog:\n%s", logs.String())
-	}
-	if _, err := os.Stat(filepath.Join(dir, "data", "tttbot.db")); err != nil {
+	if _, err := os.Stat(filepath.Join(p.cmd.Dir, "data", "tttbot.db")); err != nil {
 		t.Errorf("default database: %v; want data/tttbot.db in the working directory", err)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/bwmarrin/discordgo"
+	"github.com/tttbot/tttbot/bot"
 	"github.com/tttbot/tttbot/discord/discordtest"
 )
 
@@ -715,7 +716,7 @@ func TestE2EStatsHistoryLeaderboard(t *testing.T) {
 	h := startBot(t, nil)
 	alice, bob, carol := h.srv.NewMember("alice"), h.srv.NewMember("bob"), h.srv.NewMember("carol")
 	ch := h.srv.NewID()
-	for range MinRatedForTest {
+	for range bot.MinRated {
 		h.challengeAccepted(ch, alice, bob)
 		wantBoard(t, h.slash(bob, ch, "resign"), discordgo.InteractionResponseChannelMessageWithSource, "resigned")
 	}
@@ -746,9 +747,6 @@ func TestE2EStatsHistoryLeaderboard(t *testing.T) {
 	}
 
 }
-
-// MinRatedForTest mirrors bot.MinRated: the games it takes to be ranked.
-const MinRatedForTest = 5
 
 // A wrong token ends the bot with a one-line hint.
 func TestE2EWrongToken(t *testing.T) {

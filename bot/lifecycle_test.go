@@ -205,20 +205,14 @@ func TestAcceptMaybeDeliveredClosesChallenge(t *testing.T) {
 	rec := new(recorder)
 	b := newBotOn(t, new(store.Memory), rec)
 	defer b.Close()
-	const channel = "345626669114982999" // the button fixture's channel
-	tb := mustLock(t, &b.channels, channel)
-	c := &openChallenge{Challenge: &table.Challenge{ID: newID(), From: "2", To: mason, Size: 3, Win: 3, Expires: time.Now().Add(time.Minute)},
-		msg: &discordgo.Interaction{AppID: "app", Token: "challenge-token"}}
-	c.timer = b.afterFunc(time.Hour, func() {})
-	tb.challenge = c
-	b.channels.unlock(tb)
+	c := openTestChallenge(t, b)
 
 	rec.mu.Lock()
 	rec.failNext = errors.New("read: connection reset by peer")
 	rec.mu.Unlock()
 	b.serveIC(context.Background(), buttonPayload(t, "accept/"+c.ID))
 
-	tb, err := b.lock(context.Background(), channel)
+	tb, err := b.lock(context.Background(), buttonChannel)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,15 +308,9 @@ func TestAcceptAfterAnotherProcessStarted(t *testing.T) {
 	rec := &recorder{edited: make(chan struct{}, 1)}
 	b := newBotOn(t, st, rec)
 	defer b.Close()
-	const channel = "345626669114982999" // the button fixture's channel
-	tb := mustLock(t, &b.channels, channel)
-	c := &openChallenge{Challenge: &table.Challenge{ID: newID(), From: "2", To: mason, Size: 3, Win: 3, Expires: time.Now().Add(time.Minute)},
-		msg: &discordgo.Interaction{AppID: "app", Token: "challenge-token"}}
-	c.timer = b.afterFunc(time.Hour, func() {})
-	tb.challenge = c
-	b.channels.unlock(tb)
+	c := openTestChallenge(t, b)
 	// Meanwhile another process starts a game here.
-	if err := st.Save(context.Background(), runningRecord(t, channel, time.Now().Add(time.Hour))); err != nil {
+	if err := st.Save(context.Background(), runningRecord(t, buttonChannel, time.Now().Add(time.Hour))); err != nil {
 		t.Fatal(err)
 	}
 
@@ -332,10 +320,26 @@ func TestAcceptAfterAnotherProcessStarted(t *testing.T) {
 	if got := *rec.edits[0].Content; !strings.Contains(got, "called off") {
 		t.Errorf("challenge message edited to %q; want it called off", got)
 	}
-	tb = mustLock(t, &b.channels, channel)
+	tb := mustLock(t, &b.channels, buttonChannel)
 	open := tb.challenge != nil
 	b.channels.unlock(tb)
 	if open {
 		t.Error("the challenge is still open")
 	}
+}
+
+// buttonChannel is the channel of the button fixture.
+const buttonChannel = "345626669114982999"
+
+// openTestChallenge opens a challenge from user 2 to mason in
+// buttonChannel, as /ttt start would have.
+func openTestChallenge(t *testing.T, b *Bot) *openChallenge {
+	t.Helper()
+	tb := mustLock(t, &b.channels, buttonChannel)
+	defer b.channels.unlock(tb)
+	c := &openChallenge{Challenge: &table.Challenge{ID: newID(), From: "2", To: mason, Size: 3, Win: 3, Expires: time.Now().Add(time.Minute)},
+		msg: &discordgo.Interaction{AppID: "app", Token: "challenge-token"}}
+	c.timer = b.afterFunc(time.Hour, func() {})
+	tb.challenge = c
+	return c
 }

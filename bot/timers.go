@@ -23,13 +23,18 @@ func (b *Bot) syncTurn(ctx context.Context, ch *channel) {
 		ch.stopTurnTimer()
 		return
 	}
-	if ch.turnTimer != nil && ch.turnAt.Equal(m.Deadline) {
+	b.armTurn(ch, m.Deadline)
+}
+
+// armTurn sets ch's turn timer to fire at at, unless it already does.
+func (b *Bot) armTurn(ch *channel, at time.Time) {
+	if ch.turnTimer != nil && ch.turnAt.Equal(at) {
 		return
 	}
 	ch.stopTurnTimer()
-	ch.turnAt = m.Deadline
+	ch.turnAt = at
 	id := ch.id
-	ch.turnTimer = b.afterFunc(m.Deadline.Sub(b.now()), func() { b.turnTimedOut(id) })
+	ch.turnTimer = b.afterFunc(at.Sub(b.now()), func() { b.turnTimedOut(id) })
 }
 
 // timeOut ends ch's match: the player to move loses. The board message is
@@ -55,9 +60,7 @@ func (b *Bot) timeOut(ctx context.Context, ch *channel) bool {
 		ch.saveFailures++
 		wait := min(time.Second<<min(ch.saveFailures, 6), time.Minute)
 		b.log.Error("could not save a timeout", "channel", ch.id, "retry_in", wait, "err", err)
-		ch.stopTurnTimer()
-		id := ch.id
-		ch.turnTimer = b.afterFunc(wait, func() { b.turnTimedOut(id) })
+		b.armTurn(ch, b.now().Add(wait))
 		return false
 	}
 	ch.saveFailures = 0
@@ -95,22 +98,34 @@ func (b *Bot) sweepLater() {
 	})
 }
 
-// sweep locks the channel of every running game that pick accepts (nil:
-// all), which ends it if its time ran out and arms its timer otherwise.
+// sweep ends every running game that pick accepts (nil: all) whose time
+// ran out, and arms the turn timer of the others.
 func (b *Bot) sweep(ctx context.Context, pick func(*store.Game) bool) error {
 	gs, err := b.store.Running(ctx)
 	if err != nil {
 		return fmt.Errorf("list running games: %w", err)
 	}
 	for _, g := range gs {
-		if pick != nil && !pick(g) {
-			continue
+		switch {
+		case pick != nil && !pick(g), g.Deadline.IsZero():
+		case b.now().Before(g.Deadline):
+			// Not due yet: a timer is all it needs; the timer loads the
+			// game when it fires, so the store is not read again now.
+			ch, err := b.channels.lock(ctx, g.ChannelID)
+			if err != nil {
+				return err
+			}
+			if ch.turnTimer == nil {
+				b.armTurn(ch, g.Deadline)
+			}
+			b.channels.unlock(ch)
+		default:
+			ch, err := b.lock(ctx, g.ChannelID) // loading ends it
+			if err != nil {
+				return err
+			}
+			b.unlock(ch)
 		}
-		ch, err := b.lock(ctx, g.ChannelID)
-		if err != nil {
-			return err
-		}
-		b.unlock(ch)
 	}
 	return nil
 }
@@ -153,8 +168,7 @@ func (b *Bot) turnTimedOut(channelID string) {
 		ch.turnTimer, ch.turnAt = nil, time.Time{} // this one has fired
 		if err := b.load(ctx, ch); err != nil {
 			b.log.Error("turn timeout", "channel", channelID, "err", err)
-			id := ch.id
-			ch.turnTimer = b.afterFunc(time.Second, func() { b.turnTimedOut(id) })
+			b.armTurn(ch, b.now().Add(time.Second))
 		}
 	})
 }

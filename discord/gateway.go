@@ -100,8 +100,7 @@ func Open(ctx context.Context, token, apiURL string, log *slog.Logger) (*Gateway
 		if errors.As(err, &ce) && ce.Code == 4004 {
 			return nil, ErrTokenRejected
 		}
-		var rerr *discordgo.RESTError
-		if errors.As(err, &rerr) && rerr.Response != nil && rerr.Response.StatusCode == 401 {
+		if TokenRejected(err) {
 			return nil, ErrTokenRejected
 		}
 		return nil, fmt.Errorf("connect to the discord gateway: %w", err)

@@ -5,6 +5,8 @@ package game
 // counts of the windows through it by how full they are, kept up to date
 // move by move so that threats are found in O(1) a cell.
 
+import "slices"
+
 // field is a rectangle of the game's board around its marks, with a border
 // of cells that count as off the board. It is exact for every window that
 // holds a mark of the game; search moves are played within margin cells of
@@ -253,16 +255,7 @@ func (f *field) winCells(p Player, max int, buf []int) []int {
 		if f.cells[c] != 0 || f.win[q][c] == 0 {
 			continue
 		}
-		dup := false
-		for _, b := range buf {
-			if b == int(c) {
-				dup = true
-				break
-			}
-		}
-		if !dup {
-			buf = append(buf, int(c))
-		}
+		buf = appendNew(buf, int(c))
 	}
 	return buf
 }
@@ -275,16 +268,15 @@ func (f *field) fourCells(p Player, buf []int) []int {
 		if f.cells[c] != 0 || f.four[q][c] == 0 {
 			continue
 		}
-		dup := false
-		for _, b := range buf {
-			if b == int(c) {
-				dup = true
-				break
-			}
-		}
-		if !dup {
-			buf = append(buf, int(c))
-		}
+		buf = appendNew(buf, int(c))
 	}
 	return buf
+}
+
+// appendNew appends c to buf unless buf holds it already.
+func appendNew(buf []int, c int) []int {
+	if slices.Contains(buf, c) {
+		return buf
+	}
+	return append(buf, c)
 }

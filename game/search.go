@@ -333,13 +333,7 @@ func (s *searcher) negamax(p Player, depth, ply int, alpha, beta int32) int32 {
 			break
 		}
 	}
-	flag := uint8(ttExact)
-	switch {
-	case best <= a0:
-		flag = ttUpper
-	case best >= beta:
-		flag = ttLower
-	}
+	flag := ttFlag(best, a0, beta)
 	*e = searchEntry{key: f.hash, score: toTT(best, ply), move: int32(bestMove), depth: int8(depth), flag: flag}
 	return best
 }

@@ -68,6 +68,19 @@ const (
 	ttUpper
 )
 
+// ttFlag says what a search result best, found in the window (alpha0,
+// beta), tells of the position: its exact value, or only an upper or a
+// lower bound.
+func ttFlag[V int8 | int32](best, alpha0, beta V) uint8 {
+	switch {
+	case best <= alpha0:
+		return ttUpper
+	case best >= beta:
+		return ttLower
+	}
+	return ttExact
+}
+
 const ttKeyMask = ^uint64(0xff)
 
 func newEntry(hash uint64, val int8, flag uint8) ttEntry {
@@ -342,13 +355,7 @@ func (s *solver) negamax(p Player, d int, alpha, beta int8) int8 {
 			break
 		}
 	}
-	flag := uint8(ttExact)
-	switch {
-	case best <= a0:
-		flag = ttUpper
-	case best >= beta:
-		flag = ttLower
-	}
+	flag := ttFlag(best, a0, beta)
 	// The table is indexed by the hash, so the slot is still e.
 	*e = newEntry(s.hash, best, flag)
 	return best

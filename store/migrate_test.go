@@ -33,14 +33,7 @@ func TestMigrationsSQLite(t *testing.T) {
 				t.Fatalf("%s: %v", q, err)
 			}
 			defer rs.Close()
-			for rs.Next() {
-				var r [2]int64
-				if err := rs.Scan(&r[0], &r[1]); err != nil {
-					t.Fatal(err)
-				}
-				out = append(out, r)
-			}
-			return out
+			return scanPairs(t, rs)
 		},
 	})
 }
@@ -60,14 +53,7 @@ func TestMigrationsPostgres(t *testing.T) {
 				t.Fatalf("%s: %v", q, err)
 			}
 			defer rs.Close()
-			for rs.Next() {
-				var r [2]int64
-				if err := rs.Scan(&r[0], &r[1]); err != nil {
-					t.Fatal(err)
-				}
-				out = append(out, r)
-			}
-			return out
+			return scanPairs(t, rs)
 		},
 	})
 }
@@ -163,4 +149,20 @@ func TestSQLiteReopen(t *testing.T) {
 	if got := mustStats(t, s2, "guild", "alice", 1); got != wantStats {
 		t.Errorf("Stats(alice) after reopening = %+v; want %+v", got, wantStats)
 	}
+}
+
+// scanPairs reads rows of two integers, from database/sql or pgx.
+func scanPairs(t *testing.T, rs interface {
+	Next() bool
+	Scan(...any) error
+}) (out [][2]int64) {
+	t.Helper()
+	for rs.Next() {
+		var r [2]int64
+		if err := rs.Scan(&r[0], &r[1]); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+	return out
 }

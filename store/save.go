@@ -144,7 +144,7 @@ func settle(g *Game, before map[string]*Stats) {
 			r.Draws++
 		}
 	}
-	if g.Computer != game.None {
+	if !g.Rated() { // against the computer: stopped games never get here
 		for _, side := range []game.Player{game.X, game.O} {
 			if s := before[g.Players[side]]; s != nil {
 				record(&s.Computer, side)

@@ -55,6 +55,9 @@ type Config struct {
 	Table table.Config
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Meter counts interactions, moves, games and store calls; nil counts
+	// nothing.
+	Meter Meter
 }
 
 // Limits on the timeouts. A timer edits the board through the token of the
@@ -89,7 +92,9 @@ type Bot struct {
 	cfg      Config
 	log      *slog.Logger
 	store    Store
+	meter    Meter
 	channels registry
+	recent   recent // ids of the latest interactions, to act on each once
 
 	self atomic.Pointer[string] // the bot's user id, known once READY arrived
 
@@ -109,7 +114,11 @@ func New(dc Discord, st Store, cfg Config, log *slog.Logger) *Bot {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	b := &Bot{dc: dc, cfg: cfg, log: log, store: st}
+	b := &Bot{dc: dc, cfg: cfg, log: log, store: st, meter: noMeter{}}
+	if cfg.Meter != nil {
+		b.meter = cfg.Meter
+		b.store = meteredStore{st: st, meter: cfg.Meter}
+	}
 	b.commands = map[string]handler{
 		"start":       b.start,
 		"move":        b.moveCommand,
@@ -210,6 +219,7 @@ func (b *Bot) respond(ctx context.Context, req *request, typ discordgo.Interacti
 		// answered before: another answer would be refused or would
 		// double what the user sees.
 		req.answered.Store(true)
+		req.answerTook = time.Since(req.arrived)
 	}
 	if err != nil {
 		return fmt.Errorf("respond to interaction: %w", err)

@@ -33,6 +33,7 @@ func (b *Bot) commit(ctx context.Context, req *request, ch *channel, next *table
 		b.undo(prev, next)
 		return err
 	}
+	b.counted(prev, next)
 	ch.match = next
 	b.syncTurn(ctx, ch)
 	if after != nil {

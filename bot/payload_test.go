@@ -4,10 +4,19 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
+	"sync/atomic"
 	"testing"
 
 	"github.com/bwmarrin/discordgo"
 )
+
+// payloadIDs numbers the payloads decode makes, from 2^60: snowflakes.
+var payloadIDs = func() *atomic.Uint64 {
+	var n atomic.Uint64
+	n.Store(1 << 60)
+	return &n
+}()
 
 // fixture reads one of Discord's documented payloads from testdata/payloads.
 func fixture(t testing.TB, name string) map[string]any {
@@ -24,8 +33,10 @@ func fixture(t testing.TB, name string) map[string]any {
 }
 
 // decode turns a payload into what discordgo hands the bot.
+// Each gets an id of its own, as from Discord: the bot acts on an id once.
 func decode(t testing.TB, m map[string]any) *discordgo.InteractionCreate {
 	t.Helper()
+	m["id"] = strconv.FormatUint(payloadIDs.Add(1), 10)
 	b, err := json.Marshal(m)
 	if err != nil {
 		t.Fatal(err)

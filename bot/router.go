@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sync/atomic"
+	"time"
 
 	"github.com/bwmarrin/discordgo"
 )
@@ -17,6 +18,12 @@ type request struct {
 	user      *discordgo.User // who caused it
 	responder Responder
 	answered  *atomic.Bool // set once the answer went (or may have gone) out
+
+	// For the meter: when it arrived, what it asked for (the subcommand
+	// or button action), and how long its answer took to go out.
+	arrived    time.Time
+	kind       string
+	answerTook time.Duration
 }
 
 // A handler answers one kind of interaction. It answers through Bot.respond
@@ -48,7 +55,7 @@ func (b *Bot) handle(ctx context.Context, i *discordgo.Interaction, r Responder)
 	if i == nil || r == nil {
 		return
 	}
-	req := &request{Interaction: i, user: invoker(i), responder: r, answered: new(atomic.Bool)}
+	req := &request{Interaction: i, user: invoker(i), responder: r, answered: new(atomic.Bool), arrived: time.Now(), kind: "unknown"}
 	b.bgMu.Lock()
 	closed := b.closed
 	if !closed {
@@ -62,10 +69,22 @@ func (b *Bot) handle(ctx context.Context, i *discordgo.Interaction, r Responder)
 		}
 		return
 	}
+	if !b.recent.first(i.ID) {
+		// Acting on it again could, for instance, play a move twice.
+		b.log.Warn("an interaction arrived twice; answering the second without acting on it", "channel", i.ChannelID, "interaction", i.ID)
+		if err := b.say(ctx, req, duplicateText); err != nil {
+			b.log.Warn("could not answer a duplicate", "err", err)
+		}
+		b.meter.Interaction(req.kind, "duplicate", req.answerTook)
+		return
+	}
 	b.serve(ctx, req)
 }
 
-const restartingText = "I'm restarting right now. Games are saved and continue when I'm back; please try again in a moment."
+const (
+	restartingText = "I'm restarting right now. Games are saved and continue when I'm back; please try again in a moment."
+	duplicateText  = "Discord sent me this twice; I acted on it once, and nothing more was done."
+)
 
 func (b *Bot) serve(ctx context.Context, req *request) {
 	log := b.log.With("guild", req.GuildID, "channel", req.ChannelID, "user", req.user.ID)
@@ -88,6 +107,7 @@ func (b *Bot) serve(ctx context.Context, req *request) {
 	var ue userError
 	switch {
 	case err == nil && req.answered.Load():
+		b.meter.Interaction(req.kind, "ok", req.answerTook)
 		return
 	case err == nil:
 		err = errors.New("handler returned without answering")
@@ -97,8 +117,10 @@ func (b *Bot) serve(ctx context.Context, req *request) {
 				log.Error("could not answer", "err", rerr)
 			}
 		}
+		b.meter.Interaction(req.kind, "refused", req.answerTook)
 		return
 	}
+	defer func() { b.meter.Interaction(req.kind, "error", req.answerTook) }()
 	log.Error("interaction failed", "type", req.Type.String(), "err", err)
 	if !req.answered.Load() {
 		if rerr := b.say(ctx, req, internalErrorText); rerr != nil {
@@ -124,6 +146,7 @@ func (b *Bot) route(req *request) (handler, error) {
 			return nil, err
 		}
 		if h, ok := b.commands[sub.Name]; ok {
+			req.kind = sub.Name
 			return h, nil
 		}
 		return nil, sayf("I don't know `/ttt %s`. Try `/ttt help`.", sub.Name)
@@ -136,6 +159,7 @@ func (b *Bot) route(req *request) (handler, error) {
 		if err != nil {
 			return nil, userError("That button is not one of mine any more. Use `/ttt board` to get the current board.")
 		}
+		req.kind = r.action
 		return b.buttons[r.action], nil
 	}
 	return nil, sayf("I can't handle that kind of interaction.")

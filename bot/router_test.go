@@ -191,9 +191,10 @@ func TestMoveAndFailedAnswer(t *testing.T) {
 			if tt.kept {
 				return
 			}
-			// Refused: the user was told, and the same move then works.
+			// Refused: the user was told, and the same move, tried again
+			// (a new interaction), then works.
 			wantEphemeral(t, rec.last(t), internalErrorText)
-			b.serveIC(context.Background(), ic)
+			b.serveIC(context.Background(), slashPayload(t, "move", []map[string]any{intOpt("row", 2), intOpt("col", 2)}, nil))
 			if r := rec.last(t); r.Data.Flags&discordgo.MessageFlagsEphemeral != 0 {
 				t.Fatalf("retried move answered %q; want a board", r.Data.Content)
 			}

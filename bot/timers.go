@@ -64,6 +64,7 @@ func (b *Bot) timeOut(ctx context.Context, ch *channel) bool {
 		return false
 	}
 	ch.saveFailures = 0
+	b.counted(ch.match, next)
 	ch.match = next
 	b.editBoard(next, renderMatch(next, ""))
 	return true

@@ -23,6 +23,8 @@ type storeUnderTest interface {
 	Stats(ctx context.Context, guildID, userID string, minRated int) (Stats, error)
 	Leaderboard(ctx context.Context, guildID string, minRated, limit int) ([]Stats, error)
 	History(ctx context.Context, guildID, userID string, limit int) ([]*Game, error)
+	CountRunning(ctx context.Context) (int, error)
+	Ping(ctx context.Context) error
 	Close() error
 }
 
@@ -787,6 +789,12 @@ func testRunning(t *testing.T, s storeUnderTest) {
 			ids = append(ids, g.ChannelID+"/"+g.ID)
 		}
 		t.Errorf("Running() = %v; want c1/z, c2/y, c3/b with their moves", ids)
+	}
+	if n, err := s.CountRunning(ctx); n != len(want) || err != nil {
+		t.Errorf("CountRunning() = %d, %v; want %d, nil", n, err, len(want))
+	}
+	if err := s.Ping(ctx); err != nil {
+		t.Errorf("Ping() = %v; want nil", err)
 	}
 }
 

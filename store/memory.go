@@ -137,6 +137,22 @@ func (m *Memory) Running(ctx context.Context) ([]*Game, error) {
 	return out, nil
 }
 
+// CountRunning returns how many games have not ended.
+func (m *Memory) CountRunning(ctx context.Context) (int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for _, g := range m.games {
+		if g.Running() {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// Ping reports nil: memory always answers.
+func (m *Memory) Ping(ctx context.Context) error { return nil }
+
 // Stats returns what the store knows of a player in a guild, with Rank
 // set when the player has at least minRated rated games.
 func (m *Memory) Stats(ctx context.Context, guildID, userID string, minRated int) (Stats, error) {

@@ -628,3 +628,27 @@ func (s *sqlStore) history(ctx context.Context, guildID, userID string, limit in
 	}
 	return out, nil
 }
+
+// CountRunning returns how many games have not ended, for the metrics
+// endpoint. It reads an index, not the games.
+func (s *sqlStore) CountRunning(ctx context.Context) (n int, err error) {
+	err = s.direct(ctx, func(t tx) error {
+		return t.queryRow(ctx, `SELECT COUNT(*) FROM games WHERE ending = 0`).Scan(&n)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("store: count running games: %w", err)
+	}
+	return n, nil
+}
+
+// Ping checks that the database answers a query.
+func (s *sqlStore) Ping(ctx context.Context) error {
+	err := s.direct(ctx, func(t tx) error {
+		var one int
+		return t.queryRow(ctx, `SELECT 1`).Scan(&one)
+	})
+	if err != nil {
+		return fmt.Errorf("store: ping: %w", err)
+	}
+	return nil
+}

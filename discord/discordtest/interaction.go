@@ -201,8 +201,9 @@ func (st *interactionState) owners() map[string]string {
 
 // Send assigns the interaction its ID, token and application ID and
 // dispatches it as INTERACTION_CREATE on the gateway connection of its
-// guild's shard, waiting for one to be ready if needed. The AckDeadline
-// starts now.
+// guild's shard, waiting for one to be ready if needed, or, after
+// UseEndpoint, posts it to the bot's interactions endpoint. The
+// AckDeadline starts now.
 func (s *Server) Send(ctx context.Context, in *Interaction) error {
 	if in == nil || in.srv != s {
 		return errors.New("discordtest: interaction not built by this server")
@@ -226,9 +227,13 @@ func (s *Server) Send(ctx context.Context, in *Interaction) error {
 		return err
 	}
 	in.sending = true
+	viaEndpoint := s.endpoint.url != ""
 	s.mu.Unlock()
 
-	c, err := s.waitConn(ctx, in.GuildID)
+	var c *conn
+	if !viaEndpoint {
+		c, err = s.waitConn(ctx, in.GuildID)
+	}
 	s.mu.Lock()
 	in.sending = false
 	if err == nil && s.isClosed {
@@ -247,6 +252,12 @@ func (s *Server) Send(ctx context.Context, in *Interaction) error {
 	st.dispatched = time.Now()
 	st.timer = time.AfterFunc(st.deadline, func() { s.expire(st) })
 	s.broadcastLocked()
+	if viaEndpoint {
+		s.wg.Add(1) // Close waits for the delivery
+		go s.post(st)
+		s.mu.Unlock()
+		return nil
+	}
 	s.mu.Unlock()
 
 	if err := c.dispatch("INTERACTION_CREATE", json.RawMessage(st.payload)); err != nil {

@@ -298,6 +298,12 @@ func (s *Server) postCallback(r *http.Request, body []byte) reply {
 	if st == nil || st.token != r.PathValue("token") {
 		return errReply(http.StatusNotFound, codeUnknownInteraction, "Unknown interaction")
 	}
+	return s.answerLocked(st, r, body)
+}
+
+// answerLocked takes body as the answer to st: a callback over REST, or
+// the response body of the bot's interactions endpoint.
+func (s *Server) answerLocked(st *interactionState, r *http.Request, body []byte) reply {
 	if st.acked {
 		return errReply(http.StatusBadRequest, codeAlreadyAcknowledged, "Interaction has already been acknowledged.")
 	}

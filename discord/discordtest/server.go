@@ -106,6 +106,8 @@ type Server struct {
 	// Shards is the shard count that GET /gateway/bot recommends; default 1.
 	Shards int
 
+	endpoint endpoint // set by UseEndpoint: interactions go over HTTP
+
 	http      *http.Server
 	served    chan struct{} // closed when http.Serve returned
 	closeOnce sync.Once

@@ -1,0 +1,164 @@
+package discord
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+)
+
+var endpointNow = time.Unix(1_767_225_600, 0)
+
+func newTestEndpoint(t *testing.T) (*Endpoint, ed25519.PrivateKey, *httptest.Server) {
+	t.Helper()
+	pub, priv, err := ed25519.GenerateKey(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := NewEndpoint(hex.EncodeToString(pub), slog.New(slog.NewTextHandler(io.Discard, nil)), func() time.Time { return endpointNow })
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(e)
+	t.Cleanup(srv.Close)
+	return e, priv, srv
+}
+
+func post(t *testing.T, url string, body []byte, h http.Header) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range h {
+		req.Header[k] = v
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+const slashBody = `{"id":"1100000000000000001","application_id":"1","type":2,"token":"tok","version":1,
+	"channel_id":"2","guild_id":"3","member":{"user":{"id":"4","username":"a"}},
+	"data":{"id":"5","name":"ttt","type":1,"options":[{"type":1,"name":"help"}]}}`
+
+// Every request that Discord did not sign, or signed too long ago, is 401
+// before anything else happens; a body too large is 413, a GET 405.
+func TestEndpointRefusesUnsignedRequests(t *testing.T) {
+	e, key, srv := newTestEndpoint(t)
+	handled := make(chan struct{}, 10)
+	e.Handle(func(i *discordgo.Interaction, r Responder) { handled <- struct{}{} })
+	body := []byte(slashBody)
+	good := Sign(key, body, endpointNow)
+	_, otherKey, _ := ed25519.GenerateKey(nil)
+	with := func(k, v string) http.Header {
+		h := good.Clone()
+		if v == "" {
+			h.Del(k)
+		} else {
+			h.Set(k, v)
+		}
+		return h
+	}
+	for _, tt := range []struct {
+		name   string
+		body   []byte
+		header http.Header
+		want   int
+	}{
+		{"no signature", body, with("X-Signature-Ed25519", ""), 401},
+		{"no timestamp", body, with("X-Signature-Timestamp", ""), 401},
+		{"signature not hex", body, with("X-Signature-Ed25519", "zz"+good.Get("X-Signature-Ed25519")[2:]), 401},
+		{"signature too short", body, with("X-Signature-Ed25519", good.Get("X-Signature-Ed25519")[:64]), 401},
+		{"timestamp not a number", body, with("X-Signature-Timestamp", "yesterday"), 401},
+		{"other key", body, Sign(otherKey, body, endpointNow), 401},
+		{"body changed", append([]byte(" "), body...), good, 401},
+		{"timestamp changed", body, with("X-Signature-Timestamp", "1767225601"), 401},
+		{"signed 6 minutes ago", body, Sign(key, body, endpointNow.Add(-6*time.Minute)), 401},
+		{"signed 6 minutes ahead", body, Sign(key, body, endpointNow.Add(6*time.Minute)), 401},
+		{"too large", bytes.Repeat([]byte("x"), MaxBody+1), Sign(key, bytes.Repeat([]byte("x"), MaxBody+1), endpointNow), 413},
+		{"signed, not JSON", []byte("{"), Sign(key, []byte("{"), endpointNow), 400},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got, body := post(t, srv.URL, tt.body, tt.header); got != tt.want {
+				t.Errorf("status %d (%s); want %d", got, body, tt.want)
+			}
+		})
+	}
+	resp, err := http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 405 || resp.Header.Get("Allow") != "POST" {
+		t.Errorf("GET: status %d, Allow %q; want 405, POST", resp.StatusCode, resp.Header.Get("Allow"))
+	}
+	if len(handled) != 0 {
+		t.Errorf("%d refused requests reached the handler", len(handled))
+	}
+	// Within five minutes either way is fine.
+	if got, body := post(t, srv.URL, body, Sign(key, body, endpointNow.Add(-4*time.Minute))); got != 500 && got != 200 {
+		t.Errorf("signed 4 minutes ago: status %d (%s); want it handled", got, body)
+	}
+}
+
+// A PING is answered {"type":1}; an interaction with its handler's answer.
+func TestEndpointAnswers(t *testing.T) {
+	e, key, srv := newTestEndpoint(t)
+	ping := []byte(`{"id":"1","application_id":"1","type":1,"token":"t","version":1}`)
+	if got, body := post(t, srv.URL, ping, Sign(key, ping, endpointNow)); got != 200 || body != `{"type":1}` {
+		t.Errorf("PING: %d %s; want 200 {\"type\":1}", got, body)
+	}
+
+	body := []byte(slashBody)
+	// Before the bot is ready: a plain answer, not a failure.
+	if got, resp := post(t, srv.URL, body, Sign(key, body, endpointNow)); got != 200 || !strings.Contains(resp, "starting up") {
+		t.Errorf("before Handle: %d %s; want 200 and a starting-up answer", got, resp)
+	}
+
+	after := make(chan error, 1)
+	e.Handle(func(i *discordgo.Interaction, r Responder) {
+		if i.ApplicationCommandData().Name != "ttt" {
+			t.Errorf("handler got %+v", i)
+		}
+		err := r.Respond(context.Background(), &discordgo.InteractionResponse{
+			Type: discordgo.InteractionResponseChannelMessageWithSource,
+			Data: &discordgo.InteractionResponseData{Content: "<@4> to move"},
+		})
+		if err != nil {
+			t.Errorf("Respond = %v", err)
+		}
+		// A second answer cannot go out, and says so.
+		after <- r.Respond(context.Background(), &discordgo.InteractionResponse{Type: discordgo.InteractionResponseChannelMessageWithSource})
+	})
+	got, resp := post(t, srv.URL, body, Sign(key, body, endpointNow))
+	var answer discordgo.InteractionResponse
+	if got != 200 || json.Unmarshal([]byte(resp), &answer) != nil || answer.Data == nil || answer.Data.Content != "<@4> to move" {
+		t.Errorf("interaction: %d %s; want 200 and the handler's answer", got, resp)
+	}
+	var ns interface{ NotSent() bool }
+	if err := <-after; !errors.As(err, &ns) {
+		t.Errorf("second Respond = %v; want a not-sent error", err)
+	}
+
+	// A handler that returns without answering: 500, not a hang.
+	e.Handle(func(*discordgo.Interaction, Responder) {})
+	if got, _ := post(t, srv.URL, body, Sign(key, body, endpointNow)); got != 500 {
+		t.Errorf("unanswered: status %d; want 500", got)
+	}
+}

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -28,16 +30,36 @@ type Ready struct {
 	AppID    string
 }
 
-// Gateway is one gateway connection: it delivers INTERACTION_CREATE events
-// to the handler set with Handle. Create it with Open.
+// Gateway is this process's gateway connections, one per shard it runs: it
+// delivers their INTERACTION_CREATE events to the handler set with Handle.
+// Create it with OpenWith (or Open); its methods are safe for concurrent
+// use.
+//
+// Each shard is a discordgo session, which reconnects by itself: it
+// resumes after a dropped connection, a Reconnect (op 7) or a zombie
+// connection (heartbeats not acknowledged), and identifies again after an
+// Invalid Session (op 9). The Gateway logs each of these in one line and
+// counts them in Options.Counters.
 type Gateway struct {
-	s     *discordgo.Session
-	ready Ready
-	log   *slog.Logger
+	shards   []*shard
+	count    int // the shard count identified with; 0 when unsharded
+	ready    Ready
+	log      *slog.Logger
+	counters *Counters
+	closing  atomic.Bool // set by Close: disconnects are expected
 
 	mu       sync.Mutex
 	handler  Handler
 	handling chan struct{} // closed once a handler is set
+}
+
+// shard is one gateway connection.
+type shard struct {
+	id      int
+	s       *discordgo.Session
+	readies atomic.Uint64 // READY events seen; the first is the start
+
+	latency atomic.Int64 // the last heartbeat latency measured, for when discordgo is busy
 }
 
 // ErrTokenRejected is Open's error when Discord refuses the bot token.
@@ -49,67 +71,99 @@ const startingText = "I'm just starting up. Please try again in a moment."
 // is still starting waits for the handler.
 const waitHandler = 2 * time.Second
 
-// Open connects to the gateway with token, through apiURL when it is set
-// (see NewSession), and waits for READY. It gives up when ctx ends first
-// (returning ctx's error), and returns ErrTokenRejected when Discord
-// refuses the token. Interactions that arrive before Handle is called wait
-// for it briefly.
+// DefaultStartInterval is how long Discord wants between two rounds of
+// identifies (of session_start_limit.max_concurrency shards each).
+const DefaultStartInterval = 5 * time.Second
+
+// Open connects one unsharded gateway session with token, through apiURL
+// when it is set: OpenWith with only those options.
 func Open(ctx context.Context, token, apiURL string, log *slog.Logger) (*Gateway, error) {
-	routeLogs(log)
-	s, err := NewSession(token, apiURL)
+	return OpenWith(ctx, Options{Token: token, APIURL: apiURL, Log: log})
+}
+
+// OpenWith connects the gateway shards o asks for (see Options) and waits
+// for the READY of each. It gives up when ctx ends first (returning ctx's
+// error), returns ErrTokenRejected when Discord refuses the token, and an
+// error naming SHARD_ID or SHARD_COUNT when the shard options make no
+// sense. Interactions that arrive before Handle is called wait for it
+// briefly.
+//
+// With AutoShards, the shards identify in rounds: at most
+// session_start_limit.max_concurrency per round (shards whose ids differ
+// modulo max_concurrency identify together, as Discord allows), and a
+// round starts StartInterval after the one before it is ready.
+func OpenWith(ctx context.Context, o Options) (*Gateway, error) {
+	if err := checkShards(o); err != nil {
+		return nil, err
+	}
+	o.Log = orDiscard(o.Log)
+	o.Counters = orNewCounters(o.Counters)
+	routeLogs(o.Log)
+	first, err := NewSession(o)
 	if err != nil {
 		return nil, err
 	}
-	g := &Gateway{s: s, log: log, handling: make(chan struct{})}
-	s.AddHandler(func(s *discordgo.Session, ic *discordgo.InteractionCreate) {
-		if ic.Interaction == nil {
-			return
+	ids, count, perRound := []int{o.ShardID}, o.ShardCount, 1
+	if o.AutoShards {
+		if ids, perRound, err = autoShards(ctx, first); err != nil {
+			return nil, err
 		}
-		cb := Callback{REST: REST{s}, Interaction: ic.Interaction}
-		h := g.waitForHandler()
-		if h == nil {
-			// Still starting: say so rather than leave the user with
-			// "This interaction failed".
-			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-			defer cancel()
-			err := cb.Respond(ctx, &discordgo.InteractionResponse{
-				Type: discordgo.InteractionResponseChannelMessageWithSource,
-				Data: &discordgo.InteractionResponseData{Content: startingText, Flags: discordgo.MessageFlagsEphemeral},
-			})
-			log.Warn("an interaction arrived before the bot was ready", "channel", ic.ChannelID, "err", err)
-			return
+		count = len(ids)
+	}
+	g := &Gateway{count: count, log: o.Log, counters: o.Counters, handling: make(chan struct{})}
+	for i, id := range ids {
+		s := first
+		if i > 0 {
+			if s, err = NewSession(o); err != nil {
+				return nil, err
+			}
 		}
-		h(ic.Interaction, cb)
-	})
+		s.ShardID, s.ShardCount = id, count
+		sh := &shard{id: id, s: s}
+		g.shards = append(g.shards, sh)
+		g.addHandlers(sh)
+	}
 
-	opened := make(chan error, 1)
-	go func() { opened <- s.Open() }()
-	select {
-	case err = <-opened:
-	case <-ctx.Done():
-		// discordgo's Open cannot be interrupted: close the session once
-		// it has given up or connected.
-		go func() {
-			<-opened
-			_ = s.Close()
-		}()
-		return nil, ctx.Err()
+	interval := o.StartInterval
+	if interval <= 0 {
+		interval = DefaultStartInterval
 	}
-	if err != nil {
-		var ce *websocket.CloseError
-		if errors.As(err, &ce) && ce.Code == 4004 {
-			return nil, ErrTokenRejected
+	var started []*opening
+	for k, round := range startRounds(g.shards, perRound) {
+		if k > 0 {
+			t := time.NewTimer(interval)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				err = ctx.Err()
+			}
 		}
-		if TokenRejected(err) {
-			return nil, ErrTokenRejected
+		if err == nil {
+			var opened []*opening
+			opened, err = openRound(ctx, round)
+			started = append(started, opened...)
 		}
-		return nil, fmt.Errorf("connect to the discord gateway: %w", err)
+		if err != nil {
+			g.closing.Store(true)
+			// discordgo's Open cannot be interrupted: close each session
+			// once it has given up or connected.
+			for _, op := range started {
+				go func() {
+					<-op.done
+					_ = op.sh.s.Close()
+				}()
+			}
+			return nil, err
+		}
 	}
+
+	s := g.shards[0].s
 	s.State.RLock()
 	user, app := s.State.User, s.State.Application
 	s.State.RUnlock()
 	if user == nil {
-		_ = s.Close()
+		_ = g.Close()
 		return nil, errors.New("the gateway's READY named no bot user")
 	}
 	g.ready = Ready{UserID: user.ID, Username: user.Username, AppID: user.ID} // a bot's user id is its application id
@@ -119,11 +173,210 @@ func Open(ctx context.Context, token, apiURL string, log *slog.Logger) (*Gateway
 	return g, nil
 }
 
+// checkShards says what is wrong with the shard options, in the words of
+// the environment variables that set them.
+func checkShards(o Options) error {
+	switch {
+	case o.AutoShards && (o.ShardCount != 0 || o.ShardID != 0):
+		return errors.New("SHARD_COUNT=auto runs every shard in this process: leave SHARD_ID unset")
+	case o.ShardCount < 0:
+		return fmt.Errorf("SHARD_COUNT is %d: it must be a positive number of shards, or auto", o.ShardCount)
+	case o.ShardID < 0:
+		return fmt.Errorf("SHARD_ID is %d: shard ids run from 0 to SHARD_COUNT-1", o.ShardID)
+	case o.ShardCount == 0 && o.ShardID != 0:
+		return fmt.Errorf("SHARD_ID is %d but SHARD_COUNT is not set: set both, or neither for one unsharded connection", o.ShardID)
+	case o.ShardCount > 0 && o.ShardID >= o.ShardCount:
+		return fmt.Errorf("SHARD_ID is %d but SHARD_COUNT is %d: shard ids run from 0 to SHARD_COUNT-1", o.ShardID, o.ShardCount)
+	}
+	return nil
+}
+
+// autoShards asks Discord how many shards to run and how many may
+// identify at once.
+func autoShards(ctx context.Context, s *discordgo.Session) (ids []int, perRound int, err error) {
+	gb, err := s.GatewayBot(discordgo.WithContext(ctx))
+	if err != nil {
+		if TokenRejected(err) {
+			return nil, 0, ErrTokenRejected
+		}
+		return nil, 0, fmt.Errorf("ask Discord for the shard count (SHARD_COUNT=auto): %w", err)
+	}
+	n := max(gb.Shards, 1)
+	limit := gb.SessionStartLimit
+	if limit.Total > 0 && limit.Remaining < n {
+		// Discord resets the token of a bot that starts too many sessions.
+		return nil, 0, fmt.Errorf("Discord allows %d more session starts for now and %d shards need one each; they reset in %v",
+			limit.Remaining, n, time.Duration(limit.ResetAfter)*time.Millisecond)
+	}
+	ids = make([]int, n)
+	for i := range ids {
+		ids[i] = i
+	}
+	return ids, max(limit.MaxConcurrency, 1), nil
+}
+
+// startRounds splits shards into rounds of identifies: Discord lets one
+// shard of each rate-limit key (shard id % maxConcurrency) identify per
+// round.
+func startRounds(shards []*shard, maxConcurrency int) [][]*shard {
+	var rounds [][]*shard
+	seen := map[int]int{} // key → shards of that key placed so far
+	for _, sh := range shards {
+		key := sh.id % maxConcurrency
+		k := seen[key]
+		seen[key]++
+		if k == len(rounds) {
+			rounds = append(rounds, nil)
+		}
+		rounds[k] = append(rounds[k], sh)
+	}
+	return rounds
+}
+
+// opening is a shard's Open in progress; done receives its result.
+type opening struct {
+	sh   *shard
+	done chan error
+}
+
+// openRound opens the shards together and waits for every READY.
+func openRound(ctx context.Context, round []*shard) ([]*opening, error) {
+	ops := make([]*opening, len(round))
+	for i, sh := range round {
+		op := &opening{sh: sh, done: make(chan error, 1)}
+		ops[i] = op
+		go func() {
+			err := sh.s.Open()
+			op.done <- err
+			close(op.done)
+		}()
+	}
+	var errs []error
+	for _, op := range ops {
+		select {
+		case err, ok := <-op.done:
+			if ok && err != nil {
+				errs = append(errs, openError(op.sh, err))
+			}
+		case <-ctx.Done():
+			return ops, ctx.Err()
+		}
+	}
+	return ops, errors.Join(errs...)
+}
+
+// openError explains why a shard could not connect.
+func openError(sh *shard, err error) error {
+	if TokenRejected(err) {
+		return ErrTokenRejected
+	}
+	var ce *websocket.CloseError
+	if errors.As(err, &ce) {
+		switch ce.Code {
+		case 4004:
+			return ErrTokenRejected
+		case 4010:
+			return fmt.Errorf("Discord refused shard %d of %d: check SHARD_ID and SHARD_COUNT", sh.s.ShardID, sh.s.ShardCount)
+		case 4011:
+			return errors.New("Discord says the bot is in too many servers for one gateway connection: set SHARD_COUNT (auto runs the recommended number of shards)")
+		}
+	}
+	if sh.s.ShardCount > 0 {
+		return fmt.Errorf("connect shard %d to the discord gateway: %w", sh.id, err)
+	}
+	return fmt.Errorf("connect to the discord gateway: %w", err)
+}
+
+// addHandlers makes sh deliver interactions and report its reconnections.
+func (g *Gateway) addHandlers(sh *shard) {
+	s := sh.s
+	s.AddHandler(func(s *discordgo.Session, ic *discordgo.InteractionCreate) {
+		if ic.Interaction == nil {
+			return
+		}
+		if g.count > 1 {
+			if owner := ShardOf(ic.GuildID, g.count); owner != sh.id {
+				// Discord decides where an interaction goes; answer it
+				// anyway, but a mismatch means SHARD_COUNT differs between
+				// processes or from what Discord thinks.
+				g.log.Debug("an interaction arrived on a shard that does not own its guild",
+					"shard", sh.id, "owner", owner, "guild", ic.GuildID, "channel", ic.ChannelID)
+			}
+		}
+		g.interaction(s, ic.Interaction)
+	})
+	// One line per fault: the loss (warn), then how it came back (info).
+	// discordgo's own lines about the same things are demoted to debug by
+	// routeLogs.
+	s.AddHandler(func(_ *discordgo.Session, _ *discordgo.Disconnect) {
+		if g.closing.Load() {
+			return
+		}
+		g.log.Warn("gateway connection lost; reconnecting", "shard", sh.id)
+	})
+	s.AddHandler(func(_ *discordgo.Session, _ *discordgo.Resumed) {
+		g.counters.Reconnects.Add(1)
+		g.log.Info("gateway resumed", "shard", sh.id)
+	})
+	s.AddHandler(func(_ *discordgo.Session, _ *discordgo.Ready) {
+		if sh.readies.Add(1) == 1 {
+			return // the start
+		}
+		g.counters.Reconnects.Add(1)
+		g.log.Info("gateway re-identified: the session could not be resumed", "shard", sh.id)
+	})
+}
+
+// interaction hands one interaction to the handler.
+func (g *Gateway) interaction(s *discordgo.Session, i *discordgo.Interaction) {
+	cb := Callback{REST: REST{s}, Interaction: i}
+	h := g.waitForHandler()
+	if h == nil {
+		// Still starting: say so rather than leave the user with
+		// "This interaction failed".
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		err := cb.Respond(ctx, &discordgo.InteractionResponse{
+			Type: discordgo.InteractionResponseChannelMessageWithSource,
+			Data: &discordgo.InteractionResponseData{Content: startingText, Flags: discordgo.MessageFlagsEphemeral},
+		})
+		g.log.Warn("an interaction arrived before the bot was ready", "channel", i.ChannelID, "err", err)
+		return
+	}
+	h(i, cb)
+}
+
+// ShardOf returns the shard that gets the events of guildID among count
+// shards: (guild_id >> 22) % count, as Discord routes them. Direct
+// messages (no guild) and IDs that are not snowflakes go to shard 0, as
+// does everything when count < 2.
+func ShardOf(guildID string, count int) int {
+	if guildID == "" || count < 2 {
+		return 0
+	}
+	id, err := strconv.ParseUint(guildID, 10, 64)
+	if err != nil {
+		return 0
+	}
+	return int((id >> 22) % uint64(count))
+}
+
 // Ready says who the bot is.
 func (g *Gateway) Ready() Ready { return g.ready }
 
-// REST is the session's REST client, for answers and edits.
-func (g *Gateway) REST() REST { return REST{g.s} }
+// REST is a REST client over the first shard's session, for answers and
+// edits. REST calls do not depend on the gateway connection.
+func (g *Gateway) REST() REST { return REST{g.shards[0].s} }
+
+// Shards returns the ids of the shards this process runs, in order.
+// An unsharded gateway runs shard 0.
+func (g *Gateway) Shards() []int {
+	ids := make([]int, len(g.shards))
+	for i, sh := range g.shards {
+		ids[i] = sh.id
+	}
+	return ids
+}
 
 // Handle sets the handler of interactions.
 func (g *Gateway) Handle(h Handler) {
@@ -148,8 +401,18 @@ func (g *Gateway) waitForHandler() Handler {
 	return g.handler
 }
 
-// Close closes the connection.
-func (g *Gateway) Close() error { return g.s.Close() }
+// Close closes every shard's connection. discordgo takes a second for
+// each; the shards close together.
+func (g *Gateway) Close() error {
+	g.closing.Store(true)
+	errs := make([]error, len(g.shards))
+	var wg sync.WaitGroup
+	for i, sh := range g.shards {
+		wg.Go(func() { errs[i] = sh.s.Close() })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
 
 // TokenRejected reports whether err says Discord refused the bot token
 // (a 401 from REST).
@@ -159,6 +422,15 @@ func TokenRejected(err error) bool {
 }
 
 var logOnce sync.Once
+
+// quieter are discordgo's log lines, by the start of their format, that
+// the Gateway's own lines replace (see addHandlers): they are logged at
+// debug level.
+var quieter = []string{
+	"error reading from gateway",          // the connection dropped
+	"Expected READY/RESUMED, instead got", // Invalid Session on resume: a multi-line dump
+	"error closing session connection",
+}
 
 // routeLogs sends discordgo's own log lines to log. discordgo has a single
 // package-wide logger, so the first Open's logger gets them.
@@ -173,6 +445,19 @@ func routeLogs(log *slog.Logger) {
 				level = slog.LevelWarn
 			case discordgo.LogInformational:
 				level = slog.LevelInfo
+			}
+			for _, q := range quieter {
+				if strings.HasPrefix(format, q) {
+					level = slog.LevelDebug
+				}
+			}
+			if strings.HasPrefix(format, "haven't gotten a heartbeat ACK") {
+				// The only word on why a zombie connection was dropped;
+				// the reconnect that follows is no error.
+				level = slog.LevelWarn
+			}
+			if !log.Enabled(context.Background(), level) {
+				return
 			}
 			log.Log(context.Background(), level, strings.TrimSpace(fmt.Sprintf(format, a...)), "source", "discordgo")
 		}

@@ -20,7 +20,7 @@ import (
 func connected(t *testing.T, answer func(s *discordgo.Session, ic *discordgo.InteractionCreate)) (*discordtest.Server, *discordgo.Session, string) {
 	t.Helper()
 	srv := discordtest.NewServer("rest-test-token")
-	s, err := NewSession(srv.Token, srv.APIURL)
+	s, err := NewSession(Options{Token: srv.Token, APIURL: srv.APIURL})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,23 +5,72 @@
 package discord
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
 )
 
-// NewSession returns a discordgo session for a bot token that asks for no
-// gateway intents: the bot only answers interactions, which need none.
+// Options say how to reach Discord and which gateway shards to run. The
+// zero value of each field but Token is a sensible default.
+type Options struct {
+	// Token is the bot token, without "Bot ".
+	Token string
+	// APIURL is a Discord-compatible REST API including the version
+	// (DISCORD_API_URL); "" means Discord's own.
+	APIURL string
+	// Log gets the transport's log lines; nil discards them.
+	Log *slog.Logger
+
+	// ShardID and ShardCount run one shard of a sharded bot: this process
+	// gets the interactions of the guilds with (guild_id >> 22) %
+	// ShardCount == ShardID. ShardCount 0 runs one unsharded connection.
+	ShardID, ShardCount int
+	// AutoShards asks Discord (GET /gateway/bot) for the recommended shard
+	// count and runs every shard in this process, starting at most
+	// session_start_limit.max_concurrency of them per StartInterval.
+	AutoShards bool
+	// StartInterval is how long Discord wants between two rounds of
+	// identifies; 0 means Discord's 5 s. Tests make it small.
+	StartInterval time.Duration
+	// Counters, if not nil, count reconnects, rate limits and server errors
+	// for the metrics endpoint.
+	Counters *Counters
+}
+
+// Counters count what went wrong between the bot and Discord; the metrics
+// endpoint reads them. All fields are updated atomically; the zero value
+// is ready to use, and one Counters may serve several sessions.
+type Counters struct {
+	// Reconnects counts gateway sessions re-established after the first
+	// READY of their shard, by resume or by a new identify, over all shards.
+	Reconnects atomic.Uint64
+	// RateLimited counts REST responses with status 429, of every request
+	// made through the session's HTTP client (interaction callbacks too).
+	RateLimited atomic.Uint64
+	// ServerErrors counts REST responses with a 5xx status.
+	ServerErrors atomic.Uint64
+}
+
+// NewSession returns a discordgo session for o's bot token that asks for
+// no gateway intents: the bot only answers interactions, which need none.
+// It does not connect; OpenWith does. The session's HTTP client counts
+// 429s and 5xx in o.Counters and logs each of them in one line.
 //
-// If apiURL is not empty, every REST call, and so the gateway lookup, goes
-// there instead of discordgo.EndpointAPI. discordgo builds its endpoint
-// strings once, at init, so the redirect happens in the HTTP client.
-func NewSession(token, apiURL string) (*discordgo.Session, error) {
-	s, err := discordgo.New("Bot " + token)
+// If o.APIURL is not empty, every REST call, and so the gateway lookup,
+// goes there instead of discordgo.EndpointAPI. discordgo builds its
+// endpoint strings once, at init, so the redirect happens in the HTTP
+// client.
+func NewSession(o Options) (*discordgo.Session, error) {
+	s, err := discordgo.New("Bot " + o.Token)
 	if err != nil {
 		return nil, fmt.Errorf("new discord session: %w", err)
 	}
@@ -30,14 +79,16 @@ func NewSession(token, apiURL string) (*discordgo.Session, error) {
 	// and memory then does not grow with the number of servers.
 	s.StateEnabled = false
 	s.LogLevel = discordgo.LogWarning
-	if apiURL != "" {
-		if err := CheckAPIURL(apiURL); err != nil {
+	var next http.RoundTripper = http.DefaultTransport
+	if o.APIURL != "" {
+		if err := CheckAPIURL(o.APIURL); err != nil {
 			return nil, err
 		}
-		s.Client = &http.Client{
-			Timeout:   20 * time.Second,
-			Transport: redirect{from: discordgo.EndpointAPI, to: strings.TrimSuffix(apiURL, "/") + "/", next: http.DefaultTransport},
-		}
+		next = redirect{from: discordgo.EndpointAPI, to: strings.TrimSuffix(o.APIURL, "/") + "/", next: next}
+	}
+	s.Client = &http.Client{
+		Timeout:   20 * time.Second, // discordgo's default
+		Transport: counting{counters: orNewCounters(o.Counters), log: orDiscard(o.Log), next: next},
 	}
 	return s, nil
 }
@@ -50,6 +101,20 @@ func CheckAPIURL(apiURL string) error {
 		return fmt.Errorf("DISCORD_API_URL %q is not an http(s) URL such as https://discord.com/api/v9; leave it unset to use Discord", apiURL)
 	}
 	return nil
+}
+
+func orNewCounters(c *Counters) *Counters {
+	if c == nil {
+		return new(Counters)
+	}
+	return c
+}
+
+func orDiscard(log *slog.Logger) *slog.Logger {
+	if log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return log
 }
 
 // redirect sends requests whose URL starts with from to the same path below
@@ -71,4 +136,95 @@ func (t redirect) RoundTrip(req *http.Request) (*http.Response, error) {
 	r := req.Clone(req.Context())
 	r.URL, r.Host = nu, nu.Host
 	return t.next.RoundTrip(r)
+}
+
+// counting counts and logs the responses that say Discord is pushing back:
+// 429 (rate limited) and 5xx. It sees every REST call of the session,
+// discordgo's own and the interaction calls REST makes directly, but not
+// the gateway websocket. What to do about the response (retry, give up)
+// is the caller's business.
+type counting struct {
+	counters *Counters
+	log      *slog.Logger
+	next     http.RoundTripper
+}
+
+func (t counting) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.next.RoundTrip(req)
+	if err != nil {
+		return resp, err
+	}
+	switch code := resp.StatusCode; {
+	case code == http.StatusTooManyRequests:
+		t.counters.RateLimited.Add(1)
+		// The body says how long and whether the limit is global; read it
+		// and put it back for the caller.
+		body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		resp.Body.Close()
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		if err != nil {
+			return nil, fmt.Errorf("read a 429 response: %w", err)
+		}
+		var rl struct {
+			RetryAfter float64 `json:"retry_after"`
+			Global     bool    `json:"global"`
+		}
+		_ = json.Unmarshal(body, &rl) // a body that is not JSON leaves the headers to say
+		h := resp.Header
+		t.log.Warn("REST rate limited", "method", req.Method, "route", route(req.URL.Path),
+			"retry_after", time.Duration(rl.RetryAfter*float64(time.Second)),
+			"global", rl.Global || h.Get("X-RateLimit-Global") == "true",
+			"scope", h.Get("X-RateLimit-Scope"))
+	case code >= 500 && code <= 599:
+		t.counters.ServerErrors.Add(1)
+		t.log.Warn("REST server error", "method", req.Method, "route", route(req.URL.Path), "status", code)
+	}
+	return resp, nil
+}
+
+// route returns the path of a REST request with its IDs and tokens
+// replaced by placeholders, e.g. "/interactions/:id/:token/callback": fit
+// for logs (an interaction token is a credential for 15 minutes) and of
+// bounded variety. Everything up to the API version is dropped.
+func route(path string) string {
+	segs := strings.Split(strings.Trim(path, "/"), "/")
+	if i := indexVersion(segs); i >= 0 {
+		segs = segs[i+1:]
+	}
+	out := make([]string, len(segs))
+	for i, seg := range segs {
+		switch {
+		case i >= 2 && (segs[i-2] == "interactions" || segs[i-2] == "webhooks"):
+			out[i] = ":token"
+		case isWord(seg):
+			out[i] = seg
+		default:
+			out[i] = ":id"
+		}
+	}
+	return "/" + strings.Join(out, "/")
+}
+
+// indexVersion returns the index of the "v9"-like segment, or -1.
+func indexVersion(segs []string) int {
+	for i, s := range segs {
+		if len(s) >= 2 && s[0] == 'v' && strings.Trim(s[1:], "0123456789") == "" {
+			return i
+		}
+	}
+	return -1
+}
+
+// isWord reports whether seg is a fixed part of a route such as
+// "messages" or "@original", not an ID or a token.
+func isWord(seg string) bool {
+	if seg == "" || len(seg) > 32 {
+		return false
+	}
+	for _, r := range seg {
+		if (r < 'a' || r > 'z') && r != '@' && r != '-' && r != '_' {
+			return false
+		}
+	}
+	return true
 }

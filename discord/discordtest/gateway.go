@@ -22,6 +22,7 @@ const (
 	opPresenceUpdate = 3
 	opVoiceState     = 4
 	opResume         = 6
+	opReconnect      = 7
 	opRequestMembers = 8
 	opInvalidSession = 9
 	opHello          = 10
@@ -185,9 +186,12 @@ type conn struct {
 	wmu       sync.Mutex // serialises writes and sequence numbers
 	closeOnce sync.Once
 
-	// Guarded by Server.mu; sess is set before ready and never changes after.
-	sess  *session
-	ready bool
+	// Guarded by Server.mu.
+	// sess changes only while the connection is not ready (before READY,
+	// or after an Invalid Session), under wmu as well.
+	sess   *session
+	ready  bool
+	zombie bool // heartbeats are no longer acknowledged
 }
 
 // payload is a gateway message; s and t are null unless op is 0.
@@ -325,6 +329,12 @@ func (s *Server) serveConn(c *conn) {
 		}
 		switch *p.Op {
 		case opHeartbeat:
+			s.mu.Lock()
+			zombie := c.zombie
+			s.mu.Unlock()
+			if zombie {
+				continue // see StopHeartbeatACKs
+			}
 			if c.send(opHeartbeatACK, nil) != nil {
 				return
 			}
@@ -333,6 +343,11 @@ func (s *Server) serveConn(c *conn) {
 			s.broadcastLocked()
 			s.mu.Unlock()
 		case opIdentify, opResume:
+			// After an Invalid Session (InvalidateSessions) the connection
+			// may identify or resume again.
+			s.mu.Lock()
+			identified = c.ready
+			s.mu.Unlock()
 			if identified {
 				c.close(CloseAlreadyAuthenticated, "Already authenticated.")
 				return
@@ -412,7 +427,9 @@ func (s *Server) identify(c *conn, d json.RawMessage) bool {
 	s.identifies = append(s.identifies, rec)
 	if code == 0 {
 		s.sessions[sess.id] = sess
+		c.wmu.Lock()
 		c.sess = sess
+		c.wmu.Unlock()
 	}
 	s.broadcastLocked()
 	s.mu.Unlock()
@@ -492,7 +509,9 @@ func (s *Server) resume(c *conn, d json.RawMessage) bool {
 	sess := s.sessions[in.SessionID]
 	var stale []*conn
 	if sess != nil {
+		c.wmu.Lock()
 		c.sess = sess
+		c.wmu.Unlock()
 		s.resumes++
 		// A session lives on one connection: close the ones it leaves.
 		for _, x := range s.conns {

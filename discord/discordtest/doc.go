@@ -51,20 +51,42 @@
 //
 // Every REST request is recorded ([Server.Requests]); requests the fake
 // rejected ([Server.Rejected]) or did not know ([Server.Unhandled]) can be
-// asserted to be none. [Server.FailNext] injects a one-off failure such as a
-// 429 with Retry-After, and [Server.DropConnections] closes every gateway
-// socket with code 4000 so that reconnection and resume can be tested.
+// asserted to be none.
+//
+// # Faults
+//
+// A test can make the fake misbehave the ways Discord does, and check that
+// the bot recovers:
+//
+//   - REST: [Server.FailNext] fails the next matching request once, with
+//     any status: a 5xx, or a 429 limited per route (X-RateLimit-Scope
+//     user, with Retry-After, X-RateLimit-Reset-After and a retry_after in
+//     the body); [Server.FailNextGlobal] with a 429 of the global limit
+//     ("global": true in the body).
+//   - Gateway: [Server.DropConnections] closes every socket with code 4000
+//     (the client resumes); [Server.Reconnect] sends Reconnect (op 7: the
+//     client closes, reconnects and resumes); [Server.InvalidateSessions]
+//     sends Invalid Session (op 9), resumable or not (then the sessions are
+//     forgotten and a Resume fails; discordgo identifies again on the same
+//     socket either way); [Server.StopHeartbeatACKs] turns the connections
+//     into zombies that no longer acknowledge heartbeats (discordgo notices
+//     after 5 heartbeat intervals: set [Server.HeartbeatInterval] small).
+//     Each takes the connections it acts on out of service, so that Send
+//     and [Server.WaitReady] wait for the client to come back.
+//     [Server.Resumes], [Server.Identifies], [Server.WaitResumes] and
+//     [Server.WaitIdentifies] tell how it came back.
 //
 // # What it does not model
 //
 // No zlib or zstd transport compression and no ETF encoding (frames are plain
 // JSON text, even when Identify asks for compress); no voice; no rate-limit
-// headers or 429s except the ones injected with FailNext; no guilds, channels,
+// headers or 429s except the ones injected with FailNext and FailNextGlobal
+// (whose headers do not include X-RateLimit-Global); no guilds, channels,
 // roles or permissions beyond the IDs a test uses (any channel ID is a text
 // channel the bot may write to, and READY lists no guilds); no events other
 // than READY, RESUMED and INTERACTION_CREATE, and no replay of missed events
-// on resume; no heartbeat timeouts; no HTTP interactions endpoint (outgoing
-// webhooks with Ed25519 signatures); no autocomplete or modal submit
+// on resume; no closing of connections whose client stops heartbeating;
+// no autocomplete or modal submit
 // interactions (a MODAL callback is recorded but nothing more); attachments
 // sent as multipart/form-data are accepted and listed but not stored.
 //

@@ -10,7 +10,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"encoding/json"
 	"io"
+	"net/http"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -102,6 +104,9 @@ func startBot(t testing.TB, env map[string]string) *harness {
 	for k, v := range env {
 		vars[k] = v
 	}
+	if vars["INTERACTIONS_ADDR"] != "" {
+		vars["DISCORD_PUBLIC_KEY"] = srv.PublicKey()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	h := &harness{t: t, srv: srv, guild: guild, ctx: ctx, logs: new(syncBuffer), vars: vars}
 	t.Cleanup(func() {
@@ -146,6 +151,65 @@ func (h *harness) launch() {
 	}
 	if err := h.logs.waitForCount(h.ctx, "msg=ready", readyBefore+1); err != nil {
 		h.t.Fatal(err)
+	}
+	if h.vars["INTERACTIONS_ADDR"] != "" {
+		// Discord is told the endpoint's URL, as in the Developer Portal.
+		h.srv.UseEndpoint("http://" + h.listening("interactions") + "/interactions")
+	}
+}
+
+// listening returns the address that the ready line of the latest start
+// gives for what (interactions, metrics).
+func (h *harness) listening(what string) string {
+	h.t.Helper()
+	logs := h.logs.String()
+	line := logs[strings.LastIndex(logs, "msg=ready"):]
+	line, _, _ = strings.Cut(line, "\n")
+	for _, f := range strings.Fields(line) {
+		if v, ok := strings.CutPrefix(f, what+"="); ok {
+			return v
+		}
+	}
+	h.t.Fatalf("the ready line names no %s address: %s", what, line)
+	return ""
+}
+
+// bothTransports runs test on a bot that gets its interactions over the
+// gateway, and on one that gets them on its HTTP endpoint without a
+// gateway connection.
+func bothTransports(t *testing.T, env map[string]string, test func(t *testing.T, h *harness)) {
+	for _, tr := range []struct {
+		name string
+		env  map[string]string
+	}{
+		{"gateway", nil},
+		{"http", map[string]string{"INTERACTIONS_ADDR": "127.0.0.1:0"}},
+	} {
+		t.Run(tr.name, func(t *testing.T) {
+			t.Parallel()
+			vars := map[string]string{}
+			for k, v := range env {
+				vars[k] = v
+			}
+			for k, v := range tr.env {
+				vars[k] = v
+			}
+			h := startBot(t, vars)
+			test(t, h)
+			viaEndpoint := 0
+			for _, r := range h.srv.Requests() {
+				if strings.HasPrefix(r.Path, "/interactions ") {
+					viaEndpoint++
+				}
+			}
+			if tr.env != nil && (viaEndpoint == 0 || len(h.srv.Identifies()) != 0) {
+				t.Errorf("%d interactions came by the endpoint and the bot identified %d times on the gateway; want some and none",
+					viaEndpoint, len(h.srv.Identifies()))
+			}
+			if tr.env == nil && viaEndpoint != 0 {
+				t.Errorf("%d interactions came by the endpoint; want none", viaEndpoint)
+			}
+		})
 	}
 }
 
@@ -285,43 +349,44 @@ func TestE2EWorkedExampleBySlashCommands(t *testing.T) {
 // a rematch in which the other player moves first.
 func TestE2EButtonsAndRematch(t *testing.T) {
 	t.Parallel()
-	h := startBot(t, nil)
-	alice, bob := h.srv.NewMember("alice"), h.srv.NewMember("bob")
-	ch := h.srv.NewID()
-	board := h.challengeAccepted(ch, alice, bob)
-	seq := []struct {
-		who      discordtest.Member
-		row, col int
-	}{{alice, 0, 0}, {bob, 0, 1}, {alice, 1, 1}, {bob, 0, 2}, {alice, 2, 2}}
-	var r *discordtest.Response
-	for _, mv := range seq {
-		r = h.click(mv.who, ch, board.ID, button(t, board, mv.row, mv.col, ""))
-		wantBoard(t, r, discordgo.InteractionResponseUpdateMessage)
-		if r.Message.ID != board.ID {
-			t.Fatalf("click answered on message %s; want the board %s updated", r.Message.ID, board.ID)
+	bothTransports(t, nil, func(t *testing.T, h *harness) {
+		alice, bob := h.srv.NewMember("alice"), h.srv.NewMember("bob")
+		ch := h.srv.NewID()
+		board := h.challengeAccepted(ch, alice, bob)
+		seq := []struct {
+			who      discordtest.Member
+			row, col int
+		}{{alice, 0, 0}, {bob, 0, 1}, {alice, 1, 1}, {bob, 0, 2}, {alice, 2, 2}}
+		var r *discordtest.Response
+		for _, mv := range seq {
+			r = h.click(mv.who, ch, board.ID, button(t, board, mv.row, mv.col, ""))
+			wantBoard(t, r, discordgo.InteractionResponseUpdateMessage)
+			if r.Message.ID != board.ID {
+				t.Fatalf("click answered on message %s; want the board %s updated", r.Message.ID, board.ID)
+			}
+			board = r.Message
 		}
-		board = r.Message
-	}
-	wantBoard(t, r, discordgo.InteractionResponseUpdateMessage, mention(alice)+" wins")
-	if n := enabledButtons(board); n != 1 {
-		t.Errorf("finished board has %d enabled buttons; want only Rematch", n)
-	}
+		wantBoard(t, r, discordgo.InteractionResponseUpdateMessage, mention(alice)+" wins")
+		if n := enabledButtons(board); n != 1 {
+			t.Errorf("finished board has %d enabled buttons; want only Rematch", n)
+		}
 
-	r = h.click(bob, ch, board.ID, button(t, board, -1, 0, "rematch/"))
-	wantBoard(t, r, discordgo.InteractionResponseChannelMessageWithSource, "⭕ "+mention(bob)+" to move")
-	if r.Message.ID == board.ID {
-		t.Fatal("rematch drew over the finished board; want a new message")
-	}
-	old, err := h.srv.WaitMessageEdit(h.ctx, ch, board.ID, board.Edits)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(old.Buttons()) != 0 || !strings.Contains(old.Content, mention(alice)+" wins") {
-		t.Errorf("finished board after rematch: %q with %d buttons; want the result kept, no buttons", old.Content, len(old.Buttons()))
-	}
-	// In the rematch bob (O) moves first.
-	r = h.click(bob, ch, r.Message.ID, button(t, r.Message, 1, 1, ""))
-	wantBoard(t, r, discordgo.InteractionResponseUpdateMessage, mention(alice)+" to move")
+		r = h.click(bob, ch, board.ID, button(t, board, -1, 0, "rematch/"))
+		wantBoard(t, r, discordgo.InteractionResponseChannelMessageWithSource, "⭕ "+mention(bob)+" to move")
+		if r.Message.ID == board.ID {
+			t.Fatal("rematch drew over the finished board; want a new message")
+		}
+		old, err := h.srv.WaitMessageEdit(h.ctx, ch, board.ID, board.Edits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(old.Buttons()) != 0 || !strings.Contains(old.Content, mention(alice)+" wins") {
+			t.Errorf("finished board after rematch: %q with %d buttons; want the result kept, no buttons", old.Content, len(old.Buttons()))
+		}
+		// In the rematch bob (O) moves first.
+		r = h.click(bob, ch, r.Message.ID, button(t, r.Message, 1, 1, ""))
+		wantBoard(t, r, discordgo.InteractionResponseUpdateMessage, mention(alice)+" to move")
+	})
 }
 
 // Games against the computer: without an opponent, and with the bot named
@@ -418,55 +483,56 @@ func TestE2EChallengeExpires(t *testing.T) {
 // ephemerally, and the board does not change.
 func TestE2EInvalidMoves(t *testing.T) {
 	t.Parallel()
-	h := startBot(t, nil)
-	alice, bob, carol := h.srv.NewMember("alice"), h.srv.NewMember("bob"), h.srv.NewMember("carol")
-	ch := h.srv.NewID()
-	move := func(who discordtest.Member, row, col int64) *discordtest.Response {
-		return h.slash(who, ch, "move", discordtest.Int("row", row), discordtest.Int("col", col))
-	}
-	wantSaid(t, move(alice, 1, 1), "No game in this channel")
-	board := h.challengeAccepted(ch, alice, bob)
-	wantBoard(t, move(alice, 2, 2), discordgo.InteractionResponseChannelMessageWithSource)
+	bothTransports(t, nil, func(t *testing.T, h *harness) {
+		alice, bob, carol := h.srv.NewMember("alice"), h.srv.NewMember("bob"), h.srv.NewMember("carol")
+		ch := h.srv.NewID()
+		move := func(who discordtest.Member, row, col int64) *discordtest.Response {
+			return h.slash(who, ch, "move", discordtest.Int("row", row), discordtest.Int("col", col))
+		}
+		wantSaid(t, move(alice, 1, 1), "No game in this channel")
+		board := h.challengeAccepted(ch, alice, bob)
+		wantBoard(t, move(alice, 2, 2), discordgo.InteractionResponseChannelMessageWithSource)
 
-	before := h.srv.Messages(ch)
-	refusals := []struct {
-		name string
-		r    func() *discordtest.Response
-		want string
-	}{
-		{"out of turn", func() *discordtest.Response { return move(alice, 1, 1) }, "not your turn"},
-		{"occupied", func() *discordtest.Response { return move(bob, 2, 2) }, "already taken"},
-		{"off the board", func() *discordtest.Response { return move(bob, 4, 1) }, "no row 4"},
-		{"stranger", func() *discordtest.Response { return move(carol, 1, 1) }, "not playing"},
-		{"stranger resigns", func() *discordtest.Response { return h.slash(carol, ch, "resign") }, "not playing"},
-		{"second game", func() *discordtest.Response { return h.slash(carol, ch, "start") }, "already running"},
-		{"stranger clicks", func() *discordtest.Response {
-			cur := h.srv.Messages(ch)
-			last := cur[len(cur)-1]
-			return h.click(carol, ch, last.ID, button(t, last, 0, 0, ""))
-		}, "not playing"},
-		{"stale board", func() *discordtest.Response {
-			return h.send(h.srv.Click(h.guild, ch, bob, board.ID, button(t, board, 0, 0, "")).Unchecked())
-		}, "out of date"},
-	}
-	for _, tt := range refusals {
-		wantSaid(t, tt.r(), tt.want)
-	}
-	if after := h.srv.Messages(ch); len(after) != len(before) || after[len(after)-1].Content != before[len(before)-1].Content {
-		t.Errorf("refused moves changed the channel: %d messages, last %q; want %d, %q",
-			len(after), after[len(after)-1].Content, len(before), before[len(before)-1].Content)
-	}
+		before := h.srv.Messages(ch)
+		refusals := []struct {
+			name string
+			r    func() *discordtest.Response
+			want string
+		}{
+			{"out of turn", func() *discordtest.Response { return move(alice, 1, 1) }, "not your turn"},
+			{"occupied", func() *discordtest.Response { return move(bob, 2, 2) }, "already taken"},
+			{"off the board", func() *discordtest.Response { return move(bob, 4, 1) }, "no row 4"},
+			{"stranger", func() *discordtest.Response { return move(carol, 1, 1) }, "not playing"},
+			{"stranger resigns", func() *discordtest.Response { return h.slash(carol, ch, "resign") }, "not playing"},
+			{"second game", func() *discordtest.Response { return h.slash(carol, ch, "start") }, "already running"},
+			{"stranger clicks", func() *discordtest.Response {
+				cur := h.srv.Messages(ch)
+				last := cur[len(cur)-1]
+				return h.click(carol, ch, last.ID, button(t, last, 0, 0, ""))
+			}, "not playing"},
+			{"stale board", func() *discordtest.Response {
+				return h.send(h.srv.Click(h.guild, ch, bob, board.ID, button(t, board, 0, 0, "")).Unchecked())
+			}, "out of date"},
+		}
+		for _, tt := range refusals {
+			wantSaid(t, tt.r(), tt.want)
+		}
+		if after := h.srv.Messages(ch); len(after) != len(before) || after[len(after)-1].Content != before[len(before)-1].Content {
+			t.Errorf("refused moves changed the channel: %d messages, last %q; want %d, %q",
+				len(after), after[len(after)-1].Content, len(before), before[len(before)-1].Content)
+		}
 
-	// The game goes on; after it ends, moves are refused as over.
-	wantBoard(t, h.slash(bob, ch, "resign"), discordgo.InteractionResponseChannelMessageWithSource, mention(bob)+" resigned", mention(alice)+" wins")
-	wantSaid(t, move(alice, 1, 1), "over")
-	// A moderator can stop someone else's game.
-	mod := h.srv.NewMember("mod")
-	mod.Permissions = discordgo.PermissionManageMessages
-	wantBoard(t, h.slash(mod, ch, "board"), discordgo.InteractionResponseChannelMessageWithSource, "resigned")
-	h.challengeAccepted(ch, alice, bob)
-	wantSaid(t, h.slash(carol, ch, "stop"), "Manage Messages")
-	wantBoard(t, h.slash(mod, ch, "stop"), discordgo.InteractionResponseChannelMessageWithSource, "stopped by "+mention(mod))
+		// The game goes on; after it ends, moves are refused as over.
+		wantBoard(t, h.slash(bob, ch, "resign"), discordgo.InteractionResponseChannelMessageWithSource, mention(bob)+" resigned", mention(alice)+" wins")
+		wantSaid(t, move(alice, 1, 1), "over")
+		// A moderator can stop someone else's game.
+		mod := h.srv.NewMember("mod")
+		mod.Permissions = discordgo.PermissionManageMessages
+		wantBoard(t, h.slash(mod, ch, "board"), discordgo.InteractionResponseChannelMessageWithSource, "resigned")
+		h.challengeAccepted(ch, alice, bob)
+		wantSaid(t, h.slash(carol, ch, "stop"), "Manage Messages")
+		wantBoard(t, h.slash(mod, ch, "stop"), discordgo.InteractionResponseChannelMessageWithSource, "stopped by "+mention(mod))
+	})
 }
 
 // Two channels play at the same time without waiting for each other.
@@ -515,68 +581,70 @@ func TestE2ETwoChannels(t *testing.T) {
 // click is told why.
 func TestE2EClickRace(t *testing.T) {
 	t.Parallel()
-	h := startBot(t, nil)
-	alice, bob := h.srv.NewMember("alice"), h.srv.NewMember("bob")
-	for round := 0; round < 10; round++ {
-		ch := h.srv.NewID()
-		board := h.challengeAccepted(ch, alice, bob)
-		// Round by round: the same player twice on different cells, or both
-		// players on the same cell.
-		second, cell2 := alice, button(t, board, 2, 2, "")
-		if round%2 == 1 {
-			second, cell2 = bob, button(t, board, 0, 0, "")
-		}
-		// Unchecked: the fake must not refuse the second click because the
-		// bot already answered the first; both were made on the same board.
-		c1 := h.srv.Click(h.guild, ch, alice, board.ID, button(t, board, 0, 0, "")).Unchecked()
-		c2 := h.srv.Click(h.guild, ch, second, board.ID, cell2).Unchecked()
-		for _, c := range []*discordtest.Interaction{c1, c2} {
-			if err := h.srv.Send(h.ctx, c); err != nil {
-				t.Fatal(err)
+	bothTransports(t, nil, func(t *testing.T, h *harness) {
+		alice, bob := h.srv.NewMember("alice"), h.srv.NewMember("bob")
+		for round := 0; round < 10; round++ {
+			ch := h.srv.NewID()
+			board := h.challengeAccepted(ch, alice, bob)
+			// Round by round: the same player twice on different cells, or both
+			// players on the same cell.
+			second, cell2 := alice, button(t, board, 2, 2, "")
+			if round%2 == 1 {
+				second, cell2 = bob, button(t, board, 0, 0, "")
 			}
-		}
-		var applied, told int
-		for _, c := range []*discordtest.Interaction{c1, c2} {
-			r, err := c.Response(h.ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r.Ephemeral {
-				told++
-				// Bob's click on the same cell is either early (not his
-				// turn yet) or late (the cell is taken).
-				if !strings.Contains(r.Message.Content, "not your turn") && !strings.Contains(r.Message.Content, "already taken") {
-					t.Errorf("the losing click was told %q; want not your turn or already taken", r.Message.Content)
+			// Unchecked: the fake must not refuse the second click because the
+			// bot already answered the first; both were made on the same board.
+			c1 := h.srv.Click(h.guild, ch, alice, board.ID, button(t, board, 0, 0, "")).Unchecked()
+			c2 := h.srv.Click(h.guild, ch, second, board.ID, cell2).Unchecked()
+			for _, c := range []*discordtest.Interaction{c1, c2} {
+				if err := h.srv.Send(h.ctx, c); err != nil {
+					t.Fatal(err)
 				}
-			} else {
-				applied++
+			}
+			var applied, told int
+			for _, c := range []*discordtest.Interaction{c1, c2} {
+				r, err := c.Response(h.ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.Ephemeral {
+					told++
+					// Bob's click on the same cell is either early (not his
+					// turn yet) or late (the cell is taken).
+					if !strings.Contains(r.Message.Content, "not your turn") && !strings.Contains(r.Message.Content, "already taken") {
+						t.Errorf("the losing click was told %q; want not your turn or already taken", r.Message.Content)
+					}
+				} else {
+					applied++
+				}
+			}
+			m, _ := h.srv.Message(ch, board.ID)
+			if applied != 1 || told != 1 || strings.Count(m.Content, "❎") != 1 || strings.Count(m.Content, "⬜") != 8 {
+				t.Fatalf("round %d: %d applied, %d told; board %q; want one move", round, applied, told, m.Content)
 			}
 		}
-		m, _ := h.srv.Message(ch, board.ID)
-		if applied != 1 || told != 1 || strings.Count(m.Content, "❎") != 1 || strings.Count(m.Content, "⬜") != 8 {
-			t.Fatalf("round %d: %d applied, %d told; board %q; want one move", round, applied, told, m.Content)
-		}
-	}
+	})
 }
 
 func TestE2ETurnTimeout(t *testing.T) {
 	t.Parallel()
-	h := startBot(t, map[string]string{"TURN_TIMEOUT": "1s"})
-	alice, bob := h.srv.NewMember("alice"), h.srv.NewMember("bob")
-	ch := h.srv.NewID()
-	board := h.challengeAccepted(ch, alice, bob)
-	m, err := h.srv.WaitMessageEdit(h.ctx, ch, board.ID, board.Edits)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{mention(alice) + " did not move in time", mention(bob) + " wins by timeout"} {
-		if !strings.Contains(m.Content, want) {
-			t.Errorf("after the turn timeout the board says %q; want %q", m.Content, want)
+	bothTransports(t, map[string]string{"TURN_TIMEOUT": "1s"}, func(t *testing.T, h *harness) {
+		alice, bob := h.srv.NewMember("alice"), h.srv.NewMember("bob")
+		ch := h.srv.NewID()
+		board := h.challengeAccepted(ch, alice, bob)
+		m, err := h.srv.WaitMessageEdit(h.ctx, ch, board.ID, board.Edits)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if enabledButtons(m) != 1 {
-		t.Errorf("timed-out board has %d enabled buttons; want only Rematch", enabledButtons(m))
-	}
+		for _, want := range []string{mention(alice) + " did not move in time", mention(bob) + " wins by timeout"} {
+			if !strings.Contains(m.Content, want) {
+				t.Errorf("after the turn timeout the board says %q; want %q", m.Content, want)
+			}
+		}
+		if enabledButtons(m) != 1 {
+			t.Errorf("timed-out board has %d enabled buttons; want only Rematch", enabledButtons(m))
+		}
+	})
 }
 
 // The bot registers exactly the documented command, asks for no intents,
@@ -690,23 +758,24 @@ func TestE2EDecidedDraw(t *testing.T) {
 // goes on, and the old board message keeps working.
 func TestE2EGameSurvivesRestart(t *testing.T) {
 	t.Parallel()
-	h := startBot(t, nil)
-	alice, bob := h.srv.NewMember("alice"), h.srv.NewMember("bob")
-	ch := h.srv.NewID()
-	board := h.challengeAccepted(ch, alice, bob)
-	r := h.click(alice, ch, board.ID, button(t, board, 0, 0, ""))
-	wantBoard(t, r, discordgo.InteractionResponseUpdateMessage, mention(bob)+" to move")
-	before := r.Message.Content
+	bothTransports(t, nil, func(t *testing.T, h *harness) {
+		alice, bob := h.srv.NewMember("alice"), h.srv.NewMember("bob")
+		ch := h.srv.NewID()
+		board := h.challengeAccepted(ch, alice, bob)
+		r := h.click(alice, ch, board.ID, button(t, board, 0, 0, ""))
+		wantBoard(t, r, discordgo.InteractionResponseUpdateMessage, mention(bob)+" to move")
+		before := r.Message.Content
 
-	h.restart()
+		h.restart()
 
-	r = h.slash(h.srv.NewMember("carol"), ch, "board")
-	wantBoard(t, r, discordgo.InteractionResponseChannelMessageWithSource)
-	if r.Message.Content != before {
-		t.Errorf("after a restart the board is\n%s\nwant\n%s", r.Message.Content, before)
-	}
-	r = h.slash(bob, ch, "move", discordtest.Int("row", 2), discordtest.Int("col", 2))
-	wantBoard(t, r, discordgo.InteractionResponseChannelMessageWithSource, mention(alice)+" to move", "row 2, column 2")
+		r = h.slash(h.srv.NewMember("carol"), ch, "board")
+		wantBoard(t, r, discordgo.InteractionResponseChannelMessageWithSource)
+		if r.Message.Content != before {
+			t.Errorf("after a restart the board is\n%s\nwant\n%s", r.Message.Content, before)
+		}
+		r = h.slash(bob, ch, "move", discordtest.Int("row", 2), discordtest.Int("col", 2))
+		wantBoard(t, r, discordgo.InteractionResponseChannelMessageWithSource, mention(alice)+" to move", "row 2, column 2")
+	})
 }
 
 // Stats, history and the leaderboard count finished games per server:
@@ -812,4 +881,108 @@ func TestE2EStopDuringStartup(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The HTTP endpoint as Discord uses it: a PING, requests with bad
+// signatures, a duplicate delivery; and the operator's endpoints: /healthz,
+// /readyz, /metrics and tttbot -healthcheck.
+func TestE2EEndpointAndMetrics(t *testing.T) {
+	t.Parallel()
+	h := startBot(t, map[string]string{"INTERACTIONS_ADDR": "127.0.0.1:0", "METRICS_ADDR": "127.0.0.1:0"})
+	endpoint := "http://" + h.listening("interactions") + "/interactions"
+	metricsURL := "http://" + h.listening("metrics")
+
+	post := func(body []byte, hdr http.Header) (int, string) {
+		t.Helper()
+		req, err := http.NewRequestWithContext(h.ctx, http.MethodPost, endpoint, bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header = hdr
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	ping := []byte(`{"id":"1","application_id":"` + h.srv.AppID + `","type":1,"token":"t","version":1}`)
+	if got, body := post(ping, h.srv.Sign(ping, time.Now())); got != 200 || body != `{"type":1}` {
+		t.Errorf("PING: %d %s; want 200 {\"type\":1}", got, body)
+	}
+	bad := h.srv.Sign(ping, time.Now())
+	bad.Set("X-Signature-Ed25519", strings.Repeat("0", 128))
+	if got, _ := post(ping, bad); got != 401 {
+		t.Errorf("PING with a wrong signature: %d; want 401", got)
+	}
+	if got, _ := post(ping, h.srv.Sign(ping, time.Now().Add(-10*time.Minute))); got != 401 {
+		t.Errorf("PING signed 10 minutes ago: %d; want 401", got)
+	}
+
+	alice := h.srv.NewMember("alice")
+	ch := h.srv.NewID()
+	wantBoard(t, h.slash(alice, ch, "start", discordtest.Str("difficulty", "easy")), discordgo.InteractionResponseChannelMessageWithSource)
+	move := h.srv.SlashCommand(h.guild, ch, alice, "ttt", discordtest.Sub("move", discordtest.Int("row", 2), discordtest.Int("col", 2)))
+	wantBoard(t, h.send(move), discordgo.InteractionResponseChannelMessageWithSource, "❌")
+	before := h.slash(alice, ch, "board").Message.Content
+	status, body, err := h.srv.Redeliver(h.ctx, move)
+	if err != nil || status != 200 || !strings.Contains(body2text(body), "twice") {
+		t.Errorf("the move delivered again: %d %s %v; want 200 and an answer that it came twice", status, body, err)
+	}
+	if after := h.slash(alice, ch, "board").Message.Content; after != before {
+		t.Errorf("after a duplicate delivery the board is\n%s\nwant\n%s", after, before)
+	}
+
+	get := func(path string) (int, string) {
+		t.Helper()
+		resp, err := http.Get(metricsURL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	for _, p := range []string{"/healthz", "/readyz"} {
+		if got, body := get(p); got != 200 {
+			t.Errorf("GET %s: %d %s; want 200", p, got, body)
+		}
+	}
+	_, m := get("/metrics")
+	for _, want := range []string{
+		`tttbot_interactions_total{kind="start",outcome="ok"} 1`,
+		`tttbot_interactions_total{kind="move",outcome="ok"} 1`,
+		`tttbot_interactions_total{kind="unknown",outcome="duplicate"} 1`,
+		`tttbot_interactions_total{kind="board",outcome="ok"} 2`,
+		`tttbot_moves_total 2`, // alice's and the computer's
+		`tttbot_games_started_total 1`,
+		`tttbot_active_games 1`,
+		`tttbot_answer_seconds_count 5`,
+		`tttbot_store_seconds_count{method="save"}`,
+		`tttbot_rest_rate_limited_total 0`,
+		`go_goroutines`,
+		`process_resident_memory_bytes`,
+	} {
+		if !strings.Contains(m, want) {
+			t.Errorf("/metrics has no %q", want)
+		}
+	}
+	if strings.Contains(m, "tttbot_gateway_connected") {
+		t.Error("/metrics reports a gateway; this bot runs without one")
+	}
+	var out bytes.Buffer
+	env := map[string]string{"METRICS_ADDR": h.listening("metrics")}
+	if err := run(h.ctx, []string{"-healthcheck"}, func(k string) string { return env[k] }, &out, io.Discard); err != nil || !strings.Contains(out.String(), "ready") {
+		t.Errorf("tttbot -healthcheck with METRICS_ADDR=%s: %v, %q; want nil, ready", env["METRICS_ADDR"], err, out.String())
+	}
+}
+
+// body2text is the content of an interaction response body.
+func body2text(body []byte) string {
+	var r discordgo.InteractionResponse
+	if json.Unmarshal(body, &r) != nil || r.Data == nil {
+		return ""
+	}
+	return r.Data.Content
 }

@@ -12,11 +12,15 @@ import (
 	"io/fs"
 	"log/slog"
 	mrand "math/rand/v2"
+	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -24,6 +28,7 @@ import (
 	"github.com/joho/godotenv"
 	"github.com/tttbot/tttbot/bot"
 	"github.com/tttbot/tttbot/discord"
+	"github.com/tttbot/tttbot/metrics"
 	"github.com/tttbot/tttbot/store"
 )
 
@@ -82,6 +87,19 @@ directory (the environment wins):
   DATABASE_URL       optional: where games are kept; unset: the SQLite file
                      ./data/tttbot.db; sqlite:PATH or a path: SQLite there;
                      postgres://user@host/db: PostgreSQL
+  INTERACTIONS_ADDR  optional: serve Discord's interactions endpoint URL
+                     (POST /interactions) on this address, e.g. :8080; the
+                     bot then needs no gateway connection
+  DISCORD_PUBLIC_KEY with INTERACTIONS_ADDR: the application's public key
+                     (Developer Portal, General Information)
+  SHARD_ID           optional: run this gateway shard of SHARD_COUNT
+  SHARD_COUNT        optional: the number of shards, or auto to run every
+                     shard Discord recommends in this process
+  METRICS_ADDR       optional: serve /healthz, /readyz and /metrics
+                     (Prometheus) on this address, e.g. :9090
+
+  tttbot -healthcheck asks the running bot's /readyz on METRICS_ADDR and
+  exits 0 if it is ready (for Docker's HEALTHCHECK).
 `
 
 // run is the whole program; main only supplies the process's context,
@@ -91,6 +109,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fl.SetOutput(stderr)
 	fl.Usage = func() { fmt.Fprint(stderr, usage) }
 	version := fl.Bool("version", false, "print the version and exit")
+	healthcheck := fl.Bool("healthcheck", false, "check the running bot's /readyz on METRICS_ADDR")
 	if err := fl.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -100,6 +119,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if *version {
 		fmt.Fprintln(stdout, "tttbot", buildVersion())
 		return nil
+	}
+	if *healthcheck {
+		return checkHealth(ctx, getenv("METRICS_ADDR"), stdout)
 	}
 
 	cfg, err := loadConfig(getenv)
@@ -111,9 +133,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	return serve(ctx, cfg, log)
 }
 
-// serve opens the store and the gateway, registers the commands, restores
-// the running games, and answers interactions until ctx ends. A ctx that
-// ends at any point of that is a clean stop, not an error.
+// serve opens the store, connects to Discord (the gateway, the HTTP
+// endpoint, or both), registers the commands, restores the running games,
+// and answers interactions until ctx ends. A ctx that ends at any point of
+// that is a clean stop, not an error.
 func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 	stopped := func(err error) error {
 		if ctx.Err() != nil {
@@ -122,6 +145,8 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 		}
 		return err
 	}
+	var servers []*http.Server
+	defer func() { shutdown(servers, log) }()
 	st, err := openStore(ctx, cfg.database)
 	if err != nil {
 		return stopped(err)
@@ -131,23 +156,90 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 			err = fmt.Errorf("close the database: %w", cerr)
 		}
 	}()
-	gw, err := discord.Open(ctx, string(cfg.token), cfg.apiURL, log)
-	if err != nil {
-		return stopped(err)
-	}
-	ready := gw.Ready()
-	b := bot.New(gw.REST(), st, cfg.bot, log)
-	b.SetSelf(ready.UserID)
-	gw.Handle(func(i *discordgo.Interaction, r discord.Responder) { b.Handle(i, r) })
-	defer func() {
-		b.Close()
-		if err := gw.Close(); err != nil {
-			log.Warn("closing the gateway connection", "err", err)
+
+	// Listen before connecting, so that a taken port is a clear error
+	// at once; until the bot is ready the endpoint says it is starting.
+	var endpoint *discord.Endpoint
+	var ready atomic.Bool
+	var listening []any // for the ready line: what serves where
+	if cfg.interactionsAddr != "" {
+		if endpoint, err = discord.NewEndpoint(cfg.publicKey, log, nil); err != nil {
+			return err
 		}
-	}()
+		mux := http.NewServeMux()
+		mux.Handle("/interactions", endpoint)
+		srv, addr, err := listen(cfg.interactionsAddr, "INTERACTIONS_ADDR", mux, log)
+		if err != nil {
+			return err
+		}
+		servers = append(servers, srv)
+		listening = append(listening, "interactions", addr)
+	}
+
+	counters := new(discord.Counters)
+	opts := cfg.discord
+	opts.Log, opts.Counters = log, counters
+	var gw *discord.Gateway
+	var rest discord.REST
+	var me discord.Ready
+	if cfg.useGateway() {
+		if gw, err = discord.OpenWith(ctx, opts); err != nil {
+			return stopped(err)
+		}
+		defer func() {
+			if err := gw.Close(); err != nil {
+				log.Warn("closing the gateway connection", "err", err)
+			}
+		}()
+		rest, me = gw.REST(), gw.Ready()
+	} else {
+		if rest, me, err = discord.Login(ctx, opts); err != nil {
+			return stopped(err)
+		}
+	}
+
+	src := metrics.Sources{
+		ActiveGames:  st.CountRunning,
+		Reconnects:   counters.Reconnects.Load,
+		RateLimited:  counters.RateLimited.Load,
+		ServerErrors: counters.ServerErrors.Load,
+		Ready: func(ctx context.Context) error {
+			switch {
+			case !ready.Load():
+				return errors.New("starting")
+			case gw != nil && !gw.Connected():
+				return errors.New("the gateway is not connected")
+			}
+			return st.Ping(ctx)
+		},
+	}
+	if gw != nil {
+		src.Gateway = gw
+	}
+	m := metrics.New(src)
+	if cfg.metricsAddr != "" {
+		srv, addr, err := listen(cfg.metricsAddr, "METRICS_ADDR", m.Handler(), log)
+		if err != nil {
+			return err
+		}
+		servers = append(servers, srv)
+		listening = append(listening, "metrics", addr)
+	}
+
+	botCfg := cfg.bot
+	botCfg.Meter = m
+	b := bot.New(rest, st, botCfg, log)
+	b.SetSelf(me.UserID)
+	handle := func(i *discordgo.Interaction, r discord.Responder) { b.Handle(i, r) }
+	if gw != nil {
+		gw.Handle(handle)
+	}
+	// The bot closes after the servers have stopped taking interactions
+	// (deferred calls run in reverse).
+	defer b.Close()
 
 	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	err = b.Register(rctx, ready.AppID)
+	err = b.Register(rctx, me.AppID)
 	cancel()
 	if discord.TokenRejected(err) {
 		return discord.ErrTokenRejected
@@ -158,13 +250,90 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 	if err := b.Restore(ctx); err != nil {
 		return stopped(err)
 	}
+	if endpoint != nil {
+		endpoint.Handle(handle)
+	}
+	ready.Store(true)
 	scope := "global"
 	if cfg.bot.GuildID != "" {
 		scope = "guild " + cfg.bot.GuildID
 	}
-	log.Info("ready", "user", ready.Username, "application", ready.AppID, "commands", scope, "database", cfg.database.kind)
+	attrs := []any{"user", me.Username, "application", me.AppID, "commands", scope, "database", cfg.database.kind}
+	if gw != nil {
+		attrs = append(attrs, "shards", gw.Shards())
+	}
+	log.Info("ready", append(attrs, listening...)...)
 	<-ctx.Done()
 	log.Info("shutting down")
+	shutdown(servers, log)
+	servers = nil
+	return nil
+}
+
+// listen serves h on addr, named by the variable it came from, and
+// returns the address it listens on (addr with the port chosen, if it
+// asked for port 0).
+func listen(addr, variable string, h http.Handler, log *slog.Logger) (*http.Server, string, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s %s: %w", variable, addr, err)
+	}
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       10 * time.Second,
+		WriteTimeout:      10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("serving "+variable, "err", err)
+		}
+	}()
+	return srv, ln.Addr().String(), nil
+}
+
+// shutdown stops the servers, letting requests in flight finish.
+func shutdown(servers []*http.Server, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, srv := range servers {
+		if err := srv.Shutdown(ctx); err != nil {
+			log.Warn("stopping an HTTP server", "err", err)
+		}
+	}
+}
+
+// checkHealth asks the bot's /readyz on addr (METRICS_ADDR).
+func checkHealth(ctx context.Context, addr string, stdout io.Writer) error {
+	addr = strings.TrimSpace(addr)
+	if addr == "" {
+		return errors.New("METRICS_ADDR is not set, so the bot serves no /readyz to check")
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("METRICS_ADDR %q: want host:port or :port", addr)
+	}
+	if host == "" || host == "0.0.0.0" || host == "::" {
+		host = "127.0.0.1"
+	}
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+net.JoinHostPort(host, port)+"/readyz", nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("healthcheck: %w", err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<10))
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("healthcheck: %s", strings.TrimSpace(string(body)))
+	}
+	fmt.Fprint(stdout, string(body))
 	return nil
 }
 
@@ -212,9 +381,12 @@ func parseDatabase(s string) (database, error) {
 	return database{"sqlite", s}, nil
 }
 
-// gameStore is a store the bot can use and main can close.
+// gameStore is a store the bot can use and main can close, ping and ask
+// for the number of running games.
 type gameStore interface {
 	bot.Store
+	CountRunning(ctx context.Context) (int, error)
+	Ping(ctx context.Context) error
 	Close() error
 }
 
@@ -246,7 +418,18 @@ type config struct {
 	logLevel slog.Level
 	database database
 	bot      bot.Config
+
+	discord          discord.Options // token, API URL and shards
+	shardsSet        bool            // SHARD_COUNT was given
+	interactionsAddr string
+	publicKey        string
+	metricsAddr      string
 }
+
+// useGateway says whether the bot connects to the gateway: always, unless
+// it serves the HTTP endpoint, which then brings every interaction; with
+// both, SHARD_COUNT asks for the gateway too.
+func (c config) useGateway() bool { return c.interactionsAddr == "" || c.shardsSet }
 
 func (c config) LogValue() slog.Value {
 	return slog.GroupValue(
@@ -256,6 +439,11 @@ func (c config) LogValue() slog.Value {
 		slog.Any("database", c.database),
 		slog.Duration("challenge_timeout", c.bot.Table.ChallengeTimeout),
 		slog.Duration("turn_timeout", c.bot.Table.TurnTimeout),
+		slog.Int("shard_id", c.discord.ShardID),
+		slog.Int("shard_count", c.discord.ShardCount),
+		slog.Bool("auto_shards", c.discord.AutoShards),
+		slog.String("interactions_addr", c.interactionsAddr),
+		slog.String("metrics_addr", c.metricsAddr),
 	)
 }
 
@@ -309,7 +497,71 @@ func loadConfig(getenv func(string) string) (config, error) {
 		return c, err
 	}
 	c.bot.Table.Seed = mrand.Uint64()
+
+	c.interactionsAddr = strings.TrimSpace(getenv("INTERACTIONS_ADDR"))
+	c.publicKey = strings.TrimSpace(getenv("DISCORD_PUBLIC_KEY"))
+	switch {
+	case c.interactionsAddr != "" && c.publicKey == "":
+		return c, errors.New("INTERACTIONS_ADDR is set but DISCORD_PUBLIC_KEY is not: copy the public key from the Developer Portal, your application, General Information")
+	case c.interactionsAddr == "" && c.publicKey != "":
+		return c, errors.New("DISCORD_PUBLIC_KEY is set but INTERACTIONS_ADDR is not: set INTERACTIONS_ADDR (e.g. :8080) to serve the interactions endpoint, or remove the key")
+	case c.interactionsAddr != "":
+		if _, err := discord.NewEndpoint(c.publicKey, nil, nil); err != nil {
+			return c, err
+		}
+		if err := checkAddr("INTERACTIONS_ADDR", c.interactionsAddr); err != nil {
+			return c, err
+		}
+	}
+	if c.metricsAddr = strings.TrimSpace(getenv("METRICS_ADDR")); c.metricsAddr != "" {
+		if err := checkAddr("METRICS_ADDR", c.metricsAddr); err != nil {
+			return c, err
+		}
+	}
+	c.discord = discord.Options{Token: string(c.token), APIURL: c.apiURL}
+	if err := shards(getenv, &c); err != nil {
+		return c, err
+	}
 	return c, nil
+}
+
+// shards reads SHARD_ID and SHARD_COUNT.
+func shards(getenv func(string) string, c *config) error {
+	id, count := strings.TrimSpace(getenv("SHARD_ID")), strings.TrimSpace(getenv("SHARD_COUNT"))
+	switch {
+	case count == "" && id == "":
+		return nil
+	case count == "":
+		return errors.New("SHARD_ID is set but SHARD_COUNT is not: set both, or SHARD_COUNT=auto to run every shard here")
+	case strings.EqualFold(count, "auto"):
+		if id != "" {
+			return errors.New("SHARD_ID is set with SHARD_COUNT=auto, which runs every shard in this process: remove SHARD_ID")
+		}
+		c.discord.AutoShards, c.shardsSet = true, true
+		return nil
+	}
+	n, err := strconv.Atoi(count)
+	if err != nil || n < 1 {
+		return fmt.Errorf("SHARD_COUNT %q: want a number of shards (1 or more) or auto", count)
+	}
+	i := 0
+	if id != "" {
+		if i, err = strconv.Atoi(id); err != nil || i < 0 || i >= n {
+			return fmt.Errorf("SHARD_ID %q: want a number from 0 to %d (SHARD_COUNT - 1)", id, n-1)
+		}
+	} else if n > 1 {
+		return fmt.Errorf("SHARD_COUNT is %d but SHARD_ID is not set: say which shard this process runs (0 to %d)", n, n-1)
+	}
+	c.discord.ShardID, c.discord.ShardCount, c.shardsSet = i, n, true
+	return nil
+}
+
+// checkAddr says what is wrong with a listen address, if anything.
+func checkAddr(variable, addr string) error {
+	if _, port, err := net.SplitHostPort(addr); err != nil || port == "" {
+		return fmt.Errorf("%s %q: want host:port or :port, e.g. :8080", variable, addr)
+	}
+	return nil
 }
 
 func duration(getenv func(string) string, name string, def time.Duration) (time.Duration, error) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -34,6 +35,20 @@ func TestLoadConfig(t *testing.T) {
 		{"timeouts", map[string]string{"CHALLENGE_TIMEOUT": "90s", "TURN_TIMEOUT": "10m"}, ""},
 		{"bad timeout", map[string]string{"TURN_TIMEOUT": "5"}, "TURN_TIMEOUT"},
 		{"timeout too long", map[string]string{"CHALLENGE_TIMEOUT": "20m"}, "CHALLENGE_TIMEOUT"},
+		{"endpoint", map[string]string{"INTERACTIONS_ADDR": ":8080", "DISCORD_PUBLIC_KEY": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}, ""},
+		{"endpoint without key", map[string]string{"INTERACTIONS_ADDR": ":8080"}, "DISCORD_PUBLIC_KEY"},
+		{"key without endpoint", map[string]string{"DISCORD_PUBLIC_KEY": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}, "INTERACTIONS_ADDR"},
+		{"bad key", map[string]string{"INTERACTIONS_ADDR": ":8080", "DISCORD_PUBLIC_KEY": "abc"}, "DISCORD_PUBLIC_KEY"},
+		{"bad endpoint address", map[string]string{"INTERACTIONS_ADDR": "8080", "DISCORD_PUBLIC_KEY": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}, "INTERACTIONS_ADDR"},
+		{"metrics", map[string]string{"METRICS_ADDR": "127.0.0.1:9090"}, ""},
+		{"bad metrics address", map[string]string{"METRICS_ADDR": "localhost"}, "METRICS_ADDR"},
+		{"one shard", map[string]string{"SHARD_ID": "1", "SHARD_COUNT": "4"}, ""},
+		{"auto shards", map[string]string{"SHARD_COUNT": "AUTO"}, ""},
+		{"shard outside", map[string]string{"SHARD_ID": "4", "SHARD_COUNT": "4"}, "SHARD_ID"},
+		{"shard without count", map[string]string{"SHARD_ID": "0"}, "SHARD_COUNT"},
+		{"count without shard", map[string]string{"SHARD_COUNT": "2"}, "SHARD_ID"},
+		{"bad count", map[string]string{"SHARD_COUNT": "many"}, "SHARD_COUNT"},
+		{"shard with auto", map[string]string{"SHARD_ID": "0", "SHARD_COUNT": "auto"}, "SHARD_ID"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -88,10 +103,45 @@ func TestRunVersionAndHelp(t *testing.T) {
 	if err := run(context.Background(), []string{"-help"}, func(string) string { return "" }, &out, &errOut); err != nil {
 		t.Fatalf("run -help = %v", err)
 	}
-	for _, v := range []string{"DISCORD_TOKEN", "DISCORD_GUILD_ID", "DISCORD_API_URL", "LOG_LEVEL", "CHALLENGE_TIMEOUT", "TURN_TIMEOUT", "DATABASE_URL"} {
+	for _, v := range []string{"DISCORD_TOKEN", "DISCORD_GUILD_ID", "DISCORD_API_URL", "LOG_LEVEL", "CHALLENGE_TIMEOUT", "TURN_TIMEOUT", "DATABASE_URL",
+		"INTERACTIONS_ADDR", "DISCORD_PUBLIC_KEY", "SHARD_ID", "SHARD_COUNT", "METRICS_ADDR", "-healthcheck"} {
 		if !strings.Contains(errOut.String(), v) {
 			t.Errorf("-help does not mention %s", v)
 		}
+	}
+}
+
+// Which transports a configuration runs: the gateway unless the HTTP
+// endpoint is on, and both when shards are asked for too.
+func TestLoadConfigTransports(t *testing.T) {
+	key := strings.Repeat("ab", 32)
+	for _, tt := range []struct {
+		env         map[string]string
+		gateway     bool
+		shard, of   int
+		auto        bool
+		interaction string
+	}{
+		{map[string]string{}, true, 0, 0, false, ""},
+		{map[string]string{"INTERACTIONS_ADDR": ":8080", "DISCORD_PUBLIC_KEY": key}, false, 0, 0, false, ":8080"},
+		{map[string]string{"INTERACTIONS_ADDR": ":8080", "DISCORD_PUBLIC_KEY": key, "SHARD_COUNT": "auto"}, true, 0, 0, true, ":8080"},
+		{map[string]string{"SHARD_ID": "2", "SHARD_COUNT": "3"}, true, 2, 3, false, ""},
+		{map[string]string{"SHARD_COUNT": "1"}, true, 0, 1, false, ""},
+	} {
+		tt.env["DISCORD_TOKEN"] = "tok"
+		c, err := loadConfig(func(k string) string { return tt.env[k] })
+		if err != nil {
+			t.Errorf("%v: %v", tt.env, err)
+			continue
+		}
+		if c.useGateway() != tt.gateway || c.discord.ShardID != tt.shard || c.discord.ShardCount != tt.of || c.discord.AutoShards != tt.auto || c.interactionsAddr != tt.interaction {
+			t.Errorf("%v: gateway %v, shard %d of %d, auto %v, endpoint %q; want %v, %d of %d, %v, %q", tt.env,
+				c.useGateway(), c.discord.ShardID, c.discord.ShardCount, c.discord.AutoShards, c.interactionsAddr,
+				tt.gateway, tt.shard, tt.of, tt.auto, tt.interaction)
+		}
+	}
+	if err := checkHealth(context.Background(), "", io.Discard); err == nil || !strings.Contains(err.Error(), "METRICS_ADDR") {
+		t.Errorf("-healthcheck without METRICS_ADDR = %v; want an error naming it", err)
 	}
 }
 
@@ -124,7 +174,8 @@ func TestEnvExampleComplete(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, v := range []string{"DISCORD_TOKEN", "DISCORD_GUILD_ID", "DISCORD_API_URL", "LOG_LEVEL", "CHALLENGE_TIMEOUT", "TURN_TIMEOUT", "DATABASE_URL"} {
+	for _, v := range []string{"DISCORD_TOKEN", "DISCORD_GUILD_ID", "DISCORD_API_URL", "LOG_LEVEL", "CHALLENGE_TIMEOUT", "TURN_TIMEOUT", "DATABASE_URL",
+		"INTERACTIONS_ADDR", "DISCORD_PUBLIC_KEY", "SHARD_ID", "SHARD_COUNT", "METRICS_ADDR"} {
 		if !strings.Contains(string(b), "\n"+v+"=") {
 			t.Errorf(".env.example has no line %s=", v)
 		}

@@ -26,20 +26,43 @@ type endpoint struct {
 // X-Signature-Timestamp followed by the body), whose response body is the
 // interaction's answer, checked like a callback. The gateway then carries
 // no interactions. It returns the public key, in hex, for the bot's
-// DISCORD_PUBLIC_KEY. Call it before the first Send.
+// DISCORD_PUBLIC_KEY (see PublicKey). Call it before the first Send.
 //
 // As on Discord, a response that is not 200 with a valid answer, or none
 // within AckDeadline, fails the interaction; such responses are listed by
 // Rejected with the path "/interactions (endpoint)".
+//
+// It may be called again, with the same key, when the bot's address
+// changes (a restart on another port).
 func (s *Server) UseEndpoint(url string) (publicKeyHex string) {
-	pub, priv, err := ed25519.GenerateKey(nil)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.keyLocked()
+	s.endpoint.url = url
+	if s.endpoint.client == nil {
+		s.endpoint.client = &http.Client{}
+	}
+	return hex.EncodeToString(s.endpoint.key.Public().(ed25519.PublicKey))
+}
+
+// PublicKey returns the application's public key, in hex, as the Developer
+// Portal shows it: what the bot's DISCORD_PUBLIC_KEY must be.
+func (s *Server) PublicKey() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.keyLocked()
+	return hex.EncodeToString(s.endpoint.key.Public().(ed25519.PublicKey))
+}
+
+func (s *Server) keyLocked() {
+	if s.endpoint.key != nil {
+		return
+	}
+	_, priv, err := ed25519.GenerateKey(nil)
 	if err != nil {
 		panic("discordtest: " + err.Error()) // crypto/rand never fails
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.endpoint = endpoint{url: url, key: priv, client: &http.Client{}}
-	return hex.EncodeToString(pub)
+	s.endpoint.key = priv
 }
 
 // Sign returns the signature headers Discord would send with body at t.

@@ -280,3 +280,21 @@ func appendNew(buf []int, c int) []int {
 	}
 	return append(buf, c)
 }
+
+// fourKinds reports whether player index q has an empty cell where a mark
+// makes a four (any), and one where it makes two (double: most often two
+// win cells at once).
+func (f *field) fourKinds(q int) (any, double bool) {
+	for _, c := range f.fors[q] {
+		if f.cells[c] != 0 {
+			continue
+		}
+		switch n := f.four[q][c]; {
+		case n >= 2:
+			return true, true
+		case n == 1:
+			any = true
+		}
+	}
+	return any, false
+}

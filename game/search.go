@@ -10,22 +10,18 @@ import "slices"
 
 // Budget of the threat search.
 //
-// searchNodes bounds the nodes of one move, alpha-beta and forced-win
-// searches together: about 15 ms on one core of a 2024 server at 15×15,
-// k = 5 (see BenchmarkComputerMove); the cost of a node grows as k², so
-// the budget shrinks by that factor above k = 5. vcfDepth bounds the
-// attacker's moves in a search of forced wins by fours. beamRoot and beam
-// bound the moves searched at the root and below it, best first by the
-// move ordering; forced replies are always searched.
+// searchNodes bounds the nodes of one move, alpha-beta and threat searches
+// together: about 15 ms on one core of a 2024 server at 15×15, k = 5 (see
+// BenchmarkComputerMove); the cost of a node grows as k², so the budget
+// shrinks by that factor above k = 5. beamRoot and beam bound the moves
+// searched at the root and below it, best first by the move ordering;
+// forced replies are always searched.
 const (
 	maxSearchK  = 8
 	searchNodes = 20_000
-	vcfDepth    = 10
-	// vcfCallNodes bounds one search of a forced win by fours.
-	vcfCallNodes = 1_000
-	maxPly       = 24
-	beamRoot     = 16
-	beam         = 8
+	maxPly      = 24
+	beamRoot    = 16
+	beam        = 8
 )
 
 // Scores of the threat search, for the player to move.
@@ -35,6 +31,10 @@ const (
 	// A score beyond mateBound is a win or loss a known number of plies
 	// away.
 	mateBound = winScore - 1000
+	// threatScore rates a position where the player to move can make a
+	// double and the other has no four to answer with: won in practice,
+	// but not proven.
+	threatScore = 1 << 24
 )
 
 // searcher is one threat search.
@@ -43,12 +43,11 @@ type searcher struct {
 	me    Player
 	nodes int
 	limit int // nodes of the whole search
-	// vcfLimit stops forced-win searches at this many nodes, so that
-	// alpha-beta keeps at least half the budget.
-	vcfLimit int
-	// callLimit stops the current forced-win search.
+	abort bool
+	// callLimit stops the current threat search, which sets spent.
 	callLimit int
-	abort     bool
+	spent     bool
+	stack     []int // move lists of the threat search
 	tt        []searchEntry
 	bufs      [maxPly + 2][]int // move lists by ply
 	scores    [maxPly + 2][]int64
@@ -72,14 +71,15 @@ func (e *engine) search() int {
 	f := newField(g)
 	k := g.k
 	s := &searcher{f: f, me: e.me, limit: searchNodes * 25 / max(25, k*k)}
-	s.vcfLimit = s.limit / 2
-	i := s.root(e)
+	i := s.root()
 	r, c := f.cell(i).Row, f.cell(i).Col
 	return r*g.n + c
 }
 
-// root returns the local cell to play.
-func (s *searcher) root(e *engine) int {
+// root returns the local cell to play: a win, a block, a forced win by
+// threats, else the best of the moves that do not let the opponent win by
+// threats, by iterative deepening alpha-beta.
+func (s *searcher) root() int {
 	f, me := s.f, s.me
 	opp := me.Other()
 	var buf [4]int
@@ -89,37 +89,36 @@ func (s *searcher) root(e *engine) int {
 	if w := f.winCells(opp, 2, buf[:0]); len(w) > 0 {
 		return w[0] // block; with two threats the game is lost anyway
 	}
-	s.callLimit = s.limit / 4
-	if m, ok := s.vcfRoot(me); ok {
+	threes := f.k >= 4
+	if m, won, _ := s.threatSearch(me, vcfDepth, false, s.limit/10); won {
 		return m
 	}
+	if threes {
+		if m, won, _ := s.threatSearch(me, vctDepth, true, s.limit/10); won {
+			return m
+		}
+	}
+	depth := vcfDepth
+	if threes {
+		depth = vctDepth
+	}
+	// The opponent's threats, as if I passed: a mark of mine never helps
+	// the opponent, so without them no move of mine loses to threats.
+	_, threat, unsure := s.threatSearch(opp, depth, threes, s.limit/20)
 	moves, _ := s.order(me, 0, beamRoot)
 	if len(moves) == 0 {
 		return s.anyEmpty()
 	}
 	moves = slices.Clone(moves[:min(len(moves), beamRoot)])
-	// Moves after which the opponent wins by fours lose; keep the others,
-	// unless every move loses. A search that ran out of nodes proves
-	// nothing, so such moves are kept only if no move is proven safe.
-	safe, unsure := moves[:0:0], moves[:0:0]
-	for _, m := range moves {
-		f.play(m, me)
-		s.callLimit = s.nodes + vcfCallNodes
-		lost := s.vcf(opp, vcfDepth)
-		f.unplay()
-		switch {
-		case lost:
-		case s.nodes > s.callLimit || s.nodes > s.vcfLimit:
-			unsure = append(unsure, m)
-		default:
-			safe = append(safe, m)
+	if threat || unsure {
+		// My fours answer threats too.
+		var fours [64]int
+		for _, m := range f.fourCells(me, fours[:0]) {
+			if !slices.Contains(moves, m) {
+				moves = append(moves, m)
+			}
 		}
-	}
-	if len(safe) == 0 {
-		safe = unsure
-	}
-	if len(safe) > 0 {
-		moves = safe
+		moves = s.safeMoves(moves, depth, threes)
 	}
 	if len(moves) == 1 {
 		return moves[0]
@@ -154,6 +153,46 @@ func (s *searcher) root(e *engine) int {
 		sortByScore(moves, scores[:len(moves)], iterBest)
 	}
 	return best
+}
+
+// safeMoves returns the moves after which the opponent does not win by
+// threats (VCT, or VCF when threes is false). A search that ran out of
+// nodes proves nothing, so such moves are kept only if no move is proven
+// safe. If no move is, the opponent probably wins, but may not find a long
+// win by threes: it keeps the moves that do not lose to fours, and of
+// those the ones that threaten a double of my own, which give the
+// opponent the most chances to go wrong. If every move loses, all are kept.
+func (s *searcher) safeMoves(moves []int, depth int, threes bool) []int {
+	f, me := s.f, s.me
+	opp := me.Other()
+	per := s.limit / 4 / len(moves)
+	safe, open, byFours, threats := moves[:0:0], moves[:0:0], moves[:0:0], moves[:0:0]
+	for _, m := range moves {
+		f.play(m, me)
+		_, lost, spent := s.threatSearch(opp, depth, threes, per)
+		switch {
+		case !lost && !spent:
+			safe = append(safe, m)
+		case spent && !threes:
+			open = append(open, m)
+		case threes:
+			_, lost4, spent4 := s.threatSearch(opp, vcfDepth, false, per/4)
+			if lost4 || spent4 {
+				break
+			}
+			byFours = append(byFours, m)
+			if s.hasDouble(me) {
+				threats = append(threats, m)
+			}
+		}
+		f.unplay()
+	}
+	for _, l := range [][]int{safe, open, threats, byFours} {
+		if len(l) > 0 {
+			return l
+		}
+	}
+	return moves
 }
 
 // sortByScore moves the best move to the front and orders the rest by
@@ -245,6 +284,17 @@ func (s *searcher) eval(p Player) int32 {
 	f := s.f
 	me, op := int(p-1), int(2-p)
 	v := f.total[me]*3/2 - f.total[op]
+	// A player to move with a cell that makes two fours at once (mostly a
+	// double), against an opponent with no four to answer, wins in
+	// practice; the other way round the player to move must defend.
+	myFours, myDouble := f.fourKinds(me)
+	theirFours, theirDouble := f.fourKinds(op)
+	switch {
+	case myDouble && !theirFours:
+		v += threatScore
+	case theirDouble && !myFours:
+		v -= threatScore / 4
+	}
 	// Keep clear of the scores of wins.
 	return int32(max(-mateBound+1, min(mateBound-1, v)))
 }
@@ -358,67 +408,4 @@ func fromTT(v int32, ply int) int32 {
 		return v + int32(ply)
 	}
 	return v
-}
-
-// vcfRoot returns the first move of a win of p by fours, if there is one.
-func (s *searcher) vcfRoot(p Player) (int, bool) {
-	f := s.f
-	var fours [64]int
-	for _, m := range f.fourCells(p, fours[:0]) {
-		f.play(m, p)
-		var buf [4]int
-		aw := f.winCells(p, 2, buf[:0])
-		won := len(aw) >= 2
-		if len(aw) == 1 {
-			f.play(aw[0], p.Other())
-			won = s.vcf(p, vcfDepth-1)
-			f.unplay()
-		}
-		f.unplay()
-		if won {
-			return m, true
-		}
-	}
-	return 0, false
-}
-
-// vcf reports whether a, to move, wins by a sequence of at most depth
-// fours, each answered by the one reply that does not lose at once.
-func (s *searcher) vcf(a Player, depth int) bool {
-	f := s.f
-	s.nodes++
-	var buf [4]int
-	if len(f.winCells(a, 1, buf[:0])) > 0 {
-		return true
-	}
-	d := a.Other()
-	dw := f.winCells(d, 2, buf[:0])
-	if len(dw) >= 2 || depth <= 0 || s.nodes > s.vcfLimit || s.nodes > s.callLimit {
-		return false
-	}
-	var moves []int
-	var fours [64]int
-	if len(dw) == 1 {
-		if f.four[a-1][dw[0]] == 0 {
-			return false // a must block, and the block is not a four
-		}
-		moves = append(fours[:0], dw[0])
-	} else {
-		moves = f.fourCells(a, fours[:0])
-	}
-	for _, m := range moves {
-		f.play(m, a)
-		aw := f.winCells(a, 2, buf[:0])
-		won := len(aw) >= 2
-		if len(aw) == 1 {
-			f.play(aw[0], d)
-			won = s.vcf(a, depth-1)
-			f.unplay()
-		}
-		f.unplay()
-		if won {
-			return true
-		}
-	}
-	return false
 }

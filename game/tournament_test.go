@@ -8,7 +8,11 @@ import (
 	"testing"
 )
 
-var tournament = flag.Bool("tournament", false, "play the full tournament of Hard (TestTournament) and print its table")
+var (
+	tournament      = flag.Bool("tournament", false, "play the full tournament of Hard (TestTournament) and print its table")
+	tournamentBoard = flag.String("tournament.board", "", "play the tournament on this board only, e.g. 7x7,k=4")
+	tournamentSeed  = flag.Uint64("tournament.seed", 0, "added to the seeds of the tournament's games, to try other games than the table's")
+)
 
 // player chooses a move in a game; r is its source of randomness.
 type player struct {
@@ -131,11 +135,15 @@ func runTournament(t *testing.T, games int) string {
 	fmt.Fprintf(&b, "%-10s %-8s %18s %18s %8s\n", "board", "opponent", "hard first W/D/L", "hard second W/D/L", "won")
 	hard := levelPlayer(Hard)
 	for _, bd := range tournamentBoards {
+		name := fmt.Sprintf("%dx%d,k=%d", bd.n, bd.n, bd.k)
+		if *tournamentBoard != "" && *tournamentBoard != name {
+			continue
+		}
 		for j, opp := range []player{levelPlayer(Medium), greedy, randomPlayer} {
-			rc := playMatch(t, hard, opp, bd.n, bd.k, games, uint64(j))
+			rc := playMatch(t, hard, opp, bd.n, bd.k, games, uint64(j)+*tournamentSeed*1000)
 			won := rc.won[0] + rc.won[1]
 			rate := float64(won) / float64(rc.games())
-			fmt.Fprintf(&b, "%-10s %-8s %18s %18s %7.1f%%\n", fmt.Sprintf("%dx%d,k=%d", bd.n, bd.n, bd.k), opp.name,
+			fmt.Fprintf(&b, "%-10s %-8s %18s %18s %7.1f%%\n", name, opp.name,
 				fmt.Sprintf("%d/%d/%d", rc.won[0], rc.drawn[0], rc.lost[0]),
 				fmt.Sprintf("%d/%d/%d", rc.won[1], rc.drawn[1], rc.lost[1]), 100*rate)
 			want := 0.95

@@ -20,7 +20,7 @@ import (
 
 var endpointNow = time.Unix(1_767_225_600, 0)
 
-func newTestEndpoint(t *testing.T) (*Endpoint, ed25519.PrivateKey, *httptest.Server) {
+func newTestEndpoint(t testing.TB) (*Endpoint, ed25519.PrivateKey, *httptest.Server) {
 	t.Helper()
 	pub, priv, err := ed25519.GenerateKey(nil)
 	if err != nil {
@@ -161,4 +161,53 @@ func TestEndpointAnswers(t *testing.T) {
 	if got, _ := post(t, srv.URL, body, Sign(key, body, endpointNow)); got != 500 {
 		t.Errorf("unanswered: status %d; want 500", got)
 	}
+}
+
+// FuzzEndpoint posts arbitrary bodies, signed or not, at any clock skew:
+// the answer is 401 unless the signature and the time are right, then 400
+// for what is not an interaction and 200 for the rest; the handler sees
+// only signed interactions and nothing panics.
+func FuzzEndpoint(f *testing.F) {
+	f.Add([]byte(slashBody), true, int64(0))
+	f.Add([]byte(`{"type":1}`), true, int64(-299))
+	f.Add([]byte(`{"type":1}`), false, int64(0))
+	f.Add([]byte(`{"type":3,"data":{"custom_id":"move/a/1/1/1"}}`), true, int64(301))
+	f.Add([]byte(`{"type":"two","data":[]}`), true, int64(0))
+	f.Add([]byte(`null`), true, int64(0))
+	f.Add([]byte{}, true, int64(0))
+	e, key, _ := newTestEndpoint(f)
+	e.Handle(func(i *discordgo.Interaction, r Responder) {
+		if i.Type == discordgo.InteractionPing {
+			f.Error("the handler got a PING")
+		}
+		_ = r.Respond(context.Background(), &discordgo.InteractionResponse{
+			Type: discordgo.InteractionResponseChannelMessageWithSource,
+			Data: &discordgo.InteractionResponseData{Content: "ok", Flags: discordgo.MessageFlagsEphemeral},
+		})
+	})
+	f.Fuzz(func(t *testing.T, body []byte, signed bool, skewSeconds int64) {
+		skewSeconds %= 1 << 32
+		at := endpointNow.Add(time.Duration(skewSeconds) * time.Second)
+		h := Sign(key, body, at)
+		if !signed {
+			h.Set("X-Signature-Ed25519", hex.EncodeToString(make([]byte, ed25519.SignatureSize)))
+		}
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(http.MethodPost, "/interactions", bytes.NewReader(body))
+		req.Header = h
+		e.ServeHTTP(rec, req)
+		valid := signed && skewSeconds <= 300 && skewSeconds >= -300 && len(body) <= MaxBody
+		var i discordgo.Interaction
+		decodes := json.Unmarshal(body, &i) == nil
+		want := map[bool]int{false: 401, true: 400}[valid]
+		if valid && decodes {
+			want = 200
+		}
+		if rec.Code != want {
+			t.Fatalf("status %d; want %d (signed %v, skew %ds, decodes %v)", rec.Code, want, signed, skewSeconds, decodes)
+		}
+		if want == 200 && i.Type == discordgo.InteractionPing && rec.Body.String() != `{"type":1}` {
+			t.Fatalf("PING answered %s", rec.Body.String())
+		}
+	})
 }

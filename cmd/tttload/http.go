@@ -1,0 +1,199 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/http"
+	"runtime"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// httpTransport plays Discord's part for a bot on the HTTP interactions
+// endpoint: it signs each interaction and POSTs it; the response body is
+// the answer. Discord gives up after 3 s, and so does it.
+type httpTransport struct {
+	build  builder
+	key    ed25519.PrivateKey
+	pubHex string
+	sink   *sink
+	url    string
+	client *http.Client
+}
+
+func newHTTPTransport(sc scene, ids *snowflakes) (*httpTransport, error) {
+	pub, key, err := ed25519.GenerateKey(nil)
+	if err != nil {
+		return nil, err
+	}
+	s, err := startSink(sc)
+	if err != nil {
+		return nil, err
+	}
+	return &httpTransport{build: builder{scene: sc, ids: ids}, key: key, pubHex: hex.EncodeToString(pub), sink: s}, nil
+}
+
+func (t *httpTransport) name() string { return "http" }
+
+// env returns the bot's settings for this transport.
+func (t *httpTransport) env() []string {
+	return []string{
+		"DISCORD_API_URL=" + t.sink.url,
+		"INTERACTIONS_ADDR=127.0.0.1:0",
+		"DISCORD_PUBLIC_KEY=" + t.pubHex,
+	}
+}
+
+func (t *httpTransport) ready(p *botProcess, channels int) error {
+	if p.interactions == "" {
+		return fmt.Errorf("the bot's ready line names no interactions address")
+	}
+	t.url = "http://" + p.interactions + "/interactions"
+	t.client = &http.Client{
+		Timeout: 3 * time.Second, // Discord's limit
+		Transport: &http.Transport{
+			MaxIdleConns:        channels + 16,
+			MaxIdleConnsPerHost: channels + 16,
+			IdleConnTimeout:     time.Minute,
+			DisableCompression:  true,
+		},
+	}
+	return nil
+}
+
+func (t *httpTransport) close() { t.sink.close() }
+
+// payload returns the signed payload of c's next step: a presigned one if
+// there is one left, else one built and signed now.
+func (t *httpTransport) payload(c *chanState) signed {
+	step := -1
+	switch c.next {
+	case stepStart:
+		step = 0
+	case stepMove:
+		step = 1 + c.k
+	}
+	if step >= 0 && step < len(c.pre) {
+		if s := c.pre[step]; len(s) > 0 {
+			p := s[len(s)-1]
+			c.pre[step] = s[:len(s)-1]
+			return p
+		}
+	}
+	c.buf = t.appendStep(c.buf[:0], c, c.next, c.k)
+	return sign(t.key, c.buf, time.Now())
+}
+
+// appendStep appends the payload of step kind for c (move k for stepMove).
+func (t *httpTransport) appendStep(buf []byte, c *chanState, kind stepKind, k int) []byte {
+	switch kind {
+	case stepStart:
+		return t.build.start(buf, c.id, c.a, c.b, c.size)
+	case stepAccept:
+		return t.build.click(buf, c.id, c.b, c.messageID, "accept/"+c.challenge)
+	case stepMove:
+		row, col, p := c.cell(k)
+		return t.build.move(buf, c.id, p, row, col)
+	default:
+		return t.build.resign(buf, c.id, c.a)
+	}
+}
+
+// presign builds and signs, for every channel, games start and move
+// payloads for that many games, on every core, so that the run itself
+// spends no CPU on signatures. The signatures are good for 5 minutes.
+func (t *httpTransport) presign(chans []*chanState, games int) {
+	if games <= 0 {
+		return
+	}
+	now := time.Now()
+	var wg sync.WaitGroup
+	work := make(chan *chanState)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for c := range work {
+				moves := movesPerGame(c.size)
+				c.pre = make([][]signed, 1+moves)
+				for step := range c.pre {
+					for range games {
+						var body []byte
+						if step == 0 {
+							body = t.appendStep(nil, c, stepStart, 0)
+						} else {
+							body = t.appendStep(nil, c, stepMove, step-1)
+						}
+						c.pre[step] = append(c.pre[step], sign(t.key, body, now))
+					}
+				}
+			}
+		})
+	}
+	for _, c := range chans {
+		work <- c
+	}
+	close(work)
+	wg.Wait()
+}
+
+// send posts c's next step and reads the answer.
+func (t *httpTransport) send(ctx context.Context, c *chanState) outcome {
+	p := t.payload(c)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.url, bytes.NewReader(p.body))
+	if err != nil {
+		return outcome{text: err.Error()}
+	}
+	req.Header = http.Header{
+		"Content-Type":          {"application/json"},
+		"User-Agent":            {"Discord-Interactions/1.0 (+https://discord.com)"},
+		"X-Signature-Ed25519":   {p.signature},
+		"X-Signature-Timestamp": {p.timestamp},
+	}
+	resp, err := t.client.Do(req)
+	if err != nil {
+		return outcome{text: err.Error()}
+	}
+	c.ans, err = readAll(c.ans[:0], resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return outcome{text: err.Error()}
+	}
+	if resp.StatusCode != http.StatusOK {
+		return outcome{text: strconv.Itoa(resp.StatusCode) + " " + string(c.ans[:min(len(c.ans), 120)])}
+	}
+	var o outcome
+	o.read(c.ans)
+	if o.ephemeral || o.internal {
+		o.text = snippet(c.ans)
+	}
+	return o
+}
+
+// readAll appends r's contents to buf.
+func readAll(buf []byte, r io.Reader) ([]byte, error) {
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+}
+
+// snippet returns the content of an answer, shortened, for error reports.
+func snippet(body []byte) string {
+	if i := bytes.Index(body, []byte(`"content":"`)); i >= 0 {
+		body = body[i+len(`"content":"`):]
+	}
+	return string(body[:min(len(body), 100)])
+}

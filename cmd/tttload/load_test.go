@@ -1,0 +1,246 @@
+package main
+
+import (
+	"crypto/ed25519"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+	"github.com/tttbot/tttbot/discord"
+	"github.com/tttbot/tttbot/game"
+)
+
+func testBuilder() *builder {
+	return &builder{scene: scene{appID: "1100000000000000001", guildID: "1100000000000000002", cmdID: "1100000000000000003", botID: "1100000000000000001"}, ids: new(snowflakes)}
+}
+
+var (
+	alice = player{id: "1200000000000000001", name: "alice"}
+	bob   = player{id: "1200000000000000002", name: "bob"}
+)
+
+const channelID = "1300000000000000001"
+
+// decode checks that body is one JSON interaction as discordgo reads it.
+func decode(t *testing.T, body []byte) *discordgo.Interaction {
+	t.Helper()
+	if !json.Valid(body) {
+		t.Fatalf("payload is not valid JSON: %s", body)
+	}
+	i := new(discordgo.Interaction)
+	if err := json.Unmarshal(body, i); err != nil {
+		t.Fatalf("decode payload: %v\n%s", err, body)
+	}
+	if i.ID == "" || i.Token == "" || i.AppID != "1100000000000000001" || i.GuildID != "1100000000000000002" || i.ChannelID != channelID {
+		t.Errorf("id %q, token %q, app %q, guild %q, channel %q; want all set", i.ID, i.Token, i.AppID, i.GuildID, i.ChannelID)
+	}
+	return i
+}
+
+func TestPayloads(t *testing.T) {
+	b := testBuilder()
+
+	start := decode(t, b.start(nil, channelID, alice, bob, 10))
+	data := start.ApplicationCommandData()
+	if start.Type != discordgo.InteractionApplicationCommand || data.Name != "ttt" || start.Member.User.ID != alice.id {
+		t.Fatalf("start: type %v, name %q, user %q; want a /ttt command by alice", start.Type, data.Name, start.Member.User.ID)
+	}
+	sub := data.Options[0]
+	if sub.Name != "start" || sub.Options[0].Type != discordgo.ApplicationCommandOptionUser || sub.Options[0].Value != bob.id {
+		t.Errorf("start options = %+v; want opponent bob", sub.Options)
+	}
+	if u := data.Resolved.Users[bob.id]; u == nil || u.Username != "bob" {
+		t.Errorf("resolved users = %v; want bob", data.Resolved.Users)
+	}
+	if v, _ := sub.Options[1].Value.(float64); sub.Options[1].Name != "size" || v != 10 {
+		t.Errorf("size option = %+v; want 10", sub.Options[1])
+	}
+
+	move := decode(t, b.move(nil, channelID, bob, 3, 7))
+	mo := move.ApplicationCommandData().Options[0]
+	row, _ := mo.Options[0].Value.(float64)
+	col, _ := mo.Options[1].Value.(float64)
+	if mo.Name != "move" || row != 3 || col != 7 || move.Member.User.ID != bob.id {
+		t.Errorf("move = %s row %v col %v by %s; want move 3 7 by bob", mo.Name, row, col, move.Member.User.ID)
+	}
+	if move.ID == start.ID || move.Token == start.Token {
+		t.Errorf("two payloads share id %s or token; want unique", move.ID)
+	}
+
+	click := decode(t, b.click(nil, channelID, bob, "1400000000000000001", "accept/abc123"))
+	if click.Type != discordgo.InteractionMessageComponent || click.MessageComponentData().CustomID != "accept/abc123" || click.Message.ID != "1400000000000000001" {
+		t.Errorf("click = type %v custom_id %q message %q; want a click of accept/abc123", click.Type, click.MessageComponentData().CustomID, click.Message.ID)
+	}
+
+	resign := decode(t, b.resign(nil, channelID, alice))
+	if name := resign.ApplicationCommandData().Options[0].Name; name != "resign" {
+		t.Errorf("resign subcommand = %q", name)
+	}
+}
+
+// The signature must be what the bot's endpoint accepts: discord.Sign's.
+func TestSignMatchesDiscordSign(t *testing.T) {
+	_, key, _ := ed25519.GenerateKey(nil)
+	body := testBuilder().move(nil, channelID, alice, 1, 1)
+	at := time.Unix(1700000000, 0)
+	s := sign(key, body, at)
+	want := discord.Sign(key, body, at)
+	got := http.Header{}
+	got.Set("X-Signature-Ed25519", s.signature)
+	got.Set("X-Signature-Timestamp", s.timestamp)
+	for _, h := range []string{"X-Signature-Ed25519", "X-Signature-Timestamp"} {
+		if got.Get(h) != want.Get(h) {
+			t.Errorf("%s = %q; want %q", h, got.Get(h), want.Get(h))
+		}
+	}
+}
+
+// The plan of play: X wins on move movesPerGame, and not before.
+func TestPlanWins(t *testing.T) {
+	for n := 3; n <= 10; n++ {
+		g, err := game.New(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &chanState{a: alice, b: bob, size: n}
+		for k := 0; k < n*n; k++ {
+			row, col, p := c.cell(k)
+			who := game.X
+			if p == bob {
+				who = game.O
+			}
+			st, err := g.Play(row-1, col-1, who)
+			if err != nil {
+				t.Fatalf("%d×%d move %d: %v", n, n, k+1, err)
+			}
+			if st == game.Won {
+				if k+1 != movesPerGame(n) || who != game.X {
+					t.Errorf("%d×%d: %v won on move %d; want X on move %d", n, n, who, k+1, movesPerGame(n))
+				}
+				break
+			}
+			if k+1 == movesPerGame(n) {
+				t.Errorf("%d×%d: no win on move %d (status %v)", n, n, k+1, st)
+			}
+		}
+	}
+}
+
+func TestAdvance(t *testing.T) {
+	c := &chanState{a: alice, b: bob, size: 3}
+	msg := func() string { return "1400000000000000009" }
+	steps := []struct {
+		o    outcome
+		want stepKind
+		ok   bool
+	}{
+		{outcome{answered: true, challenge: "c1"}, stepAccept, true},
+		{outcome{answered: true}, stepMove, true},
+		{outcome{answered: true}, stepMove, true},
+		{outcome{answered: true, ephemeral: true}, stepResign, false},
+		{outcome{answered: true, ephemeral: true}, stepStart, true},
+		{outcome{}, stepResign, false},
+		{outcome{answered: true}, stepStart, true},
+		{outcome{answered: true, challenge: "c2"}, stepAccept, true},
+		{outcome{answered: true}, stepMove, true},
+		{outcome{answered: true, over: true}, stepStart, true},
+	}
+	for i, s := range steps {
+		ok := c.advance(s.o, msg)
+		if c.next != s.want || ok != s.ok {
+			t.Fatalf("step %d: next %v, expected %v; want %v, %v", i, c.next, ok, s.want, s.ok)
+		}
+	}
+	if c.challenge != "c2" || c.messageID != "1400000000000000009" {
+		t.Errorf("challenge %q message %q; want c2 and the new message id", c.challenge, c.messageID)
+	}
+}
+
+func TestOutcomeRead(t *testing.T) {
+	tests := []struct {
+		body string
+		want outcome
+	}{
+		{`{"type":4,"data":{"content":"❌ <@1> challenges","components":[{"type":1,"components":[{"type":2,"custom_id":"accept/0a1b2c","label":"Accept"}]}]}}`,
+			outcome{answered: true, challenge: "0a1b2c"}},
+		{`{"type":4,"data":{"content":"🏆 ❌ <@1> wins with 10 in a row (in 🟩)!"}}`, outcome{answered: true, over: true}},
+		{`{"type":4,"data":{"content":"🤝 Draw: the board is full"}}`, outcome{answered: true, over: true}},
+		{`{"type":4,"data":{"content":"Something went wrong on our side","flags":64}}`, outcome{answered: true, ephemeral: true, internal: true}},
+		{`{"type":4,"data":{"content":"This channel's game is busy with another move.","flags":64}}`, outcome{answered: true, ephemeral: true, busy: true}},
+	}
+	for _, tt := range tests {
+		var o outcome
+		o.read([]byte(tt.body))
+		if o != tt.want {
+			t.Errorf("read(%s) = %+v; want %+v", tt.body, o, tt.want)
+		}
+	}
+}
+
+func TestPercentiles(t *testing.T) {
+	var h histogram
+	for i := 1; i <= 1000; i++ {
+		h.record(time.Duration(i) * time.Microsecond)
+	}
+	l := h.snapshot()
+	for _, tt := range []struct {
+		p    float64
+		want time.Duration
+	}{{0.5, 500 * time.Microsecond}, {0.9, 900 * time.Microsecond}, {0.99, 990 * time.Microsecond}, {1, time.Millisecond}} {
+		got := l.percentile(tt.p)
+		if d := got - tt.want; d < -tt.want/50 || d > tt.want/50 {
+			t.Errorf("percentile(%v) = %v; want %v ± 2%%", tt.p, got, tt.want)
+		}
+	}
+	if l.max != time.Millisecond || l.total() != 1000 {
+		t.Errorf("max %v, total %d; want 1ms, 1000", l.max, l.total())
+	}
+	h.record(5 * time.Second)
+	if w := h.snapshot().since(l); w.total() != 1 || w.percentile(0.5) < 4900*time.Millisecond {
+		t.Errorf("window after one 5s record: total %d, p50 %v; want 1, about 5s", w.total(), w.percentile(0.5))
+	}
+	for _, d := range []time.Duration{0, 1, 127, 128, 129, 1000, time.Millisecond, time.Hour} {
+		if v := bucketValue(bucket(d)); v < d*98/100 || v > d*102/100+1 {
+			t.Errorf("bucketValue(bucket(%v)) = %v; want within 2%%", d, v)
+		}
+	}
+}
+
+func TestParseStatCPU(t *testing.T) {
+	stat := "4242 (tt tbot) S 1 4242 4242 0 -1 4194560 1234 0 0 0 250 75 0 0 20 0 12 0 100 0 0"
+	got, err := parseStatCPU([]byte(stat))
+	if err != nil || got != 3250*time.Millisecond {
+		t.Errorf("parseStatCPU = %v, %v; want 3.25s (325 ticks)", got, err)
+	}
+}
+
+func TestParseMetrics(t *testing.T) {
+	text := "# HELP go_goroutines x\n# TYPE go_goroutines gauge\ngo_goroutines 42\ngo_memstats_heap_inuse_bytes 1.2345e+07\ntttbot_x{a=\"b\"} 3\n"
+	got := parseMetrics([]byte(text), "go_memstats_heap_inuse_bytes", "go_goroutines", "missing")
+	if got[0] != 12345000 || got[1] != 42 || got[2] != 0 {
+		t.Errorf("parseMetrics = %v; want [12345000 42 0]", got)
+	}
+}
+
+func TestLogValue(t *testing.T) {
+	line := `time=2025-01-01T00:00:00Z level=INFO msg=ready user=tttbot interactions=127.0.0.1:4567 metrics=127.0.0.1:8910`
+	if got := logValue(line, "interactions"); got != "127.0.0.1:4567" {
+		t.Errorf("interactions = %q", got)
+	}
+	if got := logValue(line, "metrics"); got != "127.0.0.1:8910" {
+		t.Errorf("metrics = %q", got)
+	}
+}
+
+func TestParseFlags(t *testing.T) {
+	c, err := parseFlags([]string{"-interactions", "1000000", "-rate", "3000"}, &strings.Builder{})
+	if err != nil || c.duration != 0 || c.interactions != 1000000 {
+		t.Errorf("parseFlags = %+v, %v; want no duration limit with -interactions", c, err)
+	}
+	if _, err := parseFlags([]string{"-transport", "smoke"}, &strings.Builder{}); err == nil {
+		t.Error("parseFlags(-transport smoke) = nil error; want one")
+	}
+}

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"bytes"
+	"time"
+)
+
+// How one channel plays: A challenges B to a size×size game (win = size),
+// B accepts, then they alternate /ttt move, A (X) first, filling the board
+// in reading order. On an even size X owns every odd column, so X wins with
+// the first move of the last row (91 moves on 10×10); on an odd size X owns
+// both diagonals and wins with the same move, completing the anti-diagonal
+// (7 moves on 3×3). A new game starts in the
+// channel when one ends. After an unexpected answer, A resigns (which also
+// withdraws an open challenge) and the channel starts over.
+
+// stepKind is what a channel sends next.
+type stepKind uint8
+
+const (
+	stepStart  stepKind = iota // A: /ttt start opponent:B size:N
+	stepAccept                 // B: click accept/<challenge>
+	stepMove                   // A or B: /ttt move, cell k in reading order
+	stepResign                 // A: /ttt resign, to start over
+)
+
+func (k stepKind) String() string {
+	return [...]string{"start", "accept", "move", "resign"}[k]
+}
+
+// chanState is one channel and its two players. Only the goroutine that
+// plays the channel touches it.
+type chanState struct {
+	idx  int
+	id   string
+	a, b player
+	size int
+
+	next      stepKind
+	k         int    // the move to play, 0-based, when next is stepMove
+	challenge string // the open challenge's id, when next is stepAccept
+	messageID string // the challenge message, when next is stepAccept
+
+	pre [][]signed // presigned payloads by step (0: start, 1+k: move k), used from the end
+	buf []byte     // for payloads built on the fly
+	ans []byte     // for reading answers
+
+	run chan time.Time // the time each send is due, from the pacer
+}
+
+// cell returns the 1-based row and column of move k and who plays it.
+func (c *chanState) cell(k int) (row, col int, p player) {
+	p = c.a
+	if k%2 == 1 {
+		p = c.b
+	}
+	return k/c.size + 1, k%c.size + 1, p
+}
+
+// outcome is what came back for one interaction.
+type outcome struct {
+	answered  bool          // a 200 with an answer in time
+	latency   time.Duration // measured by the transport; 0: the driver's clock
+	ephemeral bool          // an ephemeral answer: a refusal or an error
+	internal  bool          // "Something went wrong"
+	busy      bool          // the channel's lock was not free in time
+	over      bool          // the answer says the game ended
+	challenge string        // the challenge id on an Accept button
+	messageID string        // the message the answer created
+	text      string        // a short extract of an unexpected answer
+}
+
+// read fills o from an answer body (HTTP) or content (gateway), with
+// byte searches only: the generator does not decode answers.
+func (o *outcome) read(body []byte) {
+	o.answered = true
+	o.ephemeral = bytes.Contains(body, []byte(`"flags":64`))
+	o.internal = bytes.Contains(body, []byte("Something went wrong"))
+	o.busy = bytes.Contains(body, []byte("busy with another"))
+	o.over = bytes.Contains(body, []byte(" wins with ")) || bytes.Contains(body, []byte("Draw:"))
+	if i := bytes.Index(body, []byte(`"accept/`)); i >= 0 {
+		rest := body[i+len(`"accept/`):]
+		if j := bytes.IndexByte(rest, '"'); j > 0 {
+			o.challenge = string(rest[:j])
+		}
+	}
+}
+
+// advance moves the channel on after the step it sent got o, and says
+// whether o is what that step should get (for the error counts).
+func (c *chanState) advance(o outcome, newMessageID func() string) (expected bool) {
+	ok := o.answered && !o.ephemeral
+	switch c.next {
+	case stepStart:
+		if ok && o.challenge != "" {
+			c.next, c.challenge, c.messageID = stepAccept, o.challenge, o.messageID
+			if c.messageID == "" {
+				c.messageID = newMessageID()
+			}
+			return true
+		}
+	case stepAccept:
+		if ok {
+			c.next, c.k = stepMove, 0
+			return true
+		}
+	case stepMove:
+		if ok {
+			c.k++
+			switch {
+			case o.over:
+				c.next = stepStart
+			case c.k >= c.size*c.size:
+				c.next = stepResign // cannot happen: the board is full
+			}
+			return true
+		}
+	case stepResign:
+		c.next = stepStart
+		return o.answered
+	}
+	c.next = stepResign
+	return false
+}
+
+// movesPerGame is the number of moves a game of the plan takes on an n×n
+// board.
+func movesPerGame(n int) int { return (n-1)*n + 1 }

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// sink is the least of Discord's REST API that a bot on the HTTP
+// interactions endpoint needs: who the bot is, command registration, and
+// webhook edits and follow-ups, which it answers at once and forgets.
+// Unlike discord/discordtest it keeps nothing, so the generator's memory
+// stays flat over a long run.
+type sink struct {
+	scene
+	url string // the API base URL, for DISCORD_API_URL
+
+	edits, followups, callbacks, other atomic.Uint64
+	conns                              atomic.Uint64 // TCP connections the bot opened
+
+	srv *http.Server
+}
+
+// startSink serves the sink on loopback.
+func startSink(sc scene) (*sink, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	s := &sink{scene: sc, url: "http://" + ln.Addr().String() + "/api/v9"}
+	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, ConnState: func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			s.conns.Add(1)
+		}
+	}}
+	go func() { _ = s.srv.Serve(ln) }()
+	return s, nil
+}
+
+func (s *sink) close() { _ = s.srv.Close() }
+
+// message is the message every edit and follow-up returns.
+var message = []byte(`{"id":"1000000000000000001","channel_id":"1000000000000000002","type":0,"content":"","components":[],"embeds":[],"attachments":[],"flags":0,"author":{"id":"1","username":"tttbot","bot":true}}`)
+
+func (s *sink) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	path := strings.TrimPrefix(r.URL.Path, "/api/v9")
+	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	w.Header().Set("Content-Type", "application/json")
+	switch {
+	case r.Method == http.MethodPatch && strings.HasPrefix(path, "/webhooks/"):
+		s.edits.Add(1)
+		_, _ = w.Write(message)
+	case r.Method == http.MethodPost && strings.HasPrefix(path, "/webhooks/"):
+		s.followups.Add(1)
+		_, _ = w.Write(message)
+	case r.Method == http.MethodPost && strings.HasPrefix(path, "/interactions/"):
+		s.callbacks.Add(1)
+		w.WriteHeader(http.StatusNoContent)
+	case r.Method == http.MethodGet && path == "/users/@me":
+		_, _ = w.Write([]byte(`{"id":"` + s.botID + `","username":"tttbot","global_name":"tttbot","discriminator":"0","bot":true}`))
+	case r.Method == http.MethodGet && strings.HasPrefix(path, "/gateway"):
+		_, _ = w.Write([]byte(`{"url":"ws://127.0.0.1:1","shards":1,"session_start_limit":{"total":1000,"remaining":1000,"reset_after":0,"max_concurrency":1}}`))
+	case r.Method == http.MethodPut && strings.HasPrefix(path, "/applications/") && strings.HasSuffix(path, "/commands"):
+		var cmds []map[string]any
+		if err := json.Unmarshal(body, &cmds); err != nil {
+			http.Error(w, `{"message":"Invalid Form Body","code":50035}`, http.StatusBadRequest)
+			return
+		}
+		for _, c := range cmds {
+			c["id"], c["application_id"], c["version"] = s.cmdID, s.appID, s.cmdID
+			if strings.Contains(path, "/guilds/") {
+				c["guild_id"] = s.guildID
+			}
+		}
+		_ = json.NewEncoder(w).Encode(cmds)
+	default:
+		s.other.Add(1)
+		if r.Method == http.MethodGet {
+			_, _ = w.Write([]byte(`{}`))
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}
+}

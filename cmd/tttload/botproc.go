@@ -236,3 +236,36 @@ func parseMetrics(text []byte, names ...string) []float64 {
 	}
 	return out
 }
+
+// machineCPU returns the CPU time all processes have used (everything but
+// idle and iowait, summed over the cores), from /proc/stat.
+func machineCPU() (time.Duration, error) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, err
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	return parseMachineCPU(line)
+}
+
+// parseMachineCPU reads the busy time from the "cpu" line of /proc/stat.
+func parseMachineCPU(line string) (time.Duration, error) {
+	f := strings.Fields(line)
+	if len(f) < 6 || f[0] != "cpu" {
+		return 0, errors.New("unexpected /proc/stat")
+	}
+	var busy uint64
+	for i, v := range f[1:] {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return 0, errors.New("unexpected /proc/stat")
+		}
+		// Fields: user nice system idle iowait irq softirq steal guest
+		// guest_nice; guest time is already counted in user.
+		if i == 3 || i == 4 || i >= 8 {
+			continue
+		}
+		busy += n
+	}
+	return time.Duration(busy) * time.Second / clockTicks, nil
+}

@@ -26,12 +26,12 @@ type httpTransport struct {
 	client *http.Client
 }
 
-func newHTTPTransport(sc scene, ids *snowflakes) (*httpTransport, error) {
+func newHTTPTransport(sc scene, ids *snowflakes, restTLS bool, dir string) (*httpTransport, error) {
 	pub, key, err := ed25519.GenerateKey(nil)
 	if err != nil {
 		return nil, err
 	}
-	s, err := startSink(sc)
+	s, err := startSink(sc, restTLS, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -42,11 +42,15 @@ func (t *httpTransport) name() string { return "http" }
 
 // env returns the bot's settings for this transport.
 func (t *httpTransport) env() []string {
-	return []string{
+	env := []string{
 		"DISCORD_API_URL=" + t.sink.url,
 		"INTERACTIONS_ADDR=127.0.0.1:0",
 		"DISCORD_PUBLIC_KEY=" + t.pubHex,
 	}
+	if t.sink.caFile != "" {
+		env = append(env, "SSL_CERT_FILE="+t.sink.caFile)
+	}
+	return env
 }
 
 func (t *httpTransport) ready(p *botProcess, channels int) error {

@@ -244,3 +244,10 @@ func TestParseFlags(t *testing.T) {
 		t.Error("parseFlags(-transport smoke) = nil error; want one")
 	}
 }
+
+func TestParseMachineCPU(t *testing.T) {
+	got, err := parseMachineCPU("cpu  100 5 50 1000 20 3 2 0 0 0")
+	if err != nil || got != 1600*time.Millisecond {
+		t.Errorf("parseMachineCPU = %v, %v; want 1.6s (160 busy ticks)", got, err)
+	}
+}

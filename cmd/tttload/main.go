@@ -72,6 +72,7 @@ type config struct {
 	sample       time.Duration
 	bot          string
 	presign      bool
+	restTLS      bool
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -88,6 +89,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fl.DurationVar(&c.sample, "sample", 0, "print a row of throughput, latency and the bot's memory every this often (0: none)")
 	fl.StringVar(&c.bot, "bot", "", "the bot binary (default: go build the module's bot into a temporary directory)")
 	fl.BoolVar(&c.presign, "presign", true, "sign http payloads before the run, when it lasts under 4 minutes")
+	fl.BoolVar(&c.restTLS, "rest-tls", true, "http: serve the bot's REST calls over HTTPS and HTTP/2, as discord.com does (false: plain HTTP/1.1)")
 	if err := fl.Parse(args); err != nil {
 		return c, err
 	}
@@ -196,6 +198,7 @@ type report struct {
 	lat         latencies
 	botCPU      time.Duration
 	genCPU      time.Duration
+	otherCPU    time.Duration // other processes on the machine during the run
 	verify      time.Duration
 	memStart    memory
 	memEnd      memory
@@ -264,7 +267,7 @@ func runOne(ctx context.Context, cfg config, kind, botPath, dir string, stdout i
 		botID := id()
 		sc := scene{appID: botID, botID: botID, guildID: id(), cmdID: id()}
 		var err error
-		if ht, err = newHTTPTransport(sc, ids); err != nil {
+		if ht, err = newHTTPTransport(sc, ids, cfg.restTLS, dir); err != nil {
 			return nil, err
 		}
 		tr, guildID = ht, sc.guildID
@@ -287,6 +290,7 @@ func runOne(ctx context.Context, cfg config, kind, botPath, dir string, stdout i
 		return nil, err
 	}
 	defer p.stop()
+	fmt.Fprintf(stdout, "%s: bot pid %d, interactions %s, metrics %s\n", kind, p.pid, cmpOr(p.interactions, "-"), p.metrics)
 	if err := tr.ready(p, cfg.channels); err != nil {
 		return nil, err
 	}
@@ -320,12 +324,15 @@ func runOne(ctx context.Context, cfg config, kind, botPath, dir string, stdout i
 		return nil, fmt.Errorf("sample the bot: %w", err)
 	}
 	gen0, _ := cpuTime(os.Getpid())
+	all0, _ := machineCPU()
 	r.elapsed = drive(ctx, cfg, tr, chans, r.st, id, p, stdout)
 	gen1, _ := cpuTime(os.Getpid())
+	all1, _ := machineCPU()
 	if r.memEnd, err = p.sample(); err != nil {
 		return nil, fmt.Errorf("sample the bot: %w", err)
 	}
 	r.botCPU, r.genCPU = r.memEnd.cpu-r.memStart.cpu, gen1-gen0
+	r.otherCPU = max(all1-all0-r.botCPU-r.genCPU, 0)
 	r.lat = r.st.lat.snapshot()
 	if ht != nil {
 		r.edits, r.restConns = ht.sink.edits.Load(), ht.sink.conns.Load()
@@ -455,6 +462,13 @@ func sampleLoop(interval time.Duration, start time.Time, st *stats, p *botProces
 	}
 }
 
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
 func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 func mb(b int64) float64             { return float64(b) / (1 << 20) }
@@ -516,6 +530,10 @@ func printReports(w io.Writer, cfg config, rs []*report) {
 		return fmt.Sprintf("%.0f µs", micros(r.botCPU)/n(r)-micros(r.verify))
 	})
 	add("generator CPU/interaction", func(r *report) string { return fmt.Sprintf("%.0f µs", micros(r.genCPU)/n(r)) })
+	add("CPU of bot/generator/others", func(r *report) string {
+		pct := func(d time.Duration) float64 { return 100 * d.Seconds() / r.elapsed.Seconds() }
+		return fmt.Sprintf("%.0f%% / %.0f%% / %.0f%% of a core", pct(r.botCPU), pct(r.genCPU), pct(r.otherCPU))
+	})
 	add("RSS start→end", func(r *report) string { return fmt.Sprintf("%.1f → %.1f MB", mb(r.memStart.rss), mb(r.memEnd.rss)) })
 	add("heap in use start→end", func(r *report) string {
 		return fmt.Sprintf("%.1f → %.1f MB", mb(r.memStart.heapInuse), mb(r.memEnd.heapInuse))

@@ -1,10 +1,20 @@
 package main
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
 	"io"
+	"math/big"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -17,7 +27,8 @@ import (
 // stays flat over a long run.
 type sink struct {
 	scene
-	url string // the API base URL, for DISCORD_API_URL
+	url    string // the API base URL, for DISCORD_API_URL
+	caFile string // with TLS: the certificate to trust, for SSL_CERT_FILE
 
 	edits, followups, callbacks, other atomic.Uint64
 	conns                              atomic.Uint64 // TCP connections the bot opened
@@ -25,8 +36,10 @@ type sink struct {
 	srv *http.Server
 }
 
-// startSink serves the sink on loopback.
-func startSink(sc scene) (*sink, error) {
+// startSink serves the sink on loopback. With useTLS it serves HTTPS
+// (HTTP/2, as discord.com does) with a certificate written to dir, which
+// the bot must trust through SSL_CERT_FILE; without, plain HTTP/1.1.
+func startSink(sc scene, useTLS bool, dir string) (*sink, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -37,8 +50,48 @@ func startSink(sc scene) (*sink, error) {
 			s.conns.Add(1)
 		}
 	}}
-	go func() { _ = s.srv.Serve(ln) }()
+	if !useTLS {
+		go func() { _ = s.srv.Serve(ln) }()
+		return s, nil
+	}
+	cert, err := selfSigned(filepath.Join(dir, "sink-ca.pem"))
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
+	s.caFile = filepath.Join(dir, "sink-ca.pem")
+	s.url = "https://" + ln.Addr().String() + "/api/v9"
+	s.srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h2", "http/1.1"}}
+	go func() { _ = s.srv.ServeTLS(ln, "", "") }()
 	return s, nil
+}
+
+// selfSigned makes a certificate for 127.0.0.1 and writes it, in PEM, to
+// certFile.
+func selfSigned(certFile string) (tls.Certificate, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "tttload REST sink"},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(24 * time.Hour),
+		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1)},
+		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		return tls.Certificate{}, err
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
 }
 
 func (s *sink) close() { _ = s.srv.Close() }

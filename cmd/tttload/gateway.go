@@ -2,7 +2,14 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/tttbot/tttbot/discord/discordtest"
@@ -12,27 +19,74 @@ import (
 // Discord (discord/discordtest), which checks every callback as Discord
 // does. The fake keeps everything it is sent, so runs should be short.
 // Latency is the fake's: from the dispatch to the callback's arrival.
+//
+// The fake serves REST over plain HTTP/1.1, on which the bot's HTTP client
+// (two idle connections per host) dials a new connection for most calls
+// under load; discord.com speaks HTTP/2 over TLS, one connection for all.
+// With restTLS the bot's REST calls go through a TLS, HTTP/2 reverse proxy
+// in this process instead, so that the bot's side costs what it would in
+// production.
 type gatewayTransport struct {
 	srv     *discordtest.Server
 	guildID string
+	proxy   *http.Server
+	apiURL  string
+	caFile  string
 }
 
-func newGatewayTransport(token string) *gatewayTransport {
+func newGatewayTransport(token string, restTLS bool, dir string) (*gatewayTransport, error) {
 	srv := discordtest.NewServer(token)
-	return &gatewayTransport{srv: srv, guildID: srv.NewID()}
+	t := &gatewayTransport{srv: srv, guildID: srv.NewID(), apiURL: srv.APIURL}
+	if !restTLS {
+		return t, nil
+	}
+	target, err := url.Parse(srv.APIURL)
+	if err != nil {
+		srv.Close()
+		return nil, err
+	}
+	target.Path = ""
+	rp := httputil.NewSingleHostReverseProxy(target)
+	rp.Transport = &http.Transport{MaxIdleConns: 512, MaxIdleConnsPerHost: 512, IdleConnTimeout: time.Minute}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		srv.Close()
+		return nil, err
+	}
+	t.caFile = filepath.Join(dir, "proxy-ca.pem")
+	cert, err := selfSigned(t.caFile)
+	if err != nil {
+		ln.Close()
+		srv.Close()
+		return nil, err
+	}
+	t.proxy = &http.Server{Handler: rp, ReadHeaderTimeout: 10 * time.Second,
+		TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h2", "http/1.1"}}}
+	go func() { _ = t.proxy.ServeTLS(ln, "", "") }()
+	t.apiURL = "https://" + ln.Addr().String() + "/api/v9"
+	return t, nil
 }
 
 func (t *gatewayTransport) name() string { return "gateway" }
 
 func (t *gatewayTransport) env() []string {
-	return []string{"DISCORD_API_URL=" + t.srv.APIURL}
+	env := []string{"DISCORD_API_URL=" + t.apiURL}
+	if t.caFile != "" {
+		env = append(env, "SSL_CERT_FILE="+t.caFile)
+	}
+	return env
 }
 
 func (t *gatewayTransport) ready(*botProcess, int) error {
 	return t.srv.WaitReady(context.Background())
 }
 
-func (t *gatewayTransport) close() { t.srv.Close() }
+func (t *gatewayTransport) close() {
+	if t.proxy != nil {
+		_ = t.proxy.Close()
+	}
+	t.srv.Close()
+}
 
 func (t *gatewayTransport) member(p player) discordtest.Member {
 	return discordtest.Member{

@@ -89,7 +89,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fl.DurationVar(&c.sample, "sample", 0, "print a row of throughput, latency and the bot's memory every this often (0: none)")
 	fl.StringVar(&c.bot, "bot", "", "the bot binary (default: go build the module's bot into a temporary directory)")
 	fl.BoolVar(&c.presign, "presign", true, "sign http payloads before the run, when it lasts under 4 minutes")
-	fl.BoolVar(&c.restTLS, "rest-tls", true, "http: serve the bot's REST calls over HTTPS and HTTP/2, as discord.com does (false: plain HTTP/1.1)")
+	fl.BoolVar(&c.restTLS, "rest-tls", true, "serve the bot's REST calls over HTTPS and HTTP/2, as discord.com does (gateway: through a proxy in front of the fake); false: plain HTTP/1.1")
 	if err := fl.Parse(args); err != nil {
 		return c, err
 	}
@@ -272,7 +272,10 @@ func runOne(ctx context.Context, cfg config, kind, botPath, dir string, stdout i
 		}
 		tr, guildID = ht, sc.guildID
 	default:
-		gt := newGatewayTransport("tttload-token")
+		gt, err := newGatewayTransport("tttload-token", cfg.restTLS, dir)
+		if err != nil {
+			return nil, err
+		}
 		tr, guildID = gt, gt.guildID
 	}
 	defer tr.close()

@@ -17,5 +17,13 @@ COPY --from=build --chown=65532:65532 /out/data /data
 WORKDIR /data
 VOLUME /data
 ENV DATABASE_URL=/data/tttbot.db
+# /healthz, /readyz and /metrics (Prometheus) on port 9090; publish it only
+# to your monitoring. INTERACTIONS_ADDR, if you use the HTTP endpoint, is
+# usually :8080.
+ENV METRICS_ADDR=:9090
+EXPOSE 9090
+# The binary checks its own /readyz (no shell or curl in the image): the
+# database answers and the gateway is connected or the endpoint serving.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 CMD ["/tttbot", "-healthcheck"]
 USER nonroot:nonroot
 ENTRYPOINT ["/tttbot"]

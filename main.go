@@ -176,29 +176,11 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 		listening = append(listening, "interactions", addr)
 	}
 
+	// The operator's endpoints come up first: /healthz answers, and
+	// /readyz says "starting" until the bot is ready.
 	counters := new(discord.Counters)
-	opts := cfg.discord
-	opts.Log, opts.Counters = log, counters
-	var gw *discord.Gateway
-	var rest discord.REST
-	var me discord.Ready
-	if cfg.useGateway() {
-		if gw, err = discord.OpenWith(ctx, opts); err != nil {
-			return stopped(err)
-		}
-		defer func() {
-			if err := gw.Close(); err != nil {
-				log.Warn("closing the gateway connection", "err", err)
-			}
-		}()
-		rest, me = gw.REST(), gw.Ready()
-	} else {
-		if rest, me, err = discord.Login(ctx, opts); err != nil {
-			return stopped(err)
-		}
-	}
-
-	src := metrics.Sources{
+	var gw *discord.Gateway // set before ready, read by Ready only after it
+	m := metrics.New(metrics.Sources{
 		ActiveGames:  st.CountRunning,
 		Reconnects:   counters.Reconnects.Load,
 		RateLimited:  counters.RateLimited.Load,
@@ -212,11 +194,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 			}
 			return st.Ping(ctx)
 		},
-	}
-	if gw != nil {
-		src.Gateway = gw
-	}
-	m := metrics.New(src)
+	})
 	if cfg.metricsAddr != "" {
 		srv, addr, err := listen(cfg.metricsAddr, "METRICS_ADDR", m.Handler(), log)
 		if err != nil {
@@ -224,6 +202,27 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 		}
 		servers = append(servers, srv)
 		listening = append(listening, "metrics", addr)
+	}
+
+	opts := cfg.discord
+	opts.Log, opts.Counters = log, counters
+	var rest discord.REST
+	var me discord.Ready
+	if cfg.useGateway() {
+		if gw, err = discord.OpenWith(ctx, opts); err != nil {
+			return stopped(err)
+		}
+		defer func() {
+			if err := gw.Close(); err != nil {
+				log.Warn("closing the gateway connection", "err", err)
+			}
+		}()
+		rest, me = gw.REST(), gw.Ready()
+		m.WatchGateway(gw)
+	} else {
+		if rest, me, err = discord.Login(ctx, opts); err != nil {
+			return stopped(err)
+		}
 	}
 
 	botCfg := cfg.bot

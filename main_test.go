@@ -195,7 +195,7 @@ func TestBinary(t *testing.T) {
 	srv := discordtest.NewServer("binary-secret-token")
 	defer srv.Close()
 	guild := srv.NewID()
-	env := fmt.Sprintf("DISCORD_TOKEN=%s\nDISCORD_API_URL=%s\nDISCORD_GUILD_ID=%s\n", srv.Token, srv.APIURL, guild)
+	env := fmt.Sprintf("DISCORD_TOKEN=%s\nDISCORD_API_URL=%s\nDISCORD_GUILD_ID=%s\nMETRICS_ADDR=127.0.0.1:0\n", srv.Token, srv.APIURL, guild)
 	if err := os.WriteFile(filepath.Join(dir, ".env"), []byte(env), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -233,6 +233,14 @@ func TestBinary(t *testing.T) {
 	// other case).
 	if err := logs.waitFor(ctx, "msg=ready"); err != nil {
 		t.Fatal(err)
+	}
+	// Docker's HEALTHCHECK: the binary asks the running bot's /readyz.
+	_, after, _ := strings.Cut(logs.String(), "metrics=")
+	addr, _, _ := strings.Cut(after, "\n")
+	check := exec.Command(bin, "-healthcheck")
+	check.Env = []string{"METRICS_ADDR=" + strings.TrimSpace(addr)}
+	if out, err := check.CombinedOutput(); err != nil || !strings.Contains(string(out), "ready") {
+		t.Errorf("tttbot -healthcheck (METRICS_ADDR=%s) = %v, %q; want exit 0, ready", addr, err, out)
 	}
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)

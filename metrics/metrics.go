@@ -22,7 +22,8 @@ import (
 type Sources struct {
 	// ActiveGames counts the games not yet ended (store.CountRunning).
 	ActiveGames func(ctx context.Context) (int, error)
-	// Gateway is the gateway connection, when the bot has one.
+	// Gateway is the gateway connection, when the bot has one (see also
+	// WatchGateway).
 	Gateway Gateway
 	// Reconnects, RateLimited and ServerErrors count gateway reconnections
 	// and REST answers 429 and 5xx (discord.Counters).
@@ -89,12 +90,8 @@ func New(src Sources) *Metrics {
 			return float64(n)
 		}))
 	}
-	if g := src.Gateway; g != nil {
-		reg.MustRegister(
-			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tttbot_gateway_connected", Help: "1 when every gateway shard of this process is connected."},
-				func() float64 { return b2f(g.Connected()) }),
-			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tttbot_gateway_heartbeat_seconds", Help: "Gateway heartbeat latency, the worst of this process's shards."},
-				func() float64 { return g.HeartbeatLatency().Seconds() }))
+	if src.Gateway != nil {
+		m.WatchGateway(src.Gateway)
 	}
 	for _, c := range []struct {
 		name, help string
@@ -110,6 +107,16 @@ func New(src Sources) *Metrics {
 		}
 	}
 	return m
+}
+
+// WatchGateway adds the metrics of a gateway connection opened after New:
+// whether it is connected and its heartbeat latency. Call it once.
+func (m *Metrics) WatchGateway(g Gateway) {
+	m.reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tttbot_gateway_connected", Help: "1 when every gateway shard of this process is connected."},
+			func() float64 { return b2f(g.Connected()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tttbot_gateway_heartbeat_seconds", Help: "Gateway heartbeat latency, the worst of this process's shards."},
+			func() float64 { return g.HeartbeatLatency().Seconds() }))
 }
 
 // Interaction counts one interaction (bot.Meter).

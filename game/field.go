@@ -179,8 +179,9 @@ func (f *field) update(i int, p Player, sign int) {
 					m := cnt[me+1]
 					f.shift(me, first, st, m, m+1, sign)
 				}
-				if cnt[me+1] == 0 {
-					// The other player's window is blocked.
+				if cnt[me+1] == 0 && cnt[op+1] > 0 {
+					// The other player's window is blocked (one
+					// without marks counts for nothing).
 					f.shift(op, first, st, cnt[op+1], -1, sign)
 				}
 			}
@@ -204,11 +205,21 @@ func (f *field) shift(q, first, st, from, to, sign int) {
 	wf, wt := f.w8(from), f.w8(to)
 	f.total[q] += wt - wf
 	dv := int32(wt - wf)
+	val := f.val[q]
+	// The win, four or three counts the window leaves and joins, if any.
+	dec, inc := f.counter(q, from), f.counter(q, to)
 	for j := range k {
 		c := first + j*st
-		f.val[q][c] += dv
-		f.count(q, c, from, -1)
-		f.count(q, c, to, 1)
+		val[c] += dv
+		if dec != nil {
+			dec[c]--
+		}
+		if inc != nil {
+			inc[c]++
+			if inc[c] == 1 {
+				f.pushCount(q, c, to)
+			}
+		}
 	}
 }
 
@@ -220,27 +231,31 @@ func (f *field) w8(m int) int64 {
 	return f.weight[m]
 }
 
-// count adds d to the win, four or three count of cell c for a window of
-// player index q with m marks, and pushes c on the stacks when a count
-// becomes 1. Windows without marks are not counted.
-func (f *field) count(q, c, m, d int) {
-	if m <= 0 {
-		return
+// counter returns the counts (win, four or three) of player index q that a
+// window with m marks adds to, or nil: windows without marks, or with
+// fewer than k-3, are not counted.
+func (f *field) counter(q, m int) []uint8 {
+	switch k := f.k; {
+	case m <= 0:
+		return nil
+	case m == k-1:
+		return f.win[q]
+	case m == k-2:
+		return f.four[q]
+	case m == k-3:
+		return f.three[q]
 	}
-	k := f.k
+	return nil
+}
+
+// pushCount pushes cell c, whose win or four count (by m, as in counter)
+// just became 1, on the matching stack.
+func (f *field) pushCount(q, c, m int) {
 	switch m {
-	case k - 1:
-		f.win[q][c] += uint8(d)
-		if d > 0 && f.win[q][c] == 1 {
-			f.wins[q] = append(f.wins[q], int32(c))
-		}
-	case k - 2:
-		f.four[q][c] += uint8(d)
-		if d > 0 && f.four[q][c] == 1 {
-			f.fors[q] = append(f.fors[q], int32(c))
-		}
-	case k - 3:
-		f.three[q][c] += uint8(d)
+	case f.k - 1:
+		f.wins[q] = append(f.wins[q], int32(c))
+	case f.k - 2:
+		f.fors[q] = append(f.fors[q], int32(c))
 	}
 }
 

@@ -94,7 +94,7 @@ func (s *searcher) root() int {
 		return m
 	}
 	if threes {
-		if m, won, _ := s.threatSearch(me, vctDepth, true, s.limit/10); won {
+		if m, won, _ := s.threatSearch(me, vctDepth, true, s.limit/4); won {
 			return m
 		}
 	}
@@ -123,7 +123,7 @@ func (s *searcher) root() int {
 	if len(moves) == 1 {
 		return moves[0]
 	}
-	s.tt = make([]searchEntry, 1<<15)
+	s.tt = make([]searchEntry, 1<<14)
 	best := moves[0]
 	scores := make([]int32, len(moves))
 	for depth := 1; depth <= maxPly; depth++ {

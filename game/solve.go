@@ -19,7 +19,7 @@ const (
 	exactAlways = 4
 	exactSize   = 16
 	exactEmpty  = 14
-	exactNodes  = 200_000
+	exactNodes  = 50_000
 	maxTT       = 1 << 17 // slots of the transposition table: 1 MB
 )
 

@@ -11,6 +11,7 @@ import (
 var (
 	tournament      = flag.Bool("tournament", false, "play the full tournament of Hard (TestTournament) and print its table")
 	tournamentBoard = flag.String("tournament.board", "", "play the tournament on this board only, e.g. 7x7,k=4")
+	tournamentOpp   = flag.String("tournament.opponent", "", "play the tournament against this opponent only: medium, greedy or random")
 	tournamentSeed  = flag.Uint64("tournament.seed", 0, "added to the seeds of the tournament's games, to try other games than the table's")
 )
 
@@ -114,6 +115,7 @@ func playMatch(t testing.TB, hard, opp player, n, k, games int, seed uint64) rec
 			rc.won[side]++
 		case None:
 			rc.drawn[side]++
+			t.Logf("%d×%d k=%d: %s drew with %s as %v: %v", n, n, k, hard.name, opp.name, hardP, g.History())
 		default:
 			rc.lost[side]++
 			t.Logf("%d×%d k=%d: %s lost to %s as %v: %v", n, n, k, hard.name, opp.name, hardP, g.History())
@@ -140,6 +142,9 @@ func runTournament(t *testing.T, games int) string {
 			continue
 		}
 		for j, opp := range []player{levelPlayer(Medium), greedy, randomPlayer} {
+			if *tournamentOpp != "" && *tournamentOpp != opp.name {
+				continue
+			}
 			rc := playMatch(t, hard, opp, bd.n, bd.k, games, uint64(j)+*tournamentSeed*1000)
 			won := rc.won[0] + rc.won[1]
 			rate := float64(won) / float64(rc.games())

@@ -173,12 +173,18 @@ func verifyCost() time.Duration {
 	msg := append([]byte(s.timestamp), body...)
 	sig := make([]byte, ed25519.SignatureSize)
 	copy(sig, ed25519.Sign(key, msg))
-	r := testing.Benchmark(func(b *testing.B) {
-		for b.Loop() {
-			ed25519.Verify(pub, msg, sig)
-		}
-	})
-	return time.Duration(r.NsPerOp())
+	// The least of three runs: other processes on the machine only ever
+	// make it slower.
+	best := time.Duration(math.MaxInt64)
+	for range 3 {
+		r := testing.Benchmark(func(b *testing.B) {
+			for b.Loop() {
+				ed25519.Verify(pub, msg, sig)
+			}
+		})
+		best = min(best, time.Duration(r.NsPerOp()))
+	}
+	return best
 }
 
 // transport is how interactions reach the bot.

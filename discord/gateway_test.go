@@ -76,10 +76,11 @@ func TestRoute(t *testing.T) {
 	}
 }
 
-// HeartbeatLatency reaches discordgo's websocket mutex; an upgrade of
-// discordgo that renames it must fail here, not quietly report 0.
-func TestWSMutexFound(t *testing.T) {
-	if wsMutexField < 0 {
-		t.Fatal("discordgo.Session has no wsMutex sync.Mutex: HeartbeatLatency cannot read the heartbeat times")
+// HeartbeatLatency and Connected read discordgo's unexported websocket
+// mutex and connection; an upgrade of discordgo that renames them must
+// fail here, not quietly report 0 and false.
+func TestSessionFields(t *testing.T) {
+	if wsMutexField < 0 || wsConnField < 0 {
+		t.Fatalf("discordgo.Session fields: wsMutex at %d, wsConn at %d; want both found", wsMutexField, wsConnField)
 	}
 }

@@ -7,13 +7,16 @@ import (
 	"unsafe"
 
 	"github.com/bwmarrin/discordgo"
+	"github.com/gorilla/websocket"
 )
 
 // Connected reports whether every shard's websocket is up right now: it
-// has had its READY (or RESUMED) and sent a heartbeat since, and is not
-// being closed or reconnected. For a readiness probe; it never blocks for
-// long.
+// has had its READY (or RESUMED) and is not being closed or reconnected.
+// For a readiness probe; it never blocks for long.
 func (g *Gateway) Connected() bool {
+	if g.closing.Load() {
+		return false
+	}
 	for _, sh := range g.shards {
 		if !linkUp(sh.s) {
 			return false
@@ -22,15 +25,20 @@ func (g *Gateway) Connected() bool {
 	return true
 }
 
-// linkUp reads the session's DataReady, which discordgo sets after
-// each heartbeat it sends and clears when it closes the connection. Open
-// and Close hold the session's lock for as long as they take (Close
-// sleeps a second), so a lock that stays taken means the shard is
-// (re)connecting; other holders let go within microseconds.
+// linkUp reports whether s holds an open websocket. discordgo sets it,
+// under the session's lock, once Open has its READY or RESUMED, and
+// clears it when it closes the connection or an Open fails; it exports
+// nothing that says as much (DataReady can be set again by a heartbeat
+// that races with Close). Open and Close hold the lock for as long as
+// they take (Close sleeps a second), so a lock that stays taken means the
+// shard is (re)connecting; other holders let go within microseconds.
 func linkUp(s *discordgo.Session) bool {
+	if wsConnField < 0 {
+		return false
+	}
 	for range 20 {
 		if s.TryRLock() {
-			up := s.DataReady
+			up := !reflect.ValueOf(s).Elem().Field(wsConnField).IsNil()
 			s.RUnlock()
 			return up
 		}
@@ -62,33 +70,52 @@ func (g *Gateway) HeartbeatLatency() time.Duration {
 // which only reflection can reach. Neither lock is waited for.
 func heartbeatLatency(s *discordgo.Session) (time.Duration, bool) {
 	ws := wsMutex(s)
-	if ws == nil || !s.TryRLock() {
+	if ws == nil {
 		return 0, false
+	}
+	for range 20 {
+		if sent, ack, ok := heartbeatTimes(s, ws); ok {
+			switch {
+			case sent.IsZero():
+				return 0, false
+			case ack.Before(sent):
+				return time.Since(sent), true
+			}
+			return ack.Sub(sent), true
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return 0, false
+}
+
+func heartbeatTimes(s *discordgo.Session, ws *sync.Mutex) (sent, ack time.Time, ok bool) {
+	if !s.TryRLock() {
+		return
 	}
 	defer s.RUnlock()
 	if !ws.TryLock() {
-		return 0, false
+		return
 	}
-	sent, ack := s.LastHeartbeatSent, s.LastHeartbeatAck
-	ws.Unlock()
-	switch {
-	case sent.IsZero():
-		return 0, false
-	case ack.Before(sent):
-		return time.Since(sent), true
-	}
-	return ack.Sub(sent), true
+	defer ws.Unlock()
+	return s.LastHeartbeatSent, s.LastHeartbeatAck, true
 }
 
-// wsMutexField is the index of discordgo's Session.wsMutex, or -1 if this
-// discordgo has no such sync.Mutex (then HeartbeatLatency reports 0).
-var wsMutexField = func() int {
-	f, ok := reflect.TypeFor[discordgo.Session]().FieldByName("wsMutex")
-	if !ok || f.Type != reflect.TypeFor[sync.Mutex]() || len(f.Index) != 1 {
+// wsMutexField and wsConnField are the indexes of discordgo's
+// Session.wsMutex and Session.wsConn, or -1 if this discordgo has no such
+// fields (then HeartbeatLatency reports 0 and Connected false, and
+// TestSessionFields fails).
+var (
+	wsMutexField = sessionField("wsMutex", reflect.TypeFor[sync.Mutex]())
+	wsConnField  = sessionField("wsConn", reflect.TypeFor[*websocket.Conn]())
+)
+
+func sessionField(name string, typ reflect.Type) int {
+	f, ok := reflect.TypeFor[discordgo.Session]().FieldByName(name)
+	if !ok || f.Type != typ || len(f.Index) != 1 {
 		return -1
 	}
 	return f.Index[0]
-}()
+}
 
 func wsMutex(s *discordgo.Session) *sync.Mutex {
 	if wsMutexField < 0 {

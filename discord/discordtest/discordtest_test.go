@@ -859,3 +859,105 @@ func TestGatewayProtocol(t *testing.T) {
 		t.Errorf("dispatch = %v; want INTERACTION_CREATE with s 2", p)
 	}
 }
+
+// The gateway faults, at the protocol level: what each sends, and what
+// the connection accepts afterwards.
+func TestGatewayFaultsProtocol(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	ctx := testContext(t)
+	read := func(ws *websocket.Conn) map[string]any {
+		t.Helper()
+		var p map[string]any
+		if err := ws.ReadJSON(&p); err != nil {
+			t.Fatalf("ReadJSON() = %v", err)
+		}
+		return p
+	}
+	write := func(ws *websocket.Conn, p map[string]any) {
+		t.Helper()
+		if err := ws.WriteJSON(p); err != nil {
+			t.Fatalf("WriteJSON() = %v", err)
+		}
+	}
+	identify := map[string]any{"op": 2, "d": map[string]any{"token": testToken, "intents": 0, "properties": map[string]string{"os": "linux"}}}
+	resume := func(session string) map[string]any {
+		return map[string]any{"op": 6, "d": map[string]any{"token": testToken, "session_id": session, "seq": 1}}
+	}
+	// open connects and identifies; it returns the socket and session id.
+	open := func() (*websocket.Conn, string) {
+		t.Helper()
+		ws, _, err := websocket.DefaultDialer.Dial(srv.GatewayURL+"/?v=9&encoding=json", nil)
+		if err != nil {
+			t.Fatalf("Dial() = %v", err)
+		}
+		t.Cleanup(func() { ws.Close() })
+		read(ws) // Hello
+		write(ws, identify)
+		ready := read(ws)
+		if ready["t"] != "READY" {
+			t.Fatalf("answer to identify = %v; want READY", ready)
+		}
+		return ws, ready["d"].(map[string]any)["session_id"].(string)
+	}
+	resumeOn := func(session string) map[string]any {
+		t.Helper()
+		ws, _, err := websocket.DefaultDialer.Dial(srv.GatewayURL+"/?v=9&encoding=json", nil)
+		if err != nil {
+			t.Fatalf("Dial() = %v", err)
+		}
+		t.Cleanup(func() { ws.Close() })
+		read(ws) // Hello
+		write(ws, resume(session))
+		return read(ws)
+	}
+
+	ws, _ := open()
+	srv.Reconnect()
+	if p := read(ws); p["op"] != 7.0 {
+		t.Errorf("after Reconnect: %v; want op 7", p)
+	}
+
+	for _, resumable := range []bool{true, false} {
+		ws, session := open()
+		srv.InvalidateSessions(resumable)
+		if p := read(ws); p["op"] != 9.0 || p["d"] != resumable {
+			t.Errorf("after InvalidateSessions(%v): %v; want op 9 %v", resumable, p, resumable)
+		}
+		p := resumeOn(session)
+		if resumable && p["t"] != "RESUMED" {
+			t.Errorf("resume after InvalidateSessions(true) = %v; want RESUMED", p)
+		}
+		if !resumable && (p["op"] != 9.0 || p["d"] != false) {
+			t.Errorf("resume after InvalidateSessions(false) = %v; want op 9 false", p)
+		}
+		if !resumable {
+			// The invalidated socket may identify again.
+			write(ws, identify)
+			if p := read(ws); p["t"] != "READY" {
+				t.Errorf("identify after op 9 = %v; want READY", p)
+			}
+		}
+	}
+
+	ws, _ = open()
+	srv.StopHeartbeatACKs()
+	before := srv.Heartbeats()
+	write(ws, map[string]any{"op": 1, "d": nil})
+	// Nothing comes back; a connection opened later is acknowledged.
+	ws2, _ := open()
+	write(ws2, map[string]any{"op": 1, "d": nil})
+	if p := read(ws2); p["op"] != 11.0 {
+		t.Errorf("heartbeat on a new connection: %v; want op 11", p)
+	}
+	if err := srv.WaitHeartbeats(ctx, before+1); err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.Heartbeats(); got != before+1 {
+		t.Errorf("Heartbeats() = %d; want %d: the zombie's heartbeat is not acknowledged", got, before+1)
+	}
+	_ = ws.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+	if _, m, err := ws.ReadMessage(); err == nil {
+		t.Errorf("the zombie connection sent %s; want nothing", m)
+	}
+}

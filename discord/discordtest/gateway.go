@@ -460,11 +460,7 @@ func (s *Server) identify(c *conn, d json.RawMessage) bool {
 	if in.Shard != nil {
 		ready["shard"] = sess.shard
 	}
-	if c.dispatch("READY", ready) != nil {
-		return false
-	}
-	s.markReady(c)
-	return true
+	return s.dispatchReady(c, "READY", ready) == nil
 }
 
 // applicationFlags are the application's gateway intent flags, the
@@ -483,11 +479,23 @@ func (s *Server) applicationFlags() int {
 	return flags
 }
 
-func (s *Server) markReady(c *conn) {
+// dispatchReady sends READY or RESUMED and marks the connection ready.
+// It marks it first, holding the write lock so that nothing is sent on
+// the connection before the event: once the client has the event, the
+// faults (which act on ready connections) and Send see the connection.
+func (s *Server) dispatchReady(c *conn, event string, d any) error {
+	raw, err := json.Marshal(d)
+	if err != nil {
+		return err
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	c.ready = true
 	s.broadcastLocked()
+	s.mu.Unlock()
+	seq := c.sess.seq.Add(1)
+	return c.write(payload{Op: opDispatch, D: raw, S: &seq, T: &event})
 }
 
 // resume handles op 6; it reports false if it closed the connection.
@@ -528,11 +536,7 @@ func (s *Server) resume(c *conn, d json.RawMessage) bool {
 		// Not resumable: the client must identify anew.
 		return c.send(opInvalidSession, false) == nil
 	}
-	if c.dispatch("RESUMED", map[string]any{}) != nil {
-		return false
-	}
-	s.markReady(c)
-	return true
+	return s.dispatchReady(c, "RESUMED", map[string]any{}) == nil
 }
 
 // shardFor returns the shard that receives events of guildID among

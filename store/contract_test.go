@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -25,6 +26,10 @@ type storeUnderTest interface {
 	History(ctx context.Context, guildID, userID string, limit int) ([]*Game, error)
 	CountRunning(ctx context.Context) (int, error)
 	Ping(ctx context.Context) error
+	Challenge(ctx context.Context, channelID string) (*Challenge, error)
+	OpenChallenge(ctx context.Context, c *Challenge) error
+	CloseChallenge(ctx context.Context, id string) (bool, error)
+	Challenges(ctx context.Context) ([]*Challenge, error)
 	Close() error
 }
 
@@ -135,6 +140,7 @@ func runContract(t *testing.T, open func(t *testing.T) storeUnderTest) {
 		{"History", testHistory},
 		{"NoGames", testNoGames},
 		{"Running", testRunning},
+		{"Challenges", testChallenges},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -826,5 +832,63 @@ func testTwoProcesses(t *testing.T, a, b storeUnderTest) {
 		if st := mustStats(t, s, "guild", "alice", 1); st.People != (Record{Games: 1, Wins: 1}) {
 			t.Errorf("Stats(alice).People = %+v; want one win", st.People)
 		}
+	}
+}
+
+// An open challenge is one per channel, read back as it was stored, and
+// closed exactly once however many close it at once.
+func testChallenges(t *testing.T, s storeUnderTest) {
+	ctx := context.Background()
+	if c, err := s.Challenge(ctx, "c1"); c != nil || err != nil {
+		t.Fatalf("Challenge(c1) on an empty store = %+v, %v; want nil, nil", c, err)
+	}
+	c := &Challenge{ID: "ch1", GuildID: "guild", ChannelID: "c1", From: "alice", To: "bob", Size: 5, Win: 4,
+		Expires: t0.Add(time.Minute), Message: Board{AppID: "app", Token: "secret", At: t0}}
+	if err := s.OpenChallenge(ctx, c); err != nil {
+		t.Fatalf("OpenChallenge = %v", err)
+	}
+	other := *c
+	other.ID = "ch2"
+	if err := s.OpenChallenge(ctx, &other); !errors.Is(err, ErrConflict) {
+		t.Errorf("a second challenge in the channel: OpenChallenge = %v; want ErrConflict", err)
+	}
+	other.ChannelID = "c0"
+	if err := s.OpenChallenge(ctx, &other); err != nil {
+		t.Fatalf("OpenChallenge in another channel = %v", err)
+	}
+	got, err := s.Challenge(ctx, "c1")
+	want := *c
+	want.Expires, want.Message.At = c.Expires.UTC().Truncate(time.Microsecond), c.Message.At.UTC().Truncate(time.Microsecond)
+	if err != nil || !reflect.DeepEqual(got, &want) {
+		t.Errorf("Challenge(c1) = %+v, %v; want %+v", got, err, &want)
+	}
+	all, err := s.Challenges(ctx)
+	if err != nil || len(all) != 2 || all[0].ID != "ch2" || all[1].ID != "ch1" {
+		t.Errorf("Challenges() = %v, %v; want ch2 (c0), ch1 (c1)", all, err)
+	}
+	var wg sync.WaitGroup
+	var closed atomic.Int32
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ok, err := s.CloseChallenge(ctx, "ch1")
+			if err != nil {
+				t.Error(err)
+			}
+			if ok {
+				closed.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if closed.Load() != 1 {
+		t.Errorf("8 racing CloseChallenge: %d reported closing it; want 1", closed.Load())
+	}
+	if c, err := s.Challenge(ctx, "c1"); c != nil || err != nil {
+		t.Errorf("Challenge(c1) after closing = %+v, %v; want nil", c, err)
+	}
+	if err := s.OpenChallenge(ctx, &Challenge{ID: "ch3", ChannelID: "c1", From: "bob", To: "alice", Size: 3, Win: 3, Expires: t0}); err != nil {
+		t.Errorf("a new challenge once the old one closed: %v", err)
 	}
 }

@@ -25,6 +25,8 @@ type Memory struct {
 	games    map[string]*Game  // by id, normalized, with the stored version
 	channels map[string]string // channel id → current game id
 	stats    map[statsKey]*Stats
+	// challenges are the open challenges, by channel id.
+	challenges map[string]*Challenge
 }
 
 type statsKey struct{ guild, user string }

@@ -1,0 +1,162 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Challenge is an open challenge: From asked To for a game in a channel,
+// on the message named by Message, until Expires. It is stored so that
+// every process sharing the database can accept, decline or expire it.
+// Times are kept in UTC, to the microsecond.
+type Challenge struct {
+	ID, GuildID, ChannelID string
+	From, To               string // user ids
+	Size, Win              int
+	Expires                time.Time
+	Message                Board // the challenge message, to edit it later
+}
+
+const challengeColumns = `id, guild_id, channel_id, from_user, to_user, size, win, expires_at, msg_app, msg_token, msg_at`
+
+func scanChallenge(r row) (*Challenge, error) {
+	var c Challenge
+	var expires, at int64
+	if err := r.Scan(&c.ID, &c.GuildID, &c.ChannelID, &c.From, &c.To, &c.Size, &c.Win, &expires, &c.Message.AppID, &c.Message.Token, &at); err != nil {
+		return nil, err
+	}
+	c.Expires, c.Message.At = time.UnixMicro(expires).UTC(), time.UnixMicro(at).UTC()
+	return &c, nil
+}
+
+// Challenge returns the channel's open challenge, or nil if it has none.
+func (s *sqlStore) Challenge(ctx context.Context, channelID string) (c *Challenge, err error) {
+	err = s.direct(ctx, func(t tx) error {
+		c, err = scanChallenge(t.queryRow(ctx, `SELECT `+challengeColumns+` FROM challenges WHERE channel_id = ?`, channelID))
+		if errors.Is(err, errNoRows) {
+			c, err = nil, nil
+		}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: challenge of channel %s: %w", channelID, err)
+	}
+	return c, nil
+}
+
+// OpenChallenge stores c as its channel's open challenge. It fails with
+// ErrConflict if the channel already has one.
+func (s *sqlStore) OpenChallenge(ctx context.Context, c *Challenge) error {
+	var n int64
+	err := s.write(ctx, func(t tx) (err error) {
+		n, err = t.exec(ctx, `INSERT INTO challenges (`+challengeColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+			c.ID, c.GuildID, c.ChannelID, c.From, c.To, c.Size, c.Win, c.Expires.UnixMicro(), c.Message.AppID, c.Message.Token, c.Message.At.UnixMicro())
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store: open challenge %s: %w", c.ID, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("store: open challenge %s: channel %s has one: %w", c.ID, c.ChannelID, ErrConflict)
+	}
+	return nil
+}
+
+// CloseChallenge removes the open challenge with that id and reports
+// whether it was there: of several processes closing one challenge (an
+// accept, a decline, a timer), exactly one gets true.
+func (s *sqlStore) CloseChallenge(ctx context.Context, id string) (bool, error) {
+	var n int64
+	err := s.write(ctx, func(t tx) (err error) {
+		n, err = t.exec(ctx, `DELETE FROM challenges WHERE id = ?`, id)
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("store: close challenge %s: %w", id, err)
+	}
+	return n == 1, nil
+}
+
+// Challenges returns every open challenge, by channel id.
+func (s *sqlStore) Challenges(ctx context.Context) (out []*Challenge, err error) {
+	err = s.read(ctx, func(t tx) error {
+		out = nil
+		rs, err := t.query(ctx, `SELECT `+challengeColumns+` FROM challenges ORDER BY channel_id`)
+		if err != nil {
+			return err
+		}
+		defer rs.Close()
+		for rs.Next() {
+			c, err := scanChallenge(rs)
+			if err != nil {
+				return err
+			}
+			out = append(out, c)
+		}
+		return rs.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: open challenges: %w", err)
+	}
+	return out, nil
+}
+
+// Challenge returns the channel's open challenge, or nil if it has none.
+func (m *Memory) Challenge(ctx context.Context, channelID string) (*Challenge, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if c := m.challenges[channelID]; c != nil {
+		cc := *c
+		return &cc, nil
+	}
+	return nil, nil
+}
+
+// OpenChallenge stores c as its channel's open challenge, or fails with
+// ErrConflict if the channel has one.
+func (m *Memory) OpenChallenge(ctx context.Context, c *Challenge) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.challenges[c.ChannelID] != nil {
+		return fmt.Errorf("store: open challenge %s: channel %s has one: %w", c.ID, c.ChannelID, ErrConflict)
+	}
+	if m.challenges == nil {
+		m.challenges = map[string]*Challenge{}
+	}
+	cc := *c
+	// As the SQL stores keep it: UTC, to the microsecond.
+	cc.Expires, cc.Message.At = cc.Expires.UTC().Truncate(time.Microsecond), cc.Message.At.UTC().Truncate(time.Microsecond)
+	m.challenges[c.ChannelID] = &cc
+	return nil
+}
+
+// CloseChallenge removes the challenge with that id and reports whether
+// it was there.
+func (m *Memory) CloseChallenge(ctx context.Context, id string) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for ch, c := range m.challenges {
+		if c.ID == id {
+			delete(m.challenges, ch)
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// Challenges returns every open challenge, by channel id.
+func (m *Memory) Challenges(ctx context.Context) ([]*Challenge, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []*Challenge
+	for _, c := range m.challenges {
+		cc := *c
+		out = append(out, &cc)
+	}
+	slices.SortFunc(out, func(a, b *Challenge) int { return strings.Compare(a.ChannelID, b.ChannelID) })
+	return out, nil
+}

@@ -26,9 +26,20 @@
 //	go run ./cmd/tttload [-transport http|gateway|both] [-rate N] [-duration D]
 //	    [-channels N] [-concurrency N] [-size N] [-interactions N] [-sample D] [-bot PATH]
 //
-// A soak of a million interactions, sampling memory every 15 s:
+// A soak of a million interactions, closed loop, sampling memory every 15 s:
 //
-//	go run ./cmd/tttload -rate 3000 -interactions 1000000 -sample 15s
+//	go run ./cmd/tttload -rate 0 -concurrency 32 -interactions 1000000 -sample 15s
+//
+// The machine's other processes compete for the same cores: the report
+// shows the CPU they took during the run beside the bot's and the
+// generator's. CPU per interaction is the bot's own (/proc/PID/stat), so
+// it holds whatever else runs; throughput and latency do not.
+//
+// The bot serves no pprof; to see where its CPU goes, run perf on the pid
+// that tttload prints while a run is going:
+//
+//	perf record -F 499 -g -p PID -o perf.data -- sleep 10
+//	perf report -i perf.data --children --sort symbol
 package main
 
 import (

@@ -31,7 +31,7 @@ func TestGatewayFaults(t *testing.T) {
 			s.DropConnections()
 		}, false, true},
 		// discordgo gives up after 5 intervals without an acknowledgement.
-		{"heartbeats not acknowledged", 100 * time.Millisecond, (*discordtest.Server).StopHeartbeatACKs, true, true},
+		{"heartbeats not acknowledged", 200 * time.Millisecond, (*discordtest.Server).StopHeartbeatACKs, true, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

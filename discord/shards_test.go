@@ -138,7 +138,7 @@ func TestShardOptionsChecked(t *testing.T) {
 // heartbeats flow (discordgo's own HeartbeatLatency is a data race).
 func TestHealth(t *testing.T) {
 	t.Parallel()
-	r := newRig(t, func(s *discordtest.Server) { s.HeartbeatInterval = 10 * time.Millisecond })
+	r := newRig(t, func(s *discordtest.Server) { s.HeartbeatInterval = 50 * time.Millisecond })
 	p := r.start(t, discord.Options{})
 	waitConnected(t, r.ctx, p.gw)
 	if err := r.srv.WaitHeartbeats(r.ctx, 10); err != nil {

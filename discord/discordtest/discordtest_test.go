@@ -306,11 +306,16 @@ func TestIdentifyRejected(t *testing.T) {
 func TestHeartbeatsAcknowledged(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t)
-	srv.HeartbeatInterval = 50 * time.Millisecond
+	// Not much smaller: under -race, with every test of the package in
+	// parallel, an ACK can take a few hundred milliseconds to be read.
+	srv.HeartbeatInterval = 200 * time.Millisecond
 	b := connect(t, srv)
-	// discordgo reconnects when no ACK came for 5 intervals; 8 heartbeats
-	// on one connection prove the ACKs arrive.
-	if err := srv.WaitHeartbeats(testContext(t), 8); err != nil {
+	// discordgo gives up on a connection when no ACK came for 5 intervals
+	// (and this session does not reconnect); 8 heartbeats on one
+	// connection prove the ACKs arrive.
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	if err := srv.WaitHeartbeats(ctx, 8); err != nil {
 		t.Fatalf("WaitHeartbeats(8) = %v", err)
 	}
 	if n := len(srv.Identifies()); n != 1 {

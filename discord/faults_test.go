@@ -27,7 +27,7 @@ func TestGatewayFaults(t *testing.T) {
 		{"Invalid Session resumable", 0, func(s *discordtest.Server) { s.InvalidateSessions(true) }, false, false},
 		{"Invalid Session not resumable", 0, func(s *discordtest.Server) { s.InvalidateSessions(false) }, false, false},
 		{"connection dropped, session expired", 0, func(s *discordtest.Server) {
-			s.InvalidateSessions(false)
+			s.ExpireSessions()
 			s.DropConnections()
 		}, false, true},
 		// discordgo gives up after 5 intervals without an acknowledgement.

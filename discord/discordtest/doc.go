@@ -68,7 +68,9 @@
 //     client closes, reconnects and resumes); [Server.InvalidateSessions]
 //     sends Invalid Session (op 9), resumable or not (then the sessions are
 //     forgotten and a Resume fails; discordgo identifies again on the same
-//     socket either way); [Server.StopHeartbeatACKs] turns the connections
+//     socket either way); [Server.ExpireSessions] forgets the sessions
+//     without a word, so that the Resume after a DropConnections fails;
+//     [Server.StopHeartbeatACKs] turns the connections
 //     into zombies that no longer acknowledge heartbeats (discordgo notices
 //     after 5 heartbeat intervals: set [Server.HeartbeatInterval] small).
 //     Each takes the connections it acts on out of service, so that Send

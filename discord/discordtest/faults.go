@@ -95,3 +95,14 @@ func (s *Server) FailNextGlobal(method, pathPrefix string, retryAfter time.Durat
 	body := fmt.Sprintf(`{"message":"You are being rate limited.","retry_after":%.3f,"global":true}`, retryAfter.Seconds())
 	s.FailNext(method, pathPrefix, http.StatusTooManyRequests, body, retryAfter)
 }
+
+// ExpireSessions forgets every session without telling the clients, as
+// Discord does with the session of a client that stayed away too long:
+// a Resume of one of them gets Invalid Session (op 9, d = false) and the
+// client must identify afresh. Connections stay as they are; follow with
+// DropConnections to make the clients resume.
+func (s *Server) ExpireSessions() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	clear(s.sessions)
+}

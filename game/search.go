@@ -22,6 +22,12 @@ const (
 	maxPly      = 24
 	beamRoot    = 16
 	beam        = 8
+	// Positions up to vctPly plies below the root where Hard is to move
+	// are searched for its forced win by threats, vctLeafDepth threats
+	// deep within vctLeafNodes nodes.
+	vctPly       = 2
+	vctLeafDepth = 4
+	vctLeafNodes = 60
 )
 
 // Scores of the threat search, for the player to move.
@@ -327,6 +333,15 @@ func (s *searcher) negamax(p Player, depth, ply int, alpha, beta int32) int32 {
 		v := -s.negamax(opp, depth, ply+1, -beta, -alpha)
 		f.unplay()
 		return v
+	}
+	if p == s.me && ply <= vctPly && f.k >= 4 {
+		// A forced win by threats a move or two away: the search sees
+		// the moves that prepare one. (The opponent's are the root's
+		// business: when every move loses to them, such scores would
+		// make every move look alike.)
+		if _, won, _ := s.threatSearch(p, vctLeafDepth, true, vctLeafNodes); won {
+			return winScore - int32(ply) - 2*vctLeafDepth
+		}
 	}
 	if depth <= 0 {
 		return s.eval(p)

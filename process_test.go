@@ -143,6 +143,22 @@ func (p *botProcess) waitLog(ctx context.Context, sub string) error {
 // registered its commands and has restored its games.
 func (p *botProcess) waitReady(ctx context.Context) error { return p.waitLog(ctx, "msg=ready") }
 
+// listening returns the address the ready line gives for what
+// (interactions, metrics).
+func (p *botProcess) listening(t testing.TB, what string) string {
+	t.Helper()
+	logs := p.logs.String()
+	line := logs[strings.LastIndex(logs, "msg=ready"):]
+	line, _, _ = strings.Cut(line, "\n")
+	for _, f := range strings.Fields(line) {
+		if v, ok := strings.CutPrefix(f, what+"="); ok {
+			return v
+		}
+	}
+	t.Fatalf("%s: the ready line names no %s address: %s", p.name, what, line)
+	return ""
+}
+
 // kill sends SIGKILL, as a crash or an OOM kill would, and waits until the
 // process is gone. It may be called more than once.
 func (p *botProcess) kill() {

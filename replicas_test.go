@@ -4,10 +4,14 @@ import (
 	"context"
 	"fmt"
 	mrand "math/rand/v2"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -43,10 +47,20 @@ const replicaRounds = 20
 // claim the same move, and every stored move got a public answer (so at
 // most one of two moves for the same turn is applied); at the end each
 // player's stats count each ended game exactly once.
+//
+// Over the gateway each replica has a fake Discord of its own; over HTTP
+// one fake Discord posts every interaction to a round-robin load balancer
+// in front of both replicas' endpoints, as behind a real one.
 func TestTwoProcessesOnePostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs two bot binaries")
 	}
+	for _, transport := range []string{"gateway", "http"} {
+		t.Run(transport, func(t *testing.T) { runReplicas(t, transport == "http") })
+	}
+}
+
+func runReplicas(t *testing.T, overHTTP bool) {
 	dbURL := storetest.PostgresURL(t)
 	seed := testSeed(t, replicasSeedEnv)
 	rng := seededRand(seed)
@@ -57,11 +71,14 @@ func TestTwoProcessesOnePostgres(t *testing.T) {
 
 	// One application, two replicas: both fakes know the same bot user.
 	srvA := discordtest.NewServer("replica-a-secret-token-" + strconv.FormatUint(seed, 36))
-	srvB := discordtest.NewServer("replica-b-secret-token-" + strconv.FormatUint(seed, 36))
 	t.Cleanup(srvA.Close)
-	t.Cleanup(srvB.Close)
-	botUser := *srvA.BotUser
-	srvB.BotUser, srvB.AppID = &botUser, srvA.AppID
+	srvB := srvA
+	if !overHTTP {
+		srvB = discordtest.NewServer("replica-b-secret-token-" + strconv.FormatUint(seed, 36))
+		t.Cleanup(srvB.Close)
+		botUser := *srvA.BotUser
+		srvB.BotUser, srvB.AppID = &botUser, srvA.AppID
+	}
 	// Every handler of the fake takes its lock before reading these
 	// fields, and so does Requests: calling it orders the writes above
 	// before the replica's first request, as the race detector sees it.
@@ -72,13 +89,17 @@ func TestTwoProcessesOnePostgres(t *testing.T) {
 	// Both start at once on the empty schema: one migrates, the other waits.
 	var procs [2]*botProcess
 	for i, srv := range x.srv {
-		procs[i] = startBotProcess(t, "replica "+"AB"[i:i+1], map[string]string{
+		env := map[string]string{
 			"DISCORD_TOKEN":    srv.Token,
 			"DISCORD_API_URL":  srv.APIURL,
 			"DISCORD_GUILD_ID": x.guild,
 			"DATABASE_URL":     dbURL,
 			"LOG_LEVEL":        "debug",
-		})
+		}
+		if overHTTP {
+			env["INTERACTIONS_ADDR"], env["DISCORD_PUBLIC_KEY"] = "127.0.0.1:0", srv.PublicKey()
+		}
+		procs[i] = startBotProcess(t, "replica "+"AB"[i:i+1], env)
 	}
 	defer func() {
 		if t.Failed() {
@@ -91,6 +112,10 @@ func TestTwoProcessesOnePostgres(t *testing.T) {
 		if err := p.waitReady(ctx); err != nil {
 			t.Fatalf("%v\nlog:\n%s", err, p.tail(4000))
 		}
+	}
+	if overHTTP {
+		lb := roundRobin(t, procs[0].listening(t, "interactions"), procs[1].listening(t, "interactions"))
+		srvA.UseEndpoint(lb + "/interactions")
 	}
 	db, err := store.OpenPostgres(ctx, dbURL)
 	if err != nil {
@@ -471,4 +496,17 @@ func (x *replicaRig) checkRunning() {
 			x.t.Fatalf("game %s runs in channel %s, but the channel's game is %v", g.ID, g.ChannelID, cur)
 		}
 	}
+}
+
+// roundRobin starts a load balancer that sends each request to the next
+// of the replicas (host:port), and returns its URL.
+func roundRobin(t *testing.T, replicas ...string) string {
+	t.Helper()
+	var next atomic.Uint64
+	proxy := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
+		r.SetURL(&url.URL{Scheme: "http", Host: replicas[next.Add(1)%uint64(len(replicas))]})
+	}}
+	lb := httptest.NewServer(proxy)
+	t.Cleanup(lb.Close)
+	return lb.URL
 }

@@ -162,9 +162,9 @@ func (b *Bot) Register(ctx context.Context, appID string) error {
 	return nil
 }
 
-// Close stops every timer, waits for interactions and background edits in
-// flight, and closes open challenges. Games stay in the store, deadlines
-// with them. Interactions that arrive during Close are told the bot is
+// Close stops every timer and waits for interactions and background edits
+// in flight. Games and open challenges stay in the store, deadlines with
+// them. Interactions that arrive during Close are told the bot is
 // restarting.
 func (b *Bot) Close() {
 	b.bgMu.Lock()
@@ -173,12 +173,11 @@ func (b *Bot) Close() {
 	// Answers in flight finish first (their edits may still start), so
 	// that no challenge is opened after the sweep below.
 	b.handlers.Wait()
-	// Open challenges are not stored: say so on their messages, in the
-	// background, while their tokens are good.
+	// Challenges and games stay in the store, with their deadlines: only
+	// this process's timers stop.
 	b.channels.each(func(ch *channel) {
-		if c := ch.challenge; c != nil {
+		if ch.challenge != nil {
 			ch.clearChallenge()
-			b.editLater(c.msg, renderChallenge(c.Challenge, challengeRestart, b.cfg.Table.ChallengeTimeout), "")
 		}
 		ch.stopTurnTimer()
 	})

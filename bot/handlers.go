@@ -7,6 +7,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/tttbot/tttbot/game"
+	"github.com/tttbot/tttbot/store"
 	"github.com/tttbot/tttbot/table"
 )
 
@@ -114,17 +115,33 @@ func (b *Bot) start(ctx context.Context, req *request) error {
 		return b.postBoard(ctx, req, ch, m, true)
 	}
 
-	c := &openChallenge{Challenge: table.NewChallenge(b.cfg.Table, newID(), user.ID, so.opponent.ID, so.size, so.win, b.now())}
-	v := renderChallenge(c.Challenge, challengeOpen, b.cfg.Table.ChallengeTimeout)
+	// Stored before it is shown, so that every process sharing the
+	// database can answer its buttons.
+	c := table.NewChallenge(b.cfg.Table, newID(), user.ID, so.opponent.ID, so.size, so.win, b.now())
+	sc := storedChallenge(c, req.GuildID, req.ChannelID, table.Board{AppID: req.AppID, Token: req.Token, At: b.now()})
+	if err := b.store.OpenChallenge(ctx, sc); err != nil {
+		if !errors.Is(err, store.ErrConflict) {
+			return fmt.Errorf("store the challenge: %w", err)
+		}
+		// Another process opened one first.
+		if err := b.load(ctx, ch); err != nil {
+			return err
+		}
+		if err := busy(ch); err != nil {
+			return err
+		}
+		return sayf("Someone started something in this channel at the same moment. Please try again.")
+	}
+	v := renderChallenge(c, challengeOpen, b.cfg.Table.ChallengeTimeout)
 	err = b.respond(ctx, req, discordgo.InteractionResponseChannelMessageWithSource, v, false)
 	if rejected(err) {
+		if _, cerr := b.store.CloseChallenge(context.WithoutCancel(ctx), c.ID); cerr != nil {
+			b.log.Error("could not take back a challenge nobody saw", "channel", req.ChannelID, "err", cerr)
+		}
 		return err
 	}
 	// Shown, or perhaps shown: the challenge is open either way.
-	c.msg = req.Interaction
-	ch.challenge = c
-	channelID, id := req.ChannelID, c.ID
-	c.timer = b.afterFunc(b.cfg.Table.ChallengeTimeout, func() { b.expireChallenge(channelID, id) })
+	b.syncChallenge(ctx, ch, sc)
 	return err
 }
 
@@ -262,10 +279,27 @@ func (b *Bot) stop(ctx context.Context, req *request) error {
 // (ephemerally) and rewrites the challenge message to say what happened.
 func (b *Bot) closeChallenge(ctx context.Context, req *request, ch *channel, st challengeState, reply string) error {
 	c := ch.challenge
+	if err := b.claim(ctx, ch, c); err != nil {
+		return err
+	}
 	// The challenge ends whether or not the reply reaches the user.
-	ch.clearChallenge()
 	b.editLater(c.msg, renderChallenge(c.Challenge, st, b.cfg.Table.ChallengeTimeout), req.ChannelID)
 	return b.say(ctx, req, reply)
+}
+
+// claim closes ch's open challenge c in the store, for this process
+// alone: of an Accept, a Decline and a timer racing on two processes, one
+// gets it, the others are told it is no longer open.
+func (b *Bot) claim(ctx context.Context, ch *channel, c *openChallenge) error {
+	closed, err := b.store.CloseChallenge(ctx, c.ID)
+	if err != nil {
+		return fmt.Errorf("close the challenge: %w", err)
+	}
+	ch.clearChallenge()
+	if !closed {
+		return sayf("This challenge is no longer open.")
+	}
+	return nil
 }
 
 // challengeClick locks the channel of a click on a challenge button and
@@ -304,20 +338,28 @@ func (b *Bot) accept(ctx context.Context, req *request) error {
 	case err != nil:
 		return err
 	}
+	// Claimed first: a Decline or a timer on another process now finds
+	// it closed.
+	if err := b.claim(ctx, ch, c); err != nil {
+		return err
+	}
 	// The challenge message becomes the board.
 	m.Serial, m.Board = 1, table.Board{AppID: req.AppID, Token: req.Token, At: b.now()}
 	v := renderMatch(m, "")
 	old := ch.match
 	err = b.commit(ctx, req, ch, m, func() error {
 		return b.respond(ctx, req, discordgo.InteractionResponseUpdateMessage, v, false)
-	}, func() {
-		ch.clearChallenge()
-		b.retire(old, m)
-	})
-	if ch.challenge == c && ch.match != nil && ch.match.ID != m.ID && !ch.match.Over() {
+	}, func() { b.retire(old, m) })
+	switch {
+	case rejected(err):
+		// Nobody saw the game start: the challenge is open again.
+		if rerr := b.store.OpenChallenge(context.WithoutCancel(ctx), storedChallenge(c.Challenge, req.GuildID, req.ChannelID,
+			table.Board{AppID: c.msg.AppID, Token: c.msg.Token})); rerr != nil {
+			b.log.Warn("could not reopen a challenge whose acceptance nobody saw", "channel", req.ChannelID, "err", rerr)
+		}
+	case ch.match == nil || ch.match.ID != m.ID:
 		// Another process started a game in this channel first (the
 		// save conflicted): the challenge can no longer be played.
-		ch.clearChallenge()
 		b.editLater(c.msg, renderChallenge(c.Challenge, challengeSuperseded, b.cfg.Table.ChallengeTimeout), req.ChannelID)
 	}
 	return err
@@ -337,12 +379,10 @@ func (b *Bot) decline(ctx context.Context, req *request) error {
 	if withdrawn {
 		st = challengeWithdrawn
 	}
-	err = b.respond(ctx, req, discordgo.InteractionResponseUpdateMessage, renderChallenge(c.Challenge, st, b.cfg.Table.ChallengeTimeout), false)
-	if rejected(err) {
+	if err := b.claim(ctx, ch, c); err != nil {
 		return err
 	}
-	ch.clearChallenge()
-	return err
+	return b.respond(ctx, req, discordgo.InteractionResponseUpdateMessage, renderChallenge(c.Challenge, st, b.cfg.Table.ChallengeTimeout), false)
 }
 
 func (b *Bot) rematch(ctx context.Context, req *request) error {

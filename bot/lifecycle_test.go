@@ -335,11 +335,17 @@ const buttonChannel = "345626669114982999"
 // buttonChannel, as /ttt start would have.
 func openTestChallenge(t *testing.T, b *Bot) *openChallenge {
 	t.Helper()
-	tb := mustLock(t, &b.channels, buttonChannel)
-	defer b.channels.unlock(tb)
-	c := &openChallenge{Challenge: &table.Challenge{ID: newID(), From: "2", To: mason, Size: 3, Win: 3, Expires: time.Now().Add(time.Minute)},
-		msg: &discordgo.Interaction{AppID: "app", Token: "challenge-token"}}
-	c.timer = b.afterFunc(time.Hour, func() {})
-	tb.challenge = c
-	return c
+	c := &table.Challenge{ID: newID(), From: "2", To: mason, Size: 3, Win: 3, Expires: time.Now().Add(time.Minute)}
+	if err := b.store.OpenChallenge(context.Background(), storedChallenge(c, "", buttonChannel, table.Board{AppID: "app", Token: "challenge-token", At: time.Now()})); err != nil {
+		t.Fatal(err)
+	}
+	tb, err := b.lock(context.Background(), buttonChannel) // loads it
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.unlock(tb)
+	if tb.challenge == nil || tb.challenge.ID != c.ID {
+		t.Fatalf("after loading, the channel's challenge is %+v; want %s", tb.challenge, c.ID)
+	}
+	return tb.challenge
 }

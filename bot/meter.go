@@ -103,6 +103,26 @@ func (m meteredStore) History(ctx context.Context, guildID, userID string, limit
 	return m.st.History(ctx, guildID, userID, limit)
 }
 
+func (m meteredStore) Challenge(ctx context.Context, channelID string) (c *store.Challenge, err error) {
+	defer func(start time.Time) { m.done("challenge", start, err) }(time.Now())
+	return m.st.Challenge(ctx, channelID)
+}
+
+func (m meteredStore) OpenChallenge(ctx context.Context, c *store.Challenge) (err error) {
+	defer func(start time.Time) { m.done("open_challenge", start, err) }(time.Now())
+	return m.st.OpenChallenge(ctx, c)
+}
+
+func (m meteredStore) CloseChallenge(ctx context.Context, id string) (ok bool, err error) {
+	defer func(start time.Time) { m.done("close_challenge", start, err) }(time.Now())
+	return m.st.CloseChallenge(ctx, id)
+}
+
+func (m meteredStore) Challenges(ctx context.Context) (cs []*store.Challenge, err error) {
+	defer func(start time.Time) { m.done("challenges", start, err) }(time.Now())
+	return m.st.Challenges(ctx)
+}
+
 // recent remembers the ids of the latest interactions, so that one
 // delivered twice (a retry by a proxy, a replayed event) is acted on once.
 // It holds at most recentSize ids, the newest; memory stays bounded

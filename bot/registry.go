@@ -32,8 +32,8 @@ type channel struct {
 	refs int // lockers holding or waiting for sem; guarded by registry.mu
 }
 
-// An openChallenge is a challenge with the message it is shown on and the
-// timer that expires it. Challenges are not stored: they last a minute.
+// An openChallenge is the channel's stored challenge, as loaded, with the
+// message it is shown on and this process's timer that expires it.
 type openChallenge struct {
 	*table.Challenge
 	msg   *discordgo.Interaction // whose @original is the challenge message

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/bwmarrin/discordgo"
 	"github.com/tttbot/tttbot/game"
 	"github.com/tttbot/tttbot/store"
 	"github.com/tttbot/tttbot/table"
@@ -29,6 +30,13 @@ type Store interface {
 	Stats(ctx context.Context, guildID, userID string, minRated int) (store.Stats, error)
 	Leaderboard(ctx context.Context, guildID string, minRated, limit int) ([]store.Stats, error)
 	History(ctx context.Context, guildID, userID string, limit int) ([]*store.Game, error)
+	// Challenge returns the channel's open challenge, or nil; OpenChallenge
+	// stores one (store.ErrConflict if the channel has one); CloseChallenge
+	// removes one and reports whether this call did; Challenges lists them.
+	Challenge(ctx context.Context, channelID string) (*store.Challenge, error)
+	OpenChallenge(ctx context.Context, c *store.Challenge) error
+	CloseChallenge(ctx context.Context, id string) (bool, error)
+	Challenges(ctx context.Context) ([]*store.Challenge, error)
 }
 
 // toStored is m as the store keeps it.
@@ -159,5 +167,54 @@ func (b *Bot) load(ctx context.Context, ch *channel) error {
 		}
 	}
 	b.syncTurn(ctx, ch)
+	c, err := b.store.Challenge(ctx, ch.id)
+	if err != nil {
+		return fmt.Errorf("load the challenge of channel %s: %w", ch.id, err)
+	}
+	b.syncChallenge(ctx, ch, c)
 	return nil
+}
+
+// syncChallenge makes ch's open challenge the stored one, c (nil: none),
+// with a timer here to expire it; one whose time is up is closed now.
+func (b *Bot) syncChallenge(ctx context.Context, ch *channel, c *store.Challenge) {
+	if c == nil {
+		ch.clearChallenge()
+		return
+	}
+	if ch.challenge != nil && ch.challenge.ID == c.ID {
+		return // as loaded before, timer and all
+	}
+	ch.clearChallenge()
+	oc := &openChallenge{
+		Challenge: &table.Challenge{ID: c.ID, From: c.From, To: c.To, Size: c.Size, Win: c.Win, Expires: c.Expires},
+		msg:       &discordgo.Interaction{AppID: c.Message.AppID, Token: c.Message.Token},
+	}
+	if oc.Expired(b.now()) {
+		b.closeExpired(ctx, ch.id, oc)
+		return
+	}
+	ch.challenge = oc
+	channelID, id := ch.id, c.ID
+	oc.timer = b.afterFunc(c.Expires.Sub(b.now()), func() { b.expireChallenge(channelID, id) })
+}
+
+// closeExpired closes a challenge whose time is up; of the processes that
+// try, the one that closes it in the store says so on its message.
+func (b *Bot) closeExpired(ctx context.Context, channelID string, c *openChallenge) {
+	closed, err := b.store.CloseChallenge(ctx, c.ID)
+	if err != nil {
+		b.log.Error("could not close an expired challenge", "channel", channelID, "err", err)
+		return
+	}
+	if closed {
+		// Edited outside the lock: a slow Discord must not hold up the channel.
+		b.editLater(c.msg, renderChallenge(c.Challenge, challengeExpired, b.cfg.Table.ChallengeTimeout), channelID)
+	}
+}
+
+// storedChallenge is c, shown on msg, as the store keeps it.
+func storedChallenge(c *table.Challenge, guildID, channelID string, msg table.Board) *store.Challenge {
+	return &store.Challenge{ID: c.ID, GuildID: guildID, ChannelID: channelID, From: c.From, To: c.To, Size: c.Size, Win: c.Win,
+		Expires: c.Expires, Message: store.Board{AppID: msg.AppID, Token: msg.Token, At: msg.At}}
 }

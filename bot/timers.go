@@ -79,7 +79,31 @@ func (b *Bot) Restore(ctx context.Context) error {
 	if err := b.sweep(ctx, nil); err != nil {
 		return err
 	}
+	if err := b.sweepChallenges(ctx, false); err != nil {
+		return err
+	}
 	b.sweepLater()
+	return nil
+}
+
+// sweepChallenges loads the channels of the open challenges (all, or
+// only those whose time is up): loading arms a timer for each, or closes
+// it.
+func (b *Bot) sweepChallenges(ctx context.Context, onlyDue bool) error {
+	cs, err := b.store.Challenges(ctx)
+	if err != nil {
+		return fmt.Errorf("list open challenges: %w", err)
+	}
+	for _, c := range cs {
+		if onlyDue && b.now().Before(c.Expires) {
+			continue
+		}
+		ch, err := b.lock(ctx, c.ChannelID)
+		if err != nil {
+			return err
+		}
+		b.unlock(ch)
+	}
 	return nil
 }
 
@@ -94,6 +118,9 @@ func (b *Bot) sweepLater() {
 		now := b.now()
 		if err := b.sweep(ctx, func(g *store.Game) bool { return !g.Deadline.IsZero() && !now.Before(g.Deadline) }); err != nil {
 			b.log.Warn("looking for games out of time", "err", err)
+		}
+		if err := b.sweepChallenges(ctx, true); err != nil {
+			b.log.Warn("looking for challenges out of time", "err", err)
 		}
 		b.sweepLater()
 	})
@@ -145,16 +172,18 @@ func (b *Bot) onTimer(channelID, what string, f func(ch *channel)) {
 	f(ch)
 }
 
-// expireChallenge runs when a challenge's time is up.
+// expireChallenge runs when a challenge's time is up: loading the channel
+// closes a challenge whose time is up (unless it was answered in time).
 func (b *Bot) expireChallenge(channelID, id string) {
 	b.onTimer(channelID, "challenge timeout", func(ch *channel) {
-		c := ch.challenge
-		if c == nil || c.ID != id {
-			return // answered in time
+		ctx, cancel := context.WithTimeout(context.Background(), editWithin)
+		defer cancel()
+		if c := ch.challenge; c != nil && c.ID == id {
+			ch.clearChallenge() // this timer has fired; load closes it
 		}
-		ch.clearChallenge()
-		// Edited outside the lock: a slow Discord must not hold up the channel.
-		b.editLater(c.msg, renderChallenge(c.Challenge, challengeExpired, b.cfg.Table.ChallengeTimeout), channelID)
+		if err := b.load(ctx, ch); err != nil {
+			b.log.Error("challenge timeout", "channel", channelID, "err", err)
+		}
 	})
 }
 

@@ -292,8 +292,7 @@ func (x *replicaRig) fire(reqs []*replicaRequest) error {
 // startBurst starts a game in the channel, whose game prev (nil if none)
 // is over: from both replicas at once when it can (/ttt start against the
 // computer, or Rematch clicked by both players), else by a challenge
-// accepted through one replica (challenges live in the process that
-// posted them).
+// accepted through one replica.
 func (x *replicaRig) startBurst(tb *replicaTable, prev *store.Game) error {
 	var reqs []*replicaRequest
 	switch {
@@ -509,4 +508,95 @@ func roundRobin(t *testing.T, replicas ...string) string {
 	lb := httptest.NewServer(proxy)
 	t.Cleanup(lb.Close)
 	return lb.URL
+}
+
+// A turn that runs out while two replicas behind a load balancer both
+// time it ends the game once: both replicas' timers fire, one saves the
+// timeout and edits the board, the other finds the game over.
+func TestTimeoutOnceAcrossReplicas(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs two bot binaries")
+	}
+	dbURL := storetest.PostgresURL(t)
+	botBinary(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	srv := discordtest.NewServer("timeout-replicas-secret-token")
+	t.Cleanup(srv.Close)
+	guild := srv.NewID()
+	var procs [2]*botProcess
+	for i := range procs {
+		procs[i] = startBotProcess(t, "replica "+"AB"[i:i+1], map[string]string{
+			"DISCORD_TOKEN": srv.Token, "DISCORD_API_URL": srv.APIURL, "DISCORD_GUILD_ID": guild,
+			"DATABASE_URL": dbURL, "LOG_LEVEL": "debug", "TURN_TIMEOUT": "5s",
+			"INTERACTIONS_ADDR": "127.0.0.1:0", "DISCORD_PUBLIC_KEY": srv.PublicKey(),
+		})
+	}
+	defer func() {
+		if t.Failed() {
+			for _, p := range procs {
+				t.Logf("log of %s:\n%s", p.name, p.tail(4000))
+			}
+		}
+	}()
+	for _, p := range procs {
+		if err := p.waitReady(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv.UseEndpoint(roundRobin(t, procs[0].listening(t, "interactions"), procs[1].listening(t, "interactions")) + "/interactions")
+	send := func(in *discordtest.Interaction) *discordtest.Response {
+		t.Helper()
+		if err := srv.Send(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+		r, err := in.Response(ctx)
+		if err != nil || r.Ephemeral {
+			t.Fatalf("%s: %v %+v; want a public answer", describeInteraction(in), err, r)
+		}
+		return r
+	}
+	alice, bob := srv.NewMember("alice"), srv.NewMember("bob")
+	ch := srv.NewID()
+	// Four interactions, two through each replica: both have loaded the
+	// running game, so both time alice's turn.
+	r := send(srv.SlashCommand(guild, ch, alice, "ttt", discordtest.Sub("start", discordtest.User("opponent", bob))))
+	accept := ""
+	for _, b := range r.Message.Buttons() {
+		if strings.HasPrefix(b.CustomID, "accept/") {
+			accept = b.CustomID
+		}
+	}
+	send(srv.Click(guild, ch, bob, r.Message.ID, accept))
+	send(srv.SlashCommand(guild, ch, bob, "ttt", discordtest.Sub("board")))
+	board := send(srv.SlashCommand(guild, ch, alice, "ttt", discordtest.Sub("board"))).Message
+	for _, p := range procs {
+		if err := p.waitLog(ctx, "msg=\"turn timer fired\" channel="+ch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Both timers have fired; the one that saved the timeout edited the
+	// board in the background.
+	m, err := srv.WaitMessageEdit(ctx, ch, board.ID, board.Edits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range procs {
+		if err := p.stop(ctx); err != nil {
+			t.Errorf("%s: %v", p.name, err)
+		}
+	}
+	m, _ = srv.Message(ch, m.ID)
+	if !strings.Contains(m.Content, "wins by timeout") || m.Edits != board.Edits+1 {
+		t.Errorf("board after the timeout: %d edits (before: %d), %q; want exactly one edit, saying who wins by timeout", m.Edits, board.Edits, m.Content)
+	}
+	db, err := store.OpenPostgres(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	st, err := db.Stats(ctx, guild, bob.User.ID, 1)
+	if err != nil || st.People.Wins != 1 || st.People.Games != 1 {
+		t.Errorf("bob's stats: %+v, %v; want one game, won", st, err)
+	}
 }

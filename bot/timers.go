@@ -196,6 +196,7 @@ func (b *Bot) turnTimedOut(channelID string) {
 		ctx, cancel := context.WithTimeout(context.Background(), editWithin)
 		defer cancel()
 		ch.turnTimer, ch.turnAt = nil, time.Time{} // this one has fired
+		b.log.Debug("turn timer fired", "channel", channelID)
 		if err := b.load(ctx, ch); err != nil {
 			b.log.Error("turn timeout", "channel", channelID, "err", err)
 			b.armTurn(ch, b.now().Add(time.Second))

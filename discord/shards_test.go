@@ -166,3 +166,36 @@ func TestHealth(t *testing.T) {
 		t.Error("Connected() after Close = true; want false")
 	}
 }
+
+// With max_concurrency 2, shards 0 and 1 identify in the first round,
+// 2 and 3 in the next, StartInterval after the first round was ready.
+func TestAutoShardsConcurrency(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, func(s *discordtest.Server) { s.Shards, s.MaxConcurrency = 4, 2 })
+	const interval = 50 * time.Millisecond
+	p := r.start(t, discord.Options{AutoShards: true, StartInterval: interval})
+	if got := p.gw.Shards(); !slices.Equal(got, []int{0, 1, 2, 3}) {
+		t.Errorf("Shards() = %v; want [0 1 2 3]", got)
+	}
+	ids := r.srv.Identifies()
+	if len(ids) != 4 {
+		t.Fatalf("Identifies() = %v; want 4", ids)
+	}
+	var firstRoundDone time.Time
+	for _, id := range ids {
+		if id.Shard == nil {
+			t.Fatalf("identify without a shard: %v", id)
+		}
+		if id.Shard[0] < 2 && id.Time.After(firstRoundDone) {
+			firstRoundDone = id.Time
+		}
+	}
+	for _, id := range ids {
+		if id.Shard[0] >= 2 && id.Time.Sub(firstRoundDone) < interval {
+			t.Errorf("shard %d identified %v after the first round; want at least %v", id.Shard[0], id.Time.Sub(firstRoundDone), interval)
+		}
+	}
+	for shard := range 4 {
+		r.answered(t, guildOf(shard, 4))
+	}
+}

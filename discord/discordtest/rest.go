@@ -178,6 +178,10 @@ func (f fault) reply() reply {
 		rep.header.Set("X-RateLimit-Bucket", randomHex(8))
 		rep.header.Set("X-RateLimit-Scope", "user")
 	}
+	if f.status == http.StatusTooManyRequests && (strings.Contains(f.body, `"global":true`) || strings.Contains(f.body, `"global": true`)) {
+		rep.header.Set("X-RateLimit-Global", "true")
+		rep.header.Set("X-RateLimit-Scope", "global")
+	}
 	switch {
 	case f.body != "":
 		rep.raw = []byte(f.body)
@@ -266,7 +270,7 @@ func (s *Server) getGatewayBot(*http.Request, []byte) reply {
 			"total":           1000,
 			"remaining":       remaining,
 			"reset_after":     86400000,
-			"max_concurrency": 1,
+			"max_concurrency": max(s.MaxConcurrency, 1),
 		},
 	})
 }

@@ -105,6 +105,9 @@ type Server struct {
 	PrivilegedIntents discordgo.Intent
 	// Shards is the shard count that GET /gateway/bot recommends; default 1.
 	Shards int
+	// MaxConcurrency is the session_start_limit.max_concurrency that GET
+	// /gateway/bot gives: how many shards may identify at once; default 1.
+	MaxConcurrency int
 
 	endpoint endpoint // set by UseEndpoint: interactions go over HTTP
 

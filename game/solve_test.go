@@ -4,6 +4,9 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
 	"testing"
 )
 
@@ -124,6 +127,11 @@ const (
 // — a won position stays won and a drawn one drawn — by the brute-force
 // solver. Without -exhaustive it checks one position in proofStride on 4×4
 // with k = 3 and 4.
+//
+// The brute-force walk runs on the test's goroutine; the positions it has
+// valued go to one checker per CPU, which asks Hard for its move (with a
+// source of randomness seeded by the position, so that the result does not
+// depend on which checker gets it) and values that move.
 func TestHardPerfectSmallBoards(t *testing.T) {
 	for _, tt := range []struct{ n, k int }{{3, 3}, {2, 2}, {3, 2}, {4, 2}, {4, 3}, {4, 4}} {
 		t.Run(fmt.Sprintf("%dx%d,k=%d", tt.n, tt.n, tt.k), func(t *testing.T) {
@@ -138,7 +146,24 @@ func TestHardPerfectSmallBoards(t *testing.T) {
 				stride = proofStride
 			}
 			b := newBruteSolver(tt.n, tt.k)
-			r := rand.New(rand.NewPCG(uint64(tt.n), uint64(tt.k)))
+			jobs := make(chan proofJob, 1024)
+			var wg sync.WaitGroup
+			var mu sync.Mutex
+			var failure string
+			for range runtime.GOMAXPROCS(0) {
+				c := &proofChecker{b: b, n: tt.n, k: tt.k, board: make([]Player, tt.n*tt.n)}
+				wg.Go(func() {
+					for j := range jobs {
+						if msg := c.check(j); msg != "" {
+							mu.Lock()
+							if failure == "" {
+								failure = msg
+							}
+							mu.Unlock()
+						}
+					}
+				})
+			}
 			var positions, checked int
 			var count [3]int // lost, drawn, won for the player to move
 			b.visit = func(board []Player, state int, p Player, hist []int, v int8) {
@@ -148,24 +173,86 @@ func TestHardPerfectSmallBoards(t *testing.T) {
 				}
 				checked++
 				count[v+1]++
-				g := newGame(t, tt.n, WinLength(tt.k))
-				for _, i := range hist {
-					play(t, g, Cell{i / tt.n, i % tt.n})
-				}
-				c, err := ComputerMove(g, Hard, r)
-				if err != nil {
-					t.Fatalf("%v: ComputerMove = %v; want nil", g.History(), err)
-				}
-				i := c.Row*tt.n + c.Col
-				if board[i] != None {
-					t.Fatalf("%v: ComputerMove = %v, an occupied cell", g.History(), c)
-				}
-				if got := b.moveValue(board, state, p, i, hist); got != v {
-					t.Fatalf("%v: Hard (%v) played %v, of value %d; the position has value %d", g.History(), p, c, got, v)
-				}
+				jobs <- proofJob{state: state, p: p, v: v, hist: slices.Clone(hist)}
 			}
 			b.value(make([]Player, tt.n*tt.n), 0, X, nil)
+			close(jobs)
+			wg.Wait()
+			if failure != "" {
+				t.Fatal(failure)
+			}
 			t.Logf("%d positions, %d checked: %d won, %d drawn, %d lost for the player to move", positions, checked, count[2], count[1], count[0])
 		})
 	}
+}
+
+// proofJob is a position of the brute-force walk to check: its base-3
+// number, the player to move, its value for that player and the moves that
+// led to it.
+type proofJob struct {
+	state int
+	p     Player
+	v     int8
+	hist  []int
+}
+
+// proofChecker checks Hard's moves in positions of the brute-force walk.
+// It keeps the games along the last history it built (games[d] after d
+// moves), so that the next position, which mostly shares a long prefix
+// with it, costs a clone and a move or two.
+type proofChecker struct {
+	b     *bruteSolver
+	n, k  int
+	games []*Game
+	hist  []int
+	board []Player
+}
+
+// check returns why Hard's move in j's position is wrong, or "".
+func (c *proofChecker) check(j proofJob) string {
+	g, err := c.game(j.hist)
+	if err != nil {
+		return fmt.Sprintf("%v: replay: %v", j.hist, err)
+	}
+	r := rand.New(rand.NewPCG(uint64(j.state), uint64(c.n*10+c.k)))
+	cell, err := ComputerMove(g, Hard, r)
+	if err != nil {
+		return fmt.Sprintf("%v: ComputerMove = %v; want nil", g.History(), err)
+	}
+	i := cell.Row*c.n + cell.Col
+	copy(c.board, g.board)
+	if c.board[i] != None {
+		return fmt.Sprintf("%v: ComputerMove = %v, an occupied cell", g.History(), cell)
+	}
+	// The brute-force solver has valued every position after this one, so
+	// moveValue only reads its memo.
+	if got := c.b.moveValue(c.board, j.state, j.p, i, j.hist); got != j.v {
+		return fmt.Sprintf("%v: Hard (%v) played %v, of value %d; the position has value %d", g.History(), j.p, cell, got, j.v)
+	}
+	return ""
+}
+
+// game returns the game after the moves hist, from X's first move.
+func (c *proofChecker) game(hist []int) (*Game, error) {
+	if c.games == nil {
+		g, err := New(c.n, WinLength(c.k))
+		if err != nil {
+			return nil, err
+		}
+		c.games = []*Game{g}
+	}
+	same := 0
+	for same < len(hist) && same < len(c.hist) && hist[same] == c.hist[same] {
+		same++
+	}
+	c.games, c.hist = c.games[:same+1], c.hist[:same]
+	for _, i := range hist[same:] {
+		g := c.games[len(c.games)-1].Clone()
+		if _, err := g.Play(i/c.n, i%c.n, g.Turn()); err != nil {
+			return nil, err
+		}
+		c.games = append(c.games, g)
+		c.hist = append(c.hist, i)
+	}
+	return c.games[len(hist)], nil
 }

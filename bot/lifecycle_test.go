@@ -286,8 +286,7 @@ func TestSweepEndsOrphanedTimeouts(t *testing.T) {
 	}
 	b := newBotOn(t, st, new(recorder))
 	defer b.Close()
-	now := time.Now()
-	if err := b.sweep(context.Background(), func(g *store.Game) bool { return !now.Before(g.Deadline) }); err != nil {
+	if err := b.sweepDue(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	for ch, want := range map[string]game.Ending{"c1": game.EndTimeout, "c2": game.EndNone} {

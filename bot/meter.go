@@ -88,6 +88,11 @@ func (m meteredStore) Running(ctx context.Context) (gs []*store.Game, err error)
 	return m.st.Running(ctx)
 }
 
+func (m meteredStore) Due(ctx context.Context, before time.Time) (chs []string, err error) {
+	defer func(start time.Time) { m.done("due", start, err) }(time.Now())
+	return m.st.Due(ctx, before)
+}
+
 func (m meteredStore) Stats(ctx context.Context, guildID, userID string, minRated int) (s store.Stats, err error) {
 	defer func(start time.Time) { m.done("stats", start, err) }(time.Now())
 	return m.st.Stats(ctx, guildID, userID, minRated)

@@ -81,6 +81,10 @@ func (b *Bot) handle(ctx context.Context, i *discordgo.Interaction, r Responder)
 	b.serve(ctx, req)
 }
 
+// answerReserve is the time kept for answering a handler that ran out of
+// its own: answerWithin plus this stays within Discord's 3 s.
+const answerReserve = 300 * time.Millisecond
+
 const (
 	restartingText = "I'm restarting right now. Games are saved and continue when I'm back; please try again in a moment."
 	duplicateText  = "Discord sent me this twice; I acted on it once, and nothing more was done."
@@ -104,6 +108,13 @@ func (b *Bot) serve(ctx context.Context, req *request) {
 		err = h(ctx, req)
 	}()
 
+	// The answer to an error keeps a reserve of time: the handler may
+	// have used all of its own (a save stuck behind other writers).
+	if ctx.Err() != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), answerReserve)
+		defer cancel()
+	}
 	var ue userError
 	switch {
 	case err == nil && req.answered.Load():

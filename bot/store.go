@@ -23,8 +23,10 @@ type Store interface {
 	// Save stores g if nobody saved it since g.Version, and updates the
 	// players' stats in the same transaction when g ends.
 	Save(ctx context.Context, g *store.Game) error
-	// Running returns every game that has not ended.
+	// Running returns every game that has not ended; Due the channels of
+	// those whose deadline is at or before a time.
 	Running(ctx context.Context) ([]*store.Game, error)
+	Due(ctx context.Context, before time.Time) ([]string, error)
 	// Stats, Leaderboard and History answer /ttt stats, leaderboard and
 	// history.
 	Stats(ctx context.Context, guildID, userID string, minRated int) (store.Stats, error)

@@ -101,3 +101,25 @@ func TestSaveFailureChangesNothing(t *testing.T) {
 	b.serveIC(context.Background(), slashPayload(t, "board", nil, nil))
 	wantEphemeral(t, rec.last(t), "No game in this channel")
 }
+
+// stuckStore's saves wait until their context ends, as a save queued
+// behind other writers does.
+type stuckStore struct{ store.Memory }
+
+func (*stuckStore) Save(ctx context.Context, _ *store.Game) error {
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// A handler that used up its time still gets its answer out: the user is
+// told something went wrong instead of seeing "This interaction failed".
+func TestAnswerAfterTheHandlersTimeRanOut(t *testing.T) {
+	rec := new(recorder)
+	b := New(rec, new(stuckStore), DefaultConfig(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	b.SetSelf("1000000000000000001")
+	defer b.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	b.handle(ctx, slashPayload(t, "start", nil, nil).Interaction, viaDiscord{rec, nil})
+	wantEphemeral(t, rec.last(t), internalErrorText)
+}

@@ -76,7 +76,7 @@ func (b *Bot) timeOut(ctx context.Context, ch *channel) bool {
 // was timing when it stopped. Whichever process saves the timeout first
 // wins; the others find the game over.
 func (b *Bot) Restore(ctx context.Context) error {
-	if err := b.sweep(ctx, nil); err != nil {
+	if err := b.sweep(ctx); err != nil {
 		return err
 	}
 	if err := b.sweepChallenges(ctx, false); err != nil {
@@ -115,8 +115,7 @@ func (b *Bot) sweepLater() {
 	b.afterFunc(sweepEvery, func() {
 		ctx, cancel := context.WithTimeout(context.Background(), sweepEvery)
 		defer cancel()
-		now := b.now()
-		if err := b.sweep(ctx, func(g *store.Game) bool { return !g.Deadline.IsZero() && !now.Before(g.Deadline) }); err != nil {
+		if err := b.sweepDue(ctx); err != nil {
 			b.log.Warn("looking for games out of time", "err", err)
 		}
 		if err := b.sweepChallenges(ctx, true); err != nil {
@@ -126,16 +125,34 @@ func (b *Bot) sweepLater() {
 	})
 }
 
-// sweep ends every running game that pick accepts (nil: all) whose time
-// ran out, and arms the turn timer of the others.
-func (b *Bot) sweep(ctx context.Context, pick func(*store.Game) bool) error {
+// sweepDue ends the games whose time ran out without a timer here: it
+// asks the store for their channels only (not every running game with its
+// moves), and loading each ends its game.
+func (b *Bot) sweepDue(ctx context.Context) error {
+	channels, err := b.store.Due(ctx, b.now())
+	if err != nil {
+		return fmt.Errorf("list games out of time: %w", err)
+	}
+	for _, id := range channels {
+		ch, err := b.lock(ctx, id)
+		if err != nil {
+			return err
+		}
+		b.unlock(ch)
+	}
+	return nil
+}
+
+// sweep ends every running game whose time ran out, and arms the turn
+// timer of the others.
+func (b *Bot) sweep(ctx context.Context) error {
 	gs, err := b.store.Running(ctx)
 	if err != nil {
 		return fmt.Errorf("list running games: %w", err)
 	}
 	for _, g := range gs {
 		switch {
-		case pick != nil && !pick(g), g.Deadline.IsZero():
+		case g.Deadline.IsZero():
 		case b.now().Before(g.Deadline):
 			// Not due yet: a timer is all it needs; the timer loads the
 			// game when it fires, so the store is not read again now.

@@ -79,7 +79,12 @@ func NewSession(o Options) (*discordgo.Session, error) {
 	// and memory then does not grow with the number of servers.
 	s.StateEnabled = false
 	s.LogLevel = discordgo.LogWarning
-	var next http.RoundTripper = http.DefaultTransport
+	// Go's default keeps 2 idle connections per host: under load, most
+	// calls to an HTTP/1.1 API (a proxy, a self-hosted Discord) would dial
+	// afresh. discord.com speaks HTTP/2, where this changes nothing.
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = 100
+	var next http.RoundTripper = t
 	if o.APIURL != "" {
 		if err := CheckAPIURL(o.APIURL); err != nil {
 			return nil, err

@@ -25,6 +25,7 @@ type storeUnderTest interface {
 	Leaderboard(ctx context.Context, guildID string, minRated, limit int) ([]Stats, error)
 	History(ctx context.Context, guildID, userID string, limit int) ([]*Game, error)
 	CountRunning(ctx context.Context) (int, error)
+	Due(ctx context.Context, before time.Time) ([]string, error)
 	Ping(ctx context.Context) error
 	Challenge(ctx context.Context, channelID string) (*Challenge, error)
 	OpenChallenge(ctx context.Context, c *Challenge) error
@@ -795,6 +796,15 @@ func testRunning(t *testing.T, s storeUnderTest) {
 			ids = append(ids, g.ChannelID+"/"+g.ID)
 		}
 		t.Errorf("Running() = %v; want c1/z, c2/y, c3/b with their moves", ids)
+	}
+	if err := s.Save(ctx, func() *Game { g := got[0].Clone(); g.Deadline = t0.Add(time.Minute); return g }()); err != nil {
+		t.Fatal(err)
+	}
+	if due, err := s.Due(ctx, t0.Add(time.Minute)); err != nil || !reflect.DeepEqual(due, []string{"c1"}) {
+		t.Errorf("Due(t0+1m) = %v, %v; want [c1] (the running game with a deadline by then)", due, err)
+	}
+	if due, err := s.Due(ctx, t0.Add(time.Minute-time.Microsecond)); err != nil || len(due) != 0 {
+		t.Errorf("Due(just before its deadline) = %v, %v; want none", due, err)
 	}
 	if n, err := s.CountRunning(ctx); n != len(want) || err != nil {
 		t.Errorf("CountRunning() = %d, %v; want %d, nil", n, err, len(want))

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/tttbot/tttbot/game"
 )
@@ -150,6 +151,21 @@ func (m *Memory) CountRunning(ctx context.Context) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// Due returns the channels whose running game has a deadline at or before
+// before, sorted.
+func (m *Memory) Due(ctx context.Context, before time.Time) ([]string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []string
+	for _, g := range m.games {
+		if g.Running() && !g.Deadline.IsZero() && !g.Deadline.After(before) {
+			out = append(out, g.ChannelID)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
 }
 
 // Ping reports nil: memory always answers.

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/tttbot/tttbot/game"
 )
@@ -651,4 +652,30 @@ func (s *sqlStore) Ping(ctx context.Context) error {
 		return fmt.Errorf("store: ping: %w", err)
 	}
 	return nil
+}
+
+// Due returns the channels whose running game has a deadline at or before
+// before, for the sweep that ends games whose time ran out. It reads the
+// running games' rows, not their moves.
+func (s *sqlStore) Due(ctx context.Context, before time.Time) (channels []string, err error) {
+	err = s.direct(ctx, func(t tx) error {
+		channels = nil
+		rs, err := t.query(ctx, `SELECT channel_id FROM games WHERE ending = 0 AND deadline IS NOT NULL AND deadline <= ? ORDER BY channel_id`, before.UnixMicro())
+		if err != nil {
+			return err
+		}
+		defer rs.Close()
+		for rs.Next() {
+			var ch string
+			if err := rs.Scan(&ch); err != nil {
+				return err
+			}
+			channels = append(channels, ch)
+		}
+		return rs.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: games due: %w", err)
+	}
+	return channels, nil
 }

@@ -162,7 +162,13 @@ func (h *harness) launch() {
 // gives for what (interactions, metrics).
 func (h *harness) listening(what string) string {
 	h.t.Helper()
-	logs := h.logs.String()
+	return readyAddr(h.t, h.logs.String(), what)
+}
+
+// readyAddr returns the address that the last ready line in logs gives
+// for what.
+func readyAddr(t testing.TB, logs, what string) string {
+	t.Helper()
 	line := logs[strings.LastIndex(logs, "msg=ready"):]
 	line, _, _ = strings.Cut(line, "\n")
 	for _, f := range strings.Fields(line) {
@@ -170,7 +176,7 @@ func (h *harness) listening(what string) string {
 			return v
 		}
 	}
-	h.t.Fatalf("the ready line names no %s address: %s", what, line)
+	t.Fatalf("the ready line names no %s address: %s", what, line)
 	return ""
 }
 

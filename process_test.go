@@ -147,16 +147,7 @@ func (p *botProcess) waitReady(ctx context.Context) error { return p.waitLog(ctx
 // (interactions, metrics).
 func (p *botProcess) listening(t testing.TB, what string) string {
 	t.Helper()
-	logs := p.logs.String()
-	line := logs[strings.LastIndex(logs, "msg=ready"):]
-	line, _, _ = strings.Cut(line, "\n")
-	for _, f := range strings.Fields(line) {
-		if v, ok := strings.CutPrefix(f, what+"="); ok {
-			return v
-		}
-	}
-	t.Fatalf("%s: the ready line names no %s address: %s", p.name, what, line)
-	return ""
+	return readyAddr(t, p.logs.String(), what)
 }
 
 // kill sends SIGKILL, as a crash or an OOM kill would, and waits until the

@@ -60,17 +60,24 @@ func (m *countingMeter) StoreCall(method string, took time.Duration, err error) 
 	}
 }
 
+// newMeteredBot is a bot on a memory store that counts into a
+// countingMeter.
+func newMeteredBot(t *testing.T) (*Bot, *countingMeter) {
+	t.Helper()
+	meter := new(countingMeter)
+	cfg := DefaultConfig()
+	cfg.Meter = meter
+	b := New(new(recorder), new(store.Memory), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	b.SetSelf("1000000000000000001")
+	t.Cleanup(b.Close)
+	return b, meter
+}
+
 // The meter hears of every interaction by kind and outcome, of moves by
 // players and by the computer, of games started and ended, and of store
 // calls.
 func TestMeterCounts(t *testing.T) {
-	rec := new(recorder)
-	meter := new(countingMeter)
-	cfg := DefaultConfig()
-	cfg.Meter = meter
-	b := New(rec, new(store.Memory), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	b.SetSelf("1000000000000000001")
-	defer b.Close()
+	b, meter := newMeteredBot(t)
 	ctx := context.Background()
 
 	b.serveIC(ctx, slashPayload(t, "start", []map[string]any{{"type": 3, "name": "difficulty", "value": "easy"}, intOpt("size", 3)}, nil))
@@ -105,13 +112,8 @@ func TestMeterCounts(t *testing.T) {
 // The same interaction delivered twice is acted on once: the second
 // delivery gets a plain answer and the game is unchanged.
 func TestDuplicateDeliveryActsOnce(t *testing.T) {
-	rec := new(recorder)
-	meter := new(countingMeter)
-	cfg := DefaultConfig()
-	cfg.Meter = meter
-	b := New(rec, new(store.Memory), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	b.SetSelf("1000000000000000001")
-	defer b.Close()
+	b, meter := newMeteredBot(t)
+	rec := b.dc.(*recorder)
 	ctx := context.Background()
 	b.serveIC(ctx, slashPayload(t, "start", []map[string]any{{"type": 3, "name": "difficulty", "value": "easy"}}, nil))
 	ic := slashPayload(t, "move", []map[string]any{intOpt("row", 2), intOpt("col", 2)}, nil)

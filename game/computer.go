@@ -192,6 +192,13 @@ func (c *cand) tier(hard bool) int {
 func newEngine(g *Game, r *rand.Rand) *engine {
 	e := &engine{g: g, r: r, me: g.Turn()}
 	e.opp = e.me.Other()
+	return e
+}
+
+// initHeuristic sets up the weights and scratch space of the heuristic,
+// which Hard's exact search does without.
+func (e *engine) initHeuristic() {
+	g := e.g
 	k := g.k
 	// Keep base^k within float64 range for long lines.
 	base := math.Min(8, math.Exp2(300/float64(k)))
@@ -208,7 +215,6 @@ func newEngine(g *Game, r *rand.Rand) *engine {
 	} else {
 		e.seg = make([]uint8, 2*k-1)
 	}
-	return e
 }
 
 // move picks the cell for level l.
@@ -216,6 +222,7 @@ func (e *engine) move(l Level) int {
 	if l == Hard {
 		return e.hard()
 	}
+	e.initHeuristic()
 	if e.g.k == e.g.n {
 		return e.moveLines(l)
 	}
@@ -236,11 +243,12 @@ func (e *engine) hard() int {
 			return i
 		}
 	}
+	if g.k >= 2 && g.k <= maxSearchK && g.k < g.n {
+		return e.search()
+	}
+	e.initHeuristic()
 	if g.k == g.n {
 		return e.moveLines(Hard)
-	}
-	if g.k >= 2 && g.k <= maxSearchK {
-		return e.search()
 	}
 	return e.moveWindows(Hard)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"time"
 )
 
 // The benchmarks of this file time one move of three judges at n = 3, 100
@@ -348,6 +349,51 @@ func BenchmarkComputerMove(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkHardGame times Hard's moves in whole games against Medium, so
+// that the positions are those of real play rather than one chosen
+// position (which may hold a quick forced win): four games per board,
+// Hard moving first in two, seeded, so every run times the same
+// positions. ns/op is the mean over them; max-ns/op the slowest move of
+// the run, which the budget of the threat search must keep under 50 ms.
+func BenchmarkHardGame(b *testing.B) {
+	for _, tt := range []struct{ n, k int }{{7, 4}, {10, 5}, {15, 5}} {
+		b.Run(fmt.Sprintf("%dx%d,k=%d", tt.n, tt.n, tt.k), func(b *testing.B) {
+			var positions []*Game
+			r := rand.New(rand.NewPCG(3, 4))
+			for game := range 4 {
+				g, err := New(tt.n, WinLength(tt.k))
+				if err != nil {
+					b.Fatal(err)
+				}
+				hard := Player(X + Player(game%2))
+				for !g.Status().Decided() {
+					l := Medium
+					if g.Turn() == hard {
+						l = Hard
+						positions = append(positions, g.Clone())
+					}
+					c, err := ComputerMove(g, l, r)
+					if err != nil {
+						b.Fatal(err)
+					}
+					g.Play(c.Row, c.Col, g.Turn())
+				}
+			}
+			var worst time.Duration
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				t0 := time.Now()
+				if _, err := ComputerMove(positions[i%len(positions)], Hard, r); err != nil {
+					b.Fatal(err)
+				}
+				worst = max(worst, time.Since(t0))
+			}
+			b.ReportMetric(float64(worst.Nanoseconds()), "max-ns/op")
 		})
 	}
 }

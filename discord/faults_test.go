@@ -140,12 +140,16 @@ func TestRESTFaults(t *testing.T) {
 		{"429 per route, too long", func(s *discordtest.Server) {
 			s.FailNext("POST", "/interactions/", http.StatusTooManyRequests, "", time.Minute)
 		}, false, []string{`msg="REST rate limited"`, "global=false", "retry_after=1m0s", "route=/interactions/:id/:token/callback"}, 1, 0},
-		{"500", func(s *discordtest.Server) {
+		{"500, once", func(s *discordtest.Server) {
 			s.FailNext("POST", "/interactions/", http.StatusInternalServerError, "", 0)
-		}, false, []string{`msg="REST server error"`, "status=500", "route=/interactions/:id/:token/callback"}, 0, 1},
-		{"503", func(s *discordtest.Server) {
+		}, true, []string{`msg="REST server error"`, "status=500", "route=/interactions/:id/:token/callback"}, 0, 1},
+		{"503, once", func(s *discordtest.Server) {
 			s.FailNext("POST", "/interactions/", http.StatusServiceUnavailable, "", 0)
-		}, false, []string{`msg="REST server error"`, "status=503"}, 0, 1},
+		}, true, []string{`msg="REST server error"`, "status=503"}, 0, 1},
+		{"503, twice", func(s *discordtest.Server) {
+			s.FailNext("POST", "/interactions/", http.StatusServiceUnavailable, "", 0)
+			s.FailNext("POST", "/interactions/", http.StatusServiceUnavailable, "", 0)
+		}, false, []string{`msg="REST server error"`, "status=503"}, 0, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -172,8 +176,9 @@ func TestRESTFaults(t *testing.T) {
 				// The bot may try again to say something went wrong.
 				t.Errorf("Response() = %v; want an answer or ErrInteractionFailed", err)
 			}
-			if got := p.logs.lines(tt.line...); len(got) != 1 {
-				t.Errorf("log lines with %q: %d; want 1:\n%s", tt.line, len(got), p.logs)
+			// One line per faulty response.
+			if got, want := len(p.logs.lines(tt.line...)), int(tt.limited+tt.server); got != want {
+				t.Errorf("log lines with %q: %d; want %d:\n%s", tt.line, got, want, p.logs)
 			}
 			if !tt.answered && len(p.logs.lines(`msg="interaction failed"`)) != 1 {
 				t.Errorf("the bot did not log that the interaction failed:\n%s", p.logs)

@@ -31,7 +31,8 @@ import (
 //
 // Interaction endpoints are not bound by the bot's global rate limit, so
 // nothing is lost by leaving that limiter out: a 429 is retried once if its
-// retry_after ends before the request's deadline, and is an error otherwise.
+// retry_after ends before the request's deadline, and is an error otherwise;
+// a 5xx is retried once after a short pause, if there is time.
 type REST struct {
 	*discordgo.Session
 }
@@ -107,6 +108,19 @@ func (d REST) call(method, endpoint string, body any, opts []discordgo.RequestOp
 				}
 			}
 		}
+		if resp.StatusCode >= 500 && attempt == 0 {
+			// Discord's own trouble, often a moment's: try once more if
+			// there is time. Had the first one taken effect after all, the
+			// second is refused as already acknowledged, which the bot
+			// counts as answered.
+			if deadline, ok := req.Context().Deadline(); !ok || time.Now().Add(serverErrorPause).Before(deadline) {
+				select {
+				case <-time.After(serverErrorPause):
+					continue
+				case <-req.Context().Done():
+				}
+			}
+		}
 		rerr := &discordgo.RESTError{Request: req, Response: resp, ResponseBody: respBody}
 		var msg discordgo.APIErrorMessage
 		if json.Unmarshal(respBody, &msg) == nil && (msg.Code != 0 || msg.Message != "") {
@@ -115,6 +129,10 @@ func (d REST) call(method, endpoint string, body any, opts []discordgo.RequestOp
 		return nil, rerr
 	}
 }
+
+// serverErrorPause is the wait before the one retry of a request Discord
+// answered with a 5xx.
+const serverErrorPause = 100 * time.Millisecond
 
 // retryAfter reads how long Discord asks us to wait: the JSON retry_after
 // (seconds, fractional) or the Retry-After header.

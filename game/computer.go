@@ -26,12 +26,14 @@ const (
 	// and, on boards up to 16×16, once few enough cells are empty for an
 	// exact search to finish: it never turns a won or drawn position into
 	// a worse one. With 2 <= k <= 8 < n it searches: it takes a win, blocks
-	// one, plays a forced win by fours when it finds one, avoids moves
-	// that let the opponent win by fours, and otherwise looks ahead by
-	// iterative deepening alpha-beta over the cells near the play, within
-	// a fixed number of positions (searchNodes) so that a position always
-	// gets the same move. With k = n, or k > 8, it plays the heuristic of
-	// Medium without the random moves, and makes or stops double threats.
+	// one, plays a forced win by fours (VCF) or, with k >= 4, by fours and
+	// threes (VCT) when it finds one, keeps to the moves after which the
+	// opponent has none, and otherwise looks ahead by iterative deepening
+	// alpha-beta over the cells near the play, looking for its own forced
+	// wins two plies deep. Every search is bounded by a number of positions
+	// (searchNodes), not by a clock, so that a position always gets the
+	// same move. With k = n, or k > 8, it plays the heuristic of Medium
+	// without the random moves, and makes or stops double threats.
 	Hard
 )
 
@@ -78,8 +80,9 @@ func ParseLevel(s string) (Level, error) {
 // bounded by node counts, not by a clock: at most about 160,000 positions
 // for the exact search of the empty 4×4 board, exactNodes on larger
 // boards, and searchNodes for the threat search (whose field is the
-// bounding box of the marks plus a margin, O(area) to set up): some tens
-// of milliseconds at most on one core, see BenchmarkComputerMove.
+// bounding box of the marks plus a margin, O(area) to set up): at most
+// about 30 ms on one core of a 2-core server at 15×15 with k = 5, see
+// BenchmarkHardGame.
 func ComputerMove(g *Game, l Level, r *rand.Rand) (Cell, error) {
 	if l < Easy || l > Hard {
 		return Cell{}, fmt.Errorf("computer move: level %d: %w", l, ErrLevel)

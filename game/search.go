@@ -4,16 +4,21 @@ import "slices"
 
 // This file holds the threat search of Hard on boards larger than the
 // exact search handles, for 2 <= k <= maxSearchK < n: threats first (a win,
-// a block, a forced win by fours), then iterative deepening alpha-beta over
-// the cells near the play, bounded by a number of nodes rather than by a
-// clock, so that a position always gets the same move.
+// a block, a forced win by fours or threes, see threat.go), then iterative
+// deepening alpha-beta over the cells near the play, bounded by a number of
+// nodes rather than by a clock, so that a position always gets the same
+// move.
 
 // Budget of the threat search.
 //
 // searchNodes bounds the nodes of one move, alpha-beta and threat searches
-// together: about 15 ms on one core of a 2024 server at 15×15, k = 5 (see
-// BenchmarkComputerMove); the cost of a node grows as k², so the budget
-// shrinks by that factor above k = 5. beamRoot and beam bound the moves
+// together: a node costs one to two microseconds at 15×15, k = 5, so a move
+// takes at most about 30 ms (see BenchmarkHardGame, which reports the
+// slowest move); the cost of a node grows as k², so the budget shrinks by
+// that factor above k = 5. Of the budget, Hard's own forced wins by fours
+// and by threats get a tenth each, the opponent's a twentieth as if Hard
+// passed, and a quarter more when that finds a threat, to check each
+// candidate move; alpha-beta gets the rest. beamRoot and beam bound the moves
 // searched at the root and below it, best first by the move ordering;
 // forced replies are always searched.
 const (

@@ -26,7 +26,7 @@ const (
 	searchNodes = 20_000
 	maxPly      = 24
 	beamRoot    = 16
-	beam        = 8
+	beam        = 6
 	// Positions up to vctPly plies below the root where Hard is to move
 	// are searched for its forced win by threats, vctLeafDepth threats
 	// deep within vctLeafNodes nodes.

@@ -167,12 +167,15 @@ func runTournament(t *testing.T, games int) string {
 }
 
 // TestTournament checks the targets of Hard on a few games per board and
-// opponent (kept small for the race detector); with -tournament it plays
+// opponent (four, two under the race detector); with -tournament it plays
 // the full table, 100 games per board and opponent, and prints it:
 //
 //	go test ./game -run Tournament -tournament -v
 func TestTournament(t *testing.T) {
 	games := 4
+	if raceEnabled {
+		games = 2 // one game each side
+	}
 	if *tournament {
 		games = 100
 	}

@@ -170,7 +170,13 @@ func runTournament(t *testing.T, games int) string {
 // opponent (four, two under the race detector); with -tournament it plays
 // the full table, 100 games per board and opponent, and prints it:
 //
-//	go test ./game -run Tournament -tournament -v
+//	go test ./game -run Tournament -v -tournament
+//
+// (the package before the flags: go test takes what follows an unknown
+// flag for the test binary). -tournament.board and -tournament.opponent
+// narrow it, -tournament.seed plays other games than the table's:
+//
+//	go test ./game -run Tournament -v -tournament -tournament.board 7x7,k=4 -tournament.seed 2
 func TestTournament(t *testing.T) {
 	games := 4
 	if raceEnabled {

@@ -215,7 +215,6 @@ const (
 	challengeWithdrawn
 	challengeExpired
 	challengeCancelled
-	challengeRestart
 	challengeSuperseded
 )
 
@@ -232,8 +231,6 @@ func renderChallenge(c *table.Challenge, st challengeState, timeout time.Duratio
 		return view{content: fmt.Sprintf("🛑 The challenge from %s to %s (%s) was cancelled by a moderator.", mention(c.From), mention(c.To), board)}
 	case challengeSuperseded:
 		return view{content: fmt.Sprintf("The challenge from %s to %s (%s) was called off: another game started in this channel first.", mention(c.From), mention(c.To), board)}
-	case challengeRestart:
-		return view{content: fmt.Sprintf("The challenge from %s to %s (%s) was called off because I restarted. Please challenge again with `/ttt start`.", mention(c.From), mention(c.To), board)}
 	}
 	return view{
 		content: fmt.Sprintf("⚔️ %s challenges %s to tic-tac-toe on %s. %s, do you accept? The challenge expires <t:%d:R>.\n%s plays %s and moves first.",

@@ -142,7 +142,7 @@ func TestRenderLimits(t *testing.T) {
 		}
 	}
 	c := &table.Challenge{ID: newID(), From: longX, To: longO, Size: MaxSize, Win: MaxSize, Expires: time.Unix(1767225600, 0)}
-	for st := challengeOpen; st <= challengeRestart; st++ {
+	for st := challengeOpen; st <= challengeSuperseded; st++ {
 		checkLimits(t, fmt.Sprintf("challenge state %d", st), renderChallenge(c, st, 14*time.Minute))
 	}
 }

@@ -159,6 +159,9 @@ type crashTable struct {
 
 	gameID string               // the channel's current game, as last seen
 	last   *discordtest.Message // the newest board message seen
+	// challenge is the newest challenge message: a challenge survives a
+	// kill, and its Accept is clicked afterwards.
+	challenge *discordtest.Message
 }
 
 // moveAnswer is a public board that answered a move.
@@ -345,7 +348,7 @@ func (r *crashRig) move(tb *crashTable, g *store.Game) {
 func (r *crashRig) newGame(tb *crashTable, prev *store.Game) {
 	r.t.Helper()
 	who := tb.players[r.rng.IntN(len(tb.players))]
-	if prev != nil && tb.last != nil && r.rng.IntN(2) == 0 {
+	if prev != nil && tb.last != nil && r.rng.IntN(2) == 0 && r.openChallenge(tb) == nil {
 		if b, err := readBoard(*tb.last); err == nil && b.gameID == prev.ID {
 			// The board may have lost its buttons to a newer message by
 			// now: click it as a client that has not seen the edit yet.
@@ -380,6 +383,13 @@ func (r *crashRig) startCommand(tb *crashTable) *discordtest.Interaction {
 // challenge, and returns the other's click on Accept, not sent yet.
 func (r *crashRig) acceptClick(tb *crashTable) *discordtest.Interaction {
 	r.t.Helper()
+	if c := r.openChallenge(tb); c != nil {
+		// Posted before a kill and still open: accept that one.
+		if tb.challenge == nil || !strings.Contains(tb.challenge.Content, "challenges "+mentionID(c.To)) {
+			r.t.Fatalf("after %d kills, channel %s has challenge %s open, which the test never saw posted", r.kills, tb.channel, c.ID)
+		}
+		return r.srv.Click(r.guild, tb.channel, r.members[c.To], tb.challenge.ID, "accept/"+c.ID)
+	}
 	i := r.rng.IntN(2)
 	from, to := tb.players[i], tb.players[1-i]
 	in := r.srv.SlashCommand(r.guild, tb.channel, from, "ttt", discordtest.Sub("start",
@@ -388,7 +398,18 @@ func (r *crashRig) acceptClick(tb *crashTable) *discordtest.Interaction {
 	if resp.Ephemeral || !strings.Contains(resp.Message.Content, "challenges "+mentionID(to.User.ID)) {
 		r.t.Fatalf("after %d kills, %s was answered %q; want a public challenge", r.kills, describeInteraction(in), resp.Message.Content)
 	}
+	tb.challenge = &resp.Message
 	return r.srv.Click(r.guild, tb.channel, to, resp.Message.ID, button(r.t, resp.Message, -1, 0, "accept/"))
+}
+
+// openChallenge returns the channel's stored open challenge, or nil.
+func (r *crashRig) openChallenge(tb *crashTable) *store.Challenge {
+	r.t.Helper()
+	c, err := r.db.Challenge(r.ctx, tb.channel)
+	if err != nil {
+		r.t.Fatalf("Challenge(%s): %v", tb.channel, err)
+	}
+	return c
 }
 
 // started checks the answer to what started a new game: a public board of
@@ -463,6 +484,13 @@ func (r *crashRig) verify() {
 		}
 		in := r.srv.SlashCommand(r.guild, tb.channel, tb.players[0], "ttt", discordtest.Sub("board"))
 		resp := r.send(in)
+		if c := r.openChallenge(tb); c != nil && !g.Running() {
+			// A challenge outlived the kill: /ttt board points at it.
+			if !resp.Ephemeral || !strings.Contains(resp.Message.Content, "challenge to "+mentionID(c.To)+" is waiting") {
+				r.t.Fatalf("after %d kills, with challenge %s open, /ttt board answered %q", r.kills, c.ID, resp.Message.Content)
+			}
+			continue
+		}
 		b := r.public(in, resp, discordgo.InteractionResponseChannelMessageWithSource)
 		if k, err := shownPrefix(b, g); err != nil || k != len(g.Moves) {
 			r.t.Fatalf("after %d kills, /ttt board shows %d of the %d moves of game %s: %v", r.kills, k, len(g.Moves), g.ID, err)

@@ -30,7 +30,7 @@ const helpText = "**Tic-tac-toe** — get a whole row, column or diagonal of you
 var levelHelp = [...]string{
 	game.Easy:   "plays loosely and often misses wins and blocks; good for beginners and kids.",
 	game.Medium: "always takes a win and blocks yours, but sometimes plays a careless move; a fair game for casual players.",
-	game.Hard:   "never makes a mistake on boards up to 4×4, and on big boards looks several moves ahead for forced wins; beat it and brag.",
+	game.Hard:   "never makes a mistake on boards up to 4×4; on bigger boards it spots and sets up forced wins and stops yours; beat it and brag.",
 }
 
 func (b *Bot) help(ctx context.Context, req *request) error {

@@ -353,3 +353,29 @@ func openTestChallenge(t *testing.T, b *Bot) *openChallenge {
 	}
 	return tb.challenge
 }
+
+// An Accept whose answer Discord refuses started nothing anyone saw: the
+// game is called off and the challenge is open again, in the store too.
+func TestAcceptRefusedReopensChallenge(t *testing.T) {
+	st := new(store.Memory)
+	rec := new(recorder)
+	b := newBotOn(t, st, rec)
+	defer b.Close()
+	c := openTestChallenge(t, b)
+	rec.mu.Lock()
+	rec.failNext = &discordgo.RESTError{Response: &http.Response{StatusCode: http.StatusBadRequest}}
+	rec.mu.Unlock()
+	b.serveIC(context.Background(), buttonPayload(t, "accept/"+c.ID))
+	sc, err := st.Challenge(context.Background(), buttonChannel)
+	if err != nil || sc == nil || sc.ID != c.ID {
+		t.Fatalf("stored challenge after a refused Accept = %+v, %v; want %s open again", sc, err, c.ID)
+	}
+	if g, _ := st.Current(context.Background(), buttonChannel); g != nil && g.Running() {
+		t.Errorf("a game nobody saw is running: %+v", g)
+	}
+	tb := mustLock(t, &b.channels, buttonChannel)
+	defer b.channels.unlock(tb)
+	if err := b.load(context.Background(), tb); err != nil || tb.challenge == nil || tb.challenge.ID != c.ID {
+		t.Errorf("after loading, the channel's challenge is %+v (%v); want %s", tb.challenge, err, c.ID)
+	}
+}

@@ -87,8 +87,8 @@ func runReplicas(t *testing.T, overHTTP bool) {
 		members: map[string]discordtest.Member{}, shown: map[string]map[int]bool{}}
 
 	// Both start at once on the empty schema: one migrates, the other waits.
-	var procs [2]*botProcess
-	for i, srv := range x.srv {
+	procs := startReplicas(t, ctx, func(i int) map[string]string {
+		srv := x.srv[i]
 		env := map[string]string{
 			"DISCORD_TOKEN":    srv.Token,
 			"DISCORD_API_URL":  srv.APIURL,
@@ -99,20 +99,8 @@ func runReplicas(t *testing.T, overHTTP bool) {
 		if overHTTP {
 			env["INTERACTIONS_ADDR"], env["DISCORD_PUBLIC_KEY"] = "127.0.0.1:0", srv.PublicKey()
 		}
-		procs[i] = startBotProcess(t, "replica "+"AB"[i:i+1], env)
-	}
-	defer func() {
-		if t.Failed() {
-			for _, p := range procs {
-				t.Logf("log of %s:\n%s", p.name, p.tail(6000))
-			}
-		}
-	}()
-	for _, p := range procs {
-		if err := p.waitReady(ctx); err != nil {
-			t.Fatalf("%v\nlog:\n%s", err, p.tail(4000))
-		}
-	}
+		return env
+	})
 	if overHTTP {
 		lb := roundRobin(t, procs[0].listening(t, "interactions"), procs[1].listening(t, "interactions"))
 		srvA.UseEndpoint(lb + "/interactions")
@@ -497,6 +485,30 @@ func (x *replicaRig) checkRunning() {
 	}
 }
 
+// startReplicas starts two bot binaries, replica A with env(0) and B with
+// env(1), at once, and waits until both are ready. If the test fails,
+// their logs are printed.
+func startReplicas(t *testing.T, ctx context.Context, env func(i int) map[string]string) [2]*botProcess {
+	t.Helper()
+	var procs [2]*botProcess
+	for i := range procs {
+		procs[i] = startBotProcess(t, "replica "+"AB"[i:i+1], env(i))
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, p := range procs {
+				t.Logf("log of %s:\n%s", p.name, p.tail(6000))
+			}
+		}
+	})
+	for _, p := range procs {
+		if err := p.waitReady(ctx); err != nil {
+			t.Fatalf("%v\nlog:\n%s", err, p.tail(4000))
+		}
+	}
+	return procs
+}
+
 // roundRobin starts a load balancer that sends each request to the next
 // of the replicas (host:port), and returns its URL.
 func roundRobin(t *testing.T, replicas ...string) string {
@@ -524,26 +536,13 @@ func TestTimeoutOnceAcrossReplicas(t *testing.T) {
 	srv := discordtest.NewServer("timeout-replicas-secret-token")
 	t.Cleanup(srv.Close)
 	guild := srv.NewID()
-	var procs [2]*botProcess
-	for i := range procs {
-		procs[i] = startBotProcess(t, "replica "+"AB"[i:i+1], map[string]string{
+	procs := startReplicas(t, ctx, func(int) map[string]string {
+		return map[string]string{
 			"DISCORD_TOKEN": srv.Token, "DISCORD_API_URL": srv.APIURL, "DISCORD_GUILD_ID": guild,
 			"DATABASE_URL": dbURL, "LOG_LEVEL": "debug", "TURN_TIMEOUT": "5s",
 			"INTERACTIONS_ADDR": "127.0.0.1:0", "DISCORD_PUBLIC_KEY": srv.PublicKey(),
-		})
-	}
-	defer func() {
-		if t.Failed() {
-			for _, p := range procs {
-				t.Logf("log of %s:\n%s", p.name, p.tail(4000))
-			}
 		}
-	}()
-	for _, p := range procs {
-		if err := p.waitReady(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	srv.UseEndpoint(roundRobin(t, procs[0].listening(t, "interactions"), procs[1].listening(t, "interactions")) + "/interactions")
 	send := func(in *discordtest.Interaction) *discordtest.Response {
 		t.Helper()

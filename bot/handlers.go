@@ -313,6 +313,13 @@ func (b *Bot) challengeClick(ctx context.Context, req *request) (*channel, *open
 	if err != nil {
 		return nil, nil, err
 	}
+	if ch.challenge == nil {
+		// Loading skips it while a game runs (see load).
+		if err := b.loadChallenge(ctx, ch); err != nil {
+			b.unlock(ch)
+			return nil, nil, err
+		}
+	}
 	c := ch.challenge
 	if c == nil || c.ID != r.id {
 		b.unlock(ch)

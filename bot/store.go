@@ -169,6 +169,20 @@ func (b *Bot) load(ctx context.Context, ch *channel) error {
 		}
 	}
 	b.syncTurn(ctx, ch)
+	if ch.match != nil && !ch.match.Over() {
+		// A running game excludes a challenge (a start is refused while
+		// one runs), so the moves of a game, most of what the bot
+		// answers, read nothing more. One opened by another process in
+		// the same instant is read when its buttons are clicked
+		// (challengeClick), or once the game is over.
+		ch.clearChallenge()
+		return nil
+	}
+	return b.loadChallenge(ctx, ch)
+}
+
+// loadChallenge reads ch's open challenge from the store.
+func (b *Bot) loadChallenge(ctx context.Context, ch *channel) error {
 	c, err := b.store.Challenge(ctx, ch.id)
 	if err != nil {
 		return fmt.Errorf("load the challenge of channel %s: %w", ch.id, err)

@@ -98,12 +98,21 @@ func (b *Bot) sweepChallenges(ctx context.Context, onlyDue bool) error {
 		if onlyDue && b.now().Before(c.Expires) {
 			continue
 		}
-		ch, err := b.lock(ctx, c.ChannelID)
-		if err != nil {
+		if err := b.touch(ctx, c.ChannelID); err != nil {
 			return err
 		}
-		b.unlock(ch)
 	}
+	return nil
+}
+
+// touch loads a channel and lets it go: loading ends a game, or closes a
+// challenge, whose time is up, and arms the timers of the others.
+func (b *Bot) touch(ctx context.Context, channelID string) error {
+	ch, err := b.lock(ctx, channelID)
+	if err != nil {
+		return err
+	}
+	b.unlock(ch)
 	return nil
 }
 
@@ -134,11 +143,9 @@ func (b *Bot) sweepDue(ctx context.Context) error {
 		return fmt.Errorf("list games out of time: %w", err)
 	}
 	for _, id := range channels {
-		ch, err := b.lock(ctx, id)
-		if err != nil {
+		if err := b.touch(ctx, id); err != nil {
 			return err
 		}
-		b.unlock(ch)
 	}
 	return nil
 }
@@ -165,11 +172,9 @@ func (b *Bot) sweep(ctx context.Context) error {
 			}
 			b.channels.unlock(ch)
 		default:
-			ch, err := b.lock(ctx, g.ChannelID) // loading ends it
-			if err != nil {
+			if err := b.touch(ctx, g.ChannelID); err != nil { // loading ends it
 				return err
 			}
-			b.unlock(ch)
 		}
 	}
 	return nil

@@ -98,14 +98,12 @@ func (d REST) call(method, endpoint string, body any, opts []discordgo.RequestOp
 			return respBody, nil
 		}
 		if resp.StatusCode == http.StatusTooManyRequests && attempt == 0 {
-			wait := retryAfter(resp, respBody)
-			if deadline, ok := req.Context().Deadline(); !ok || time.Now().Add(wait).Before(deadline) {
-				select {
-				case <-time.After(wait):
-					continue
-				case <-req.Context().Done():
-					return nil, notSent{fmt.Errorf("waiting out a rate limit: %w", req.Context().Err())}
-				}
+			retry, err := pauseToRetry(req.Context(), retryAfter(resp, respBody))
+			if err != nil {
+				return nil, notSent{fmt.Errorf("waiting out a rate limit: %w", err)}
+			}
+			if retry {
+				continue
 			}
 		}
 		if resp.StatusCode >= 500 && attempt == 0 {
@@ -113,12 +111,8 @@ func (d REST) call(method, endpoint string, body any, opts []discordgo.RequestOp
 			// there is time. Had the first one taken effect after all, the
 			// second is refused as already acknowledged, which the bot
 			// counts as answered.
-			if deadline, ok := req.Context().Deadline(); !ok || time.Now().Add(serverErrorPause).Before(deadline) {
-				select {
-				case <-time.After(serverErrorPause):
-					continue
-				case <-req.Context().Done():
-				}
+			if retry, _ := pauseToRetry(req.Context(), serverErrorPause); retry {
+				continue
 			}
 		}
 		rerr := &discordgo.RESTError{Request: req, Response: resp, ResponseBody: respBody}
@@ -127,6 +121,23 @@ func (d REST) call(method, endpoint string, body any, opts []discordgo.RequestOp
 			rerr.Message = &msg
 		}
 		return nil, rerr
+	}
+}
+
+// pauseToRetry waits d before a retry and reports true, unless ctx's
+// deadline comes first: then it reports false at once, without waiting.
+// The error is ctx's, if ctx ends while it waits.
+func pauseToRetry(ctx context.Context, d time.Duration) (bool, error) {
+	if deadline, ok := ctx.Deadline(); ok && !time.Now().Add(d).Before(deadline) {
+		return false, nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true, nil
+	case <-ctx.Done():
+		return false, ctx.Err()
 	}
 }
 

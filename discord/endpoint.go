@@ -110,10 +110,7 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hp := e.handler.Load()
 	if hp == nil {
 		e.log.Warn("an interaction arrived before the bot was ready", "channel", i.ChannelID)
-		b, _ := json.Marshal(&discordgo.InteractionResponse{
-			Type: discordgo.InteractionResponseChannelMessageWithSource,
-			Data: &discordgo.InteractionResponseData{Content: startingText, Flags: discordgo.MessageFlagsEphemeral},
-		})
+		b, _ := json.Marshal(startingAnswer())
 		writeJSON(w, b)
 		return
 	}

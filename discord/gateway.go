@@ -32,7 +32,7 @@ type Ready struct {
 
 // Gateway is this process's gateway connections, one per shard it runs: it
 // delivers their INTERACTION_CREATE events to the handler set with Handle.
-// Create it with OpenWith (or Open); its methods are safe for concurrent
+// Create it with OpenWith; its methods are safe for concurrent
 // use.
 //
 // Each shard is a discordgo session, which reconnects by itself: it
@@ -48,9 +48,9 @@ type Gateway struct {
 	counters *Counters
 	closing  atomic.Bool // set by Close: disconnects are expected
 
-	mu       sync.Mutex
-	handler  Handler
-	handling chan struct{} // closed once a handler is set
+	setHandler sync.Once
+	handler    Handler       // set once, before handling is closed
+	handling   chan struct{} // closed once a handler is set
 }
 
 // shard is one gateway connection.
@@ -62,10 +62,21 @@ type shard struct {
 	latency atomic.Int64 // the last heartbeat latency measured, for when discordgo is busy
 }
 
-// ErrTokenRejected is Open's error when Discord refuses the bot token.
+// ErrTokenRejected is the error of OpenWith and Login when Discord refuses the bot token.
 var ErrTokenRejected = errors.New("Discord rejected the token: check DISCORD_TOKEN (Developer Portal, your application, Bot, Reset Token)")
 
-const startingText = "I'm just starting up. Please try again in a moment."
+// startingAnswer is the answer, on either transport, to an interaction
+// that arrives before the bot is ready: better than "This interaction
+// failed".
+func startingAnswer() *discordgo.InteractionResponse {
+	return &discordgo.InteractionResponse{
+		Type: discordgo.InteractionResponseChannelMessageWithSource,
+		Data: &discordgo.InteractionResponseData{
+			Content: "I'm just starting up. Please try again in a moment.",
+			Flags:   discordgo.MessageFlagsEphemeral,
+		},
+	}
+}
 
 // waitHandler bounds how long an interaction that arrives while the bot
 // is still starting waits for the handler.
@@ -74,12 +85,6 @@ const waitHandler = 2 * time.Second
 // DefaultStartInterval is how long Discord wants between two rounds of
 // identifies (of session_start_limit.max_concurrency shards each).
 const DefaultStartInterval = 5 * time.Second
-
-// Open connects one unsharded gateway session with token, through apiURL
-// when it is set: OpenWith with only those options.
-func Open(ctx context.Context, token, apiURL string, log *slog.Logger) (*Gateway, error) {
-	return OpenWith(ctx, Options{Token: token, APIURL: apiURL, Log: log})
-}
 
 // OpenWith connects the gateway shards o asks for (see Options) and waits
 // for the READY of each. It gives up when ctx ends first (returning ctx's
@@ -332,14 +337,9 @@ func (g *Gateway) interaction(s *discordgo.Session, i *discordgo.Interaction) {
 	cb := Callback{REST: REST{s}, Interaction: i}
 	h := g.waitForHandler()
 	if h == nil {
-		// Still starting: say so rather than leave the user with
-		// "This interaction failed".
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
-		err := cb.Respond(ctx, &discordgo.InteractionResponse{
-			Type: discordgo.InteractionResponseChannelMessageWithSource,
-			Data: &discordgo.InteractionResponseData{Content: startingText, Flags: discordgo.MessageFlagsEphemeral},
-		})
+		err := cb.Respond(ctx, startingAnswer())
 		g.log.Warn("an interaction arrived before the bot was ready", "channel", i.ChannelID, "err", err)
 		return
 	}
@@ -379,26 +379,31 @@ func (g *Gateway) Shards() []int {
 }
 
 // Handle sets the handler of interactions.
+// Only the first call counts.
 func (g *Gateway) Handle(h Handler) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.handler == nil {
+	g.setHandler.Do(func() {
 		g.handler = h
 		close(g.handling)
-	}
+	})
 }
 
+// waitForHandler returns the handler, waiting up to waitHandler for it
+// while the bot starts; nil if it is not set by then. Once it is set, no
+// timer is made.
 func (g *Gateway) waitForHandler() Handler {
+	select {
+	case <-g.handling:
+		return g.handler
+	default:
+	}
 	t := time.NewTimer(waitHandler)
 	defer t.Stop()
 	select {
 	case <-g.handling:
+		return g.handler
 	case <-t.C:
 		return nil
 	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.handler
 }
 
 // Close closes every shard's connection. discordgo takes a second for
@@ -433,7 +438,7 @@ var quieter = []string{
 }
 
 // routeLogs sends discordgo's own log lines to log. discordgo has a single
-// package-wide logger, so the first Open's logger gets them.
+// package-wide logger, so the first OpenWith's logger gets them.
 func routeLogs(log *slog.Logger) {
 	logOnce.Do(func() {
 		discordgo.Logger = func(msgL, caller int, format string, a ...any) {

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"path/filepath"
 	"slices"
@@ -193,13 +194,11 @@ func bothTransports(t *testing.T, env map[string]string, test func(t *testing.T,
 	} {
 		t.Run(tr.name, func(t *testing.T) {
 			t.Parallel()
-			vars := map[string]string{}
-			for k, v := range env {
-				vars[k] = v
+			vars := maps.Clone(env)
+			if vars == nil {
+				vars = map[string]string{}
 			}
-			for k, v := range tr.env {
-				vars[k] = v
-			}
+			maps.Copy(vars, tr.env)
 			h := startBot(t, vars)
 			test(t, h)
 			viaEndpoint := 0

@@ -128,8 +128,7 @@ func (m *Memory) OpenChallenge(ctx context.Context, c *Challenge) error {
 		m.challenges = map[string]*Challenge{}
 	}
 	cc := *c
-	// As the SQL stores keep it: UTC, to the microsecond.
-	cc.Expires, cc.Message.At = cc.Expires.UTC().Truncate(time.Microsecond), cc.Message.At.UTC().Truncate(time.Microsecond)
+	cc.Expires, cc.Message.At = storeTime(cc.Expires), storeTime(cc.Message.At)
 	m.challenges[c.ChannelID] = &cc
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -546,7 +547,7 @@ func (s *Server) webhookMessage(r *http.Request, body []byte) reply {
 	id := r.PathValue("msg")
 	if id == "@original" {
 		id = st.originalID
-	} else if id != st.originalID && !contains(st.followups, id) {
+	} else if id != st.originalID && !slices.Contains(st.followups, id) {
 		return unknownMsg
 	}
 	m := s.messages[id]
@@ -587,15 +588,6 @@ func (s *Server) patchLocked(m *message, f fields, errs []fieldError) reply {
 	}
 	s.replaceLocked(n)
 	return okReply(s.render(n))
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // postChannelMessage answers POST /channels/{channel}/messages.

@@ -230,8 +230,12 @@ func (c *movesCache) put(id string, version int64, moves []Move) {
 	c.m[id] = cachedMoves{version, moves}
 }
 
+// currentQuery finds a channel's current game. Built once: Current runs on
+// every interaction.
+var currentQuery = `SELECT ` + prefixed("g.", gameColumns) + ` FROM channels c JOIN games g ON g.id = c.game_id WHERE c.channel_id = ?`
+
 func (s *sqlStore) current(ctx context.Context, channelID string) (*Game, error) {
-	g, err := s.getGame(ctx, `SELECT `+prefixed("g.", gameColumns)+` FROM channels c JOIN games g ON g.id = c.game_id WHERE c.channel_id = ?`, channelID)
+	g, err := s.getGame(ctx, currentQuery, channelID)
 	if err != nil {
 		return nil, fmt.Errorf("store: current game of channel %s: %w", channelID, err)
 	}

@@ -157,40 +157,6 @@ func rebind(query string) string {
 	return q
 }
 
-// Current returns the channel's current game (running or ended), or nil
-// if the channel never had one.
-func (p *Postgres) Current(ctx context.Context, channelID string) (*Game, error) {
-	return p.current(ctx, channelID)
-}
-
-// Game returns the game with that id, or nil if there is none.
-func (p *Postgres) Game(ctx context.Context, id string) (*Game, error) { return p.game(ctx, id) }
-
-// Save stores g in one transaction with the semantics of [SQLite.Save].
-func (p *Postgres) Save(ctx context.Context, g *Game) error { return p.save(ctx, g) }
-
-// Running returns every game that has not ended, sorted by channel id,
-// then game id.
-func (p *Postgres) Running(ctx context.Context) ([]*Game, error) { return p.running(ctx) }
-
-// Stats returns what the store knows of a player in a guild, as
-// [SQLite.Stats] does.
-func (p *Postgres) Stats(ctx context.Context, guildID, userID string, minRated int) (Stats, error) {
-	return p.stats(ctx, guildID, userID, minRated)
-}
-
-// Leaderboard returns the best players of the guild, as
-// [SQLite.Leaderboard] does.
-func (p *Postgres) Leaderboard(ctx context.Context, guildID string, minRated, limit int) ([]Stats, error) {
-	return p.leaderboard(ctx, guildID, minRated, limit)
-}
-
-// History returns the player's ended games in the guild, as
-// [SQLite.History] does.
-func (p *Postgres) History(ctx context.Context, guildID, userID string, limit int) ([]*Game, error) {
-	return p.history(ctx, guildID, userID, limit)
-}
-
 // Close closes the connection pool, waiting for connections in use.
 func (p *Postgres) Close() error {
 	p.pool.Close()

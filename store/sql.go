@@ -234,7 +234,9 @@ func (c *movesCache) put(id string, version int64, moves []Move) {
 // every interaction.
 var currentQuery = `SELECT ` + prefixed("g.", gameColumns) + ` FROM channels c JOIN games g ON g.id = c.game_id WHERE c.channel_id = ?`
 
-func (s *sqlStore) current(ctx context.Context, channelID string) (*Game, error) {
+// Current returns the channel's current game (running or ended), or nil
+// if the channel never had one.
+func (s *sqlStore) Current(ctx context.Context, channelID string) (*Game, error) {
 	g, err := s.getGame(ctx, currentQuery, channelID)
 	if err != nil {
 		return nil, fmt.Errorf("store: current game of channel %s: %w", channelID, err)
@@ -242,7 +244,8 @@ func (s *sqlStore) current(ctx context.Context, channelID string) (*Game, error)
 	return g, nil
 }
 
-func (s *sqlStore) game(ctx context.Context, id string) (*Game, error) {
+// Game returns the game with that id, or nil if there is none.
+func (s *sqlStore) Game(ctx context.Context, id string) (*Game, error) {
 	g, err := s.getGame(ctx, `SELECT `+gameColumns+` FROM games WHERE id = ?`, id)
 	if err != nil {
 		return nil, fmt.Errorf("store: game %s: %w", id, err)
@@ -289,7 +292,19 @@ func prefixed(p, columns string) string {
 	return strings.Join(fields, ", ")
 }
 
-func (s *sqlStore) save(ctx context.Context, g *Game) error {
+// Save stores g in one transaction and, on success, sets g.Version to the
+// new version; it changes nothing else in g. Times are stored in UTC,
+// truncated to the microsecond.
+//
+// With g.Version 0, g is a new game and becomes its channel's current
+// game; it fails with ErrConflict if a game with its id exists or the
+// channel's current game is still running. Otherwise g replaces the stored
+// game, moves included, if that is still at g.Version, and fails with
+// ErrConflict if not, or if the stored game has ended and g changes its
+// ending, loser or moves. The save that ends a game (any ending but
+// EndStopped) also counts it in its players' stats and ratings, once.
+// After ErrConflict nothing has changed.
+func (s *sqlStore) Save(ctx context.Context, g *Game) error {
 	if err := check(g); err != nil {
 		return err
 	}
@@ -492,7 +507,9 @@ func (s *sqlStore) settle(ctx context.Context, t tx, g *Game) error {
 	return nil
 }
 
-func (s *sqlStore) running(ctx context.Context) (out []*Game, err error) {
+// Running returns every game that has not ended, sorted by channel id,
+// then game id.
+func (s *sqlStore) Running(ctx context.Context) (out []*Game, err error) {
 	err = s.read(ctx, func(t tx) error {
 		out = nil
 		rs, err := t.query(ctx, `SELECT `+gameColumns+` FROM games WHERE ending = 0 ORDER BY channel_id, id`)
@@ -537,7 +554,10 @@ func (s *sqlStore) running(ctx context.Context) (out []*Game, err error) {
 	return out, nil
 }
 
-func (s *sqlStore) stats(ctx context.Context, guildID, userID string, minRated int) (st Stats, err error) {
+// Stats returns what the store knows of a player in a guild, with Rank
+// set when the player has at least minRated rated games. A player with no
+// games gets newcomer's stats (rating.Default), not an error.
+func (s *sqlStore) Stats(ctx context.Context, guildID, userID string, minRated int) (st Stats, err error) {
 	err = s.read(ctx, func(t tx) error {
 		st, err = scanStats(t.queryRow(ctx, `SELECT `+statsColumns+` FROM players WHERE guild_id = ? AND user_id = ?`, guildID, userID))
 		if errors.Is(err, errNoRows) {
@@ -560,7 +580,10 @@ func (s *sqlStore) stats(ctx context.Context, guildID, userID string, minRated i
 	return st, nil
 }
 
-func (s *sqlStore) leaderboard(ctx context.Context, guildID string, minRated, limit int) (out []Stats, err error) {
+// Leaderboard returns the players of the guild with at least minRated
+// rated games, best first (rating, then rated games, then user id), Rank
+// set; at most limit of them (limit <= 0: all).
+func (s *sqlStore) Leaderboard(ctx context.Context, guildID string, minRated, limit int) (out []Stats, err error) {
 	err = s.read(ctx, func(t tx) error {
 		out = nil
 		q := `SELECT ` + statsColumns + ` FROM players WHERE guild_id = ? AND rated >= ? ORDER BY rating DESC, rated DESC, user_id`
@@ -590,7 +613,10 @@ func (s *sqlStore) leaderboard(ctx context.Context, guildID string, minRated, li
 	return out, nil
 }
 
-func (s *sqlStore) history(ctx context.Context, guildID, userID string, limit int) (out []*Game, err error) {
+// History returns the player's ended games in the guild, the most recently
+// ended first (ties: larger id first), at most limit of them (limit <= 0:
+// all).
+func (s *sqlStore) History(ctx context.Context, guildID, userID string, limit int) (out []*Game, err error) {
 	err = s.read(ctx, func(t tx) error {
 		out = nil
 		// One indexed, ordered scan per side the player may have played,

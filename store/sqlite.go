@@ -278,54 +278,6 @@ func (r sqlRow) Scan(dest ...any) error {
 	return err
 }
 
-// Current returns the channel's current game (running or ended), or nil
-// if the channel never had one.
-func (s *SQLite) Current(ctx context.Context, channelID string) (*Game, error) {
-	return s.current(ctx, channelID)
-}
-
-// Game returns the game with that id, or nil if there is none.
-func (s *SQLite) Game(ctx context.Context, id string) (*Game, error) { return s.game(ctx, id) }
-
-// Save stores g in one transaction and, on success, sets g.Version to the
-// new version; it changes nothing else in g. Times are stored in UTC,
-// truncated to the microsecond.
-//
-// With g.Version 0, g is a new game and becomes its channel's current
-// game; it fails with ErrConflict if a game with its id exists or the
-// channel's current game is still running. Otherwise g replaces the stored
-// game, moves included, if that is still at g.Version, and fails with
-// ErrConflict if not, or if the stored game has ended and g changes its
-// ending, loser or moves. The save that ends a game (any ending but
-// EndStopped) also counts it in its players' stats and ratings, once.
-// After ErrConflict nothing has changed.
-func (s *SQLite) Save(ctx context.Context, g *Game) error { return s.save(ctx, g) }
-
-// Running returns every game that has not ended, sorted by channel id,
-// then game id.
-func (s *SQLite) Running(ctx context.Context) ([]*Game, error) { return s.running(ctx) }
-
-// Stats returns what the store knows of a player in a guild, with Rank
-// set when the player has at least minRated rated games. A player with no
-// games gets newcomer's stats (rating.Default), not an error.
-func (s *SQLite) Stats(ctx context.Context, guildID, userID string, minRated int) (Stats, error) {
-	return s.stats(ctx, guildID, userID, minRated)
-}
-
-// Leaderboard returns the players of the guild with at least minRated
-// rated games, best first (rating, then rated games, then user id), Rank
-// set; at most limit of them (limit <= 0: all).
-func (s *SQLite) Leaderboard(ctx context.Context, guildID string, minRated, limit int) ([]Stats, error) {
-	return s.leaderboard(ctx, guildID, minRated, limit)
-}
-
-// History returns the player's ended games in the guild, the most recently
-// ended first (ties: larger id first), at most limit of them (limit <= 0:
-// all).
-func (s *SQLite) History(ctx context.Context, guildID, userID string, limit int) ([]*Game, error) {
-	return s.history(ctx, guildID, userID, limit)
-}
-
 // Close closes the database.
 func (s *SQLite) Close() error {
 	return errors.Join(s.reader.Close(), s.writer.Close())

@@ -67,8 +67,6 @@ func newGatewayTransport(token string, restTLS bool, dir string) (*gatewayTransp
 	return t, nil
 }
 
-func (t *gatewayTransport) name() string { return "gateway" }
-
 func (t *gatewayTransport) env() []string {
 	env := []string{"DISCORD_API_URL=" + t.apiURL}
 	if t.caFile != "" {

@@ -38,8 +38,6 @@ func newHTTPTransport(sc scene, ids *snowflakes, restTLS bool, dir string) (*htt
 	return &httpTransport{build: builder{scene: sc, ids: ids}, key: key, pubHex: hex.EncodeToString(pub), sink: s}, nil
 }
 
-func (t *httpTransport) name() string { return "http" }
-
 // env returns the bot's settings for this transport.
 func (t *httpTransport) env() []string {
 	env := []string{

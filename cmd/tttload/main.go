@@ -43,6 +43,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/ed25519"
 	"errors"
@@ -200,7 +201,6 @@ func verifyCost() time.Duration {
 
 // transport is how interactions reach the bot.
 type transport interface {
-	name() string
 	env() []string                                  // the bot's settings for it
 	ready(p *botProcess, channels int) error        // once the bot is ready
 	send(ctx context.Context, c *chanState) outcome // c's next step, and the answer
@@ -310,7 +310,7 @@ func runOne(ctx context.Context, cfg config, kind, botPath, dir string, stdout i
 		return nil, err
 	}
 	defer p.stop()
-	fmt.Fprintf(stdout, "%s: bot pid %d, interactions %s, metrics %s\n", kind, p.pid, cmpOr(p.interactions, "-"), p.metrics)
+	fmt.Fprintf(stdout, "%s: bot pid %d, interactions %s, metrics %s\n", kind, p.pid, cmp.Or(p.interactions, "-"), p.metrics)
 	if err := tr.ready(p, cfg.channels); err != nil {
 		return nil, err
 	}
@@ -318,7 +318,6 @@ func runOne(ctx context.Context, cfg config, kind, botPath, dir string, stdout i
 	chans := make([]*chanState, cfg.channels)
 	for i := range chans {
 		chans[i] = &chanState{
-			idx:  i,
 			id:   id(),
 			a:    player{id: id(), name: fmt.Sprintf("alice%d", i)},
 			b:    player{id: id(), name: fmt.Sprintf("bob%d", i)},
@@ -482,13 +481,6 @@ func sampleLoop(interval time.Duration, start time.Time, st *stats, p *botProces
 	}
 }
 
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}
-
 func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 func mb(b int64) float64             { return float64(b) / (1 << 20) }
@@ -502,7 +494,7 @@ func printReports(w io.Writer, cfg config, rs []*report) {
 	if cfg.rate > 0 {
 		target = fmt.Sprintf("%.0f/s over %d channels", cfg.rate, cfg.channels)
 	}
-	rows := [][]string{{"", ""}}
+	rows := [][]string{{"transport"}}
 	add := func(name string, f func(r *report) string) {
 		row := []string{name}
 		for _, r := range rs {
@@ -510,7 +502,6 @@ func printReports(w io.Writer, cfg config, rs []*report) {
 		}
 		rows = append(rows, row)
 	}
-	rows[0] = []string{"transport"}
 	for _, r := range rs {
 		rows[0] = append(rows[0], r.transport)
 	}

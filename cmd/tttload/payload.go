@@ -67,8 +67,8 @@ type builder struct {
 }
 
 // header appends the fields every interaction in a guild has, up to and
-// including the member, and returns the id it gave the interaction.
-func (b *builder) header(buf []byte, typ int, channelID string, p player) ([]byte, uint64) {
+// including the member.
+func (b *builder) header(buf []byte, typ int, channelID string, p player) []byte {
 	id := b.ids.next()
 	buf = append(buf, `{"id":"`...)
 	buf = strconv.AppendUint(buf, id, 10)
@@ -89,8 +89,7 @@ func (b *builder) header(buf []byte, typ int, channelID string, p player) ([]byt
 	buf = append(buf, `"},"app_permissions":"`+appPermissions+`","locale":"en-US","guild_locale":"en-US","entitlements":[],"authorizing_integration_owners":{"0":"`...)
 	buf = append(buf, b.guildID...)
 	buf = append(buf, `"},"context":0,"attachment_size_limit":10485760,"member":`...)
-	buf = appendMember(buf, p)
-	return buf, id
+	return appendMember(buf, p)
 }
 
 // appendToken appends an interaction token made from the interaction's id:
@@ -125,7 +124,7 @@ func appendMember(buf []byte, p player) []byte {
 
 // start appends a's `/ttt start opponent:@b size:size` in the channel.
 func (b *builder) start(buf []byte, channelID string, a, opp player, size int) []byte {
-	buf, _ = b.header(buf, 2, channelID, a)
+	buf = b.header(buf, 2, channelID, a)
 	buf = append(buf, `,"data":{"id":"`...)
 	buf = append(buf, b.cmdID...)
 	buf = append(buf, `","name":"ttt","type":1,"guild_id":"`...)
@@ -146,7 +145,7 @@ func (b *builder) start(buf []byte, channelID string, a, opp player, size int) [
 
 // move appends p's `/ttt move row col` (1-based) in the channel.
 func (b *builder) move(buf []byte, channelID string, p player, row, col int) []byte {
-	buf, _ = b.header(buf, 2, channelID, p)
+	buf = b.header(buf, 2, channelID, p)
 	buf = append(buf, `,"data":{"id":"`...)
 	buf = append(buf, b.cmdID...)
 	buf = append(buf, `","name":"ttt","type":1,"guild_id":"`...)
@@ -160,7 +159,7 @@ func (b *builder) move(buf []byte, channelID string, p player, row, col int) []b
 
 // resign appends p's `/ttt resign` in the channel.
 func (b *builder) resign(buf []byte, channelID string, p player) []byte {
-	buf, _ = b.header(buf, 2, channelID, p)
+	buf = b.header(buf, 2, channelID, p)
 	buf = append(buf, `,"data":{"id":"`...)
 	buf = append(buf, b.cmdID...)
 	buf = append(buf, `","name":"ttt","type":1,"guild_id":"`...)
@@ -171,7 +170,7 @@ func (b *builder) resign(buf []byte, channelID string, p player) []byte {
 // click appends p's click on the button customID of message messageID in
 // the channel; the message is the bot's, with that one button.
 func (b *builder) click(buf []byte, channelID string, p player, messageID, customID string) []byte {
-	buf, _ = b.header(buf, 3, channelID, p)
+	buf = b.header(buf, 3, channelID, p)
 	buf = append(buf, `,"message":{"type":0,"tts":false,"timestamp":"2025-01-01T00:00:00.000000+00:00","pinned":false,"mentions":[],"mention_roles":[],"mention_everyone":false,"id":"`...)
 	buf = append(buf, messageID...)
 	buf = append(buf, `","flags":0,"embeds":[],"edited_timestamp":null,"content":"","components":[{"type":1,"components":[{"type":2,"label":"Accept","style":3,"custom_id":"`...)

@@ -31,7 +31,6 @@ func (k stepKind) String() string {
 // chanState is one channel and its two players. Only the goroutine that
 // plays the channel touches it.
 type chanState struct {
-	idx  int
 	id   string
 	a, b player
 	size int

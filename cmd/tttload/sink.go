@@ -30,8 +30,8 @@ type sink struct {
 	url    string // the API base URL, for DISCORD_API_URL
 	caFile string // with TLS: the certificate to trust, for SSL_CERT_FILE
 
-	edits, followups, callbacks, other atomic.Uint64
-	conns                              atomic.Uint64 // TCP connections the bot opened
+	edits atomic.Uint64 // webhook edits taken
+	conns atomic.Uint64 // TCP connections the bot opened
 
 	srv *http.Server
 }
@@ -108,10 +108,8 @@ func (s *sink) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.edits.Add(1)
 		_, _ = w.Write(message)
 	case r.Method == http.MethodPost && strings.HasPrefix(path, "/webhooks/"):
-		s.followups.Add(1)
 		_, _ = w.Write(message)
 	case r.Method == http.MethodPost && strings.HasPrefix(path, "/interactions/"):
-		s.callbacks.Add(1)
 		w.WriteHeader(http.StatusNoContent)
 	case r.Method == http.MethodGet && path == "/users/@me":
 		_, _ = w.Write([]byte(`{"id":"` + s.botID + `","username":"tttbot","global_name":"tttbot","discriminator":"0","bot":true}`))
@@ -131,7 +129,6 @@ func (s *sink) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		_ = json.NewEncoder(w).Encode(cmds)
 	default:
-		s.other.Add(1)
 		if r.Method == http.MethodGet {
 			_, _ = w.Write([]byte(`{}`))
 			return

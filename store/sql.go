@@ -439,16 +439,15 @@ func onlyBoardChanged(stored, g *Game) bool {
 
 // identity is what of a game's row a move does not change.
 type identity struct {
-	id, guild, channel   string
-	players              [3]string
-	computer, first      game.Player
-	level                game.Level
-	size, win            int
-	end                  game.Ending
-	loser                game.Player
-	stoppedBy            string
-	startedAt, endedAt   int64
-	startedSet, endedSet bool
+	id, guild, channel string
+	players            [3]string
+	computer, first    game.Player
+	level              game.Level
+	size, win          int
+	end                game.Ending
+	loser              game.Player
+	stoppedBy          string
+	startedAt, endedAt int64 // microseconds; the zero time has its own
 }
 
 func identityOf(g *Game) identity {
@@ -457,7 +456,6 @@ func identityOf(g *Game) identity {
 		computer: g.Computer, first: g.First, level: g.Level, size: g.Size, win: g.Win,
 		end: g.End, loser: g.Loser, stoppedBy: g.StoppedBy,
 		startedAt: g.StartedAt.UnixMicro(), endedAt: g.EndedAt.UnixMicro(),
-		startedSet: !g.StartedAt.IsZero(), endedSet: !g.EndedAt.IsZero(),
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -106,7 +107,7 @@ func testMigrations(t *testing.T, dialect string, db database) {
 	if err != nil {
 		t.Fatalf("reopen = %v", err)
 	}
-	if again := db.query(t, s, `SELECT version, applied_at FROM schema_migrations ORDER BY version`); len(again) != len(applied) || again[0] != applied[0] {
+	if again := db.query(t, s, `SELECT version, applied_at FROM schema_migrations ORDER BY version`); !slices.Equal(again, applied) {
 		t.Errorf("after reopening, schema_migrations = %v; want %v", again, applied)
 	}
 

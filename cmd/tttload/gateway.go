@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/tls"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -54,14 +53,14 @@ func newGatewayTransport(token string, restTLS bool, dir string) (*gatewayTransp
 		return nil, err
 	}
 	t.caFile = filepath.Join(dir, "proxy-ca.pem")
-	cert, err := selfSigned(t.caFile)
+	tlsConfig, err := selfSigned(t.caFile)
 	if err != nil {
 		ln.Close()
 		srv.Close()
 		return nil, err
 	}
 	t.proxy = &http.Server{Handler: rp, ReadHeaderTimeout: 10 * time.Second,
-		TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h2", "http/1.1"}}}
+		TLSConfig: tlsConfig}
 	go func() { _ = t.proxy.ServeTLS(ln, "", "") }()
 	t.apiURL = "https://" + ln.Addr().String() + "/api/v9"
 	return t, nil

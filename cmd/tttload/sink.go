@@ -54,24 +54,23 @@ func startSink(sc scene, useTLS bool, dir string) (*sink, error) {
 		go func() { _ = s.srv.Serve(ln) }()
 		return s, nil
 	}
-	cert, err := selfSigned(filepath.Join(dir, "sink-ca.pem"))
-	if err != nil {
+	s.caFile = filepath.Join(dir, "sink-ca.pem")
+	if s.srv.TLSConfig, err = selfSigned(s.caFile); err != nil {
 		ln.Close()
 		return nil, err
 	}
-	s.caFile = filepath.Join(dir, "sink-ca.pem")
 	s.url = "https://" + ln.Addr().String() + "/api/v9"
-	s.srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h2", "http/1.1"}}
 	go func() { _ = s.srv.ServeTLS(ln, "", "") }()
 	return s, nil
 }
 
-// selfSigned makes a certificate for 127.0.0.1 and writes it, in PEM, to
-// certFile.
-func selfSigned(certFile string) (tls.Certificate, error) {
+// selfSigned makes a certificate for 127.0.0.1, writes it, in PEM, to
+// certFile, and returns a server configuration that serves it over HTTP/2
+// and HTTP/1.1.
+func selfSigned(certFile string) (*tls.Config, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		return tls.Certificate{}, err
+		return nil, err
 	}
 	tmpl := &x509.Certificate{
 		SerialNumber:          big.NewInt(1),
@@ -86,12 +85,13 @@ func selfSigned(certFile string) (tls.Certificate, error) {
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {
-		return tls.Certificate{}, err
+		return nil, err
 	}
 	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
-		return tls.Certificate{}, err
+		return nil, err
 	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
+	cert := tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+	return &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h2", "http/1.1"}}, nil
 }
 
 func (s *sink) close() { _ = s.srv.Close() }

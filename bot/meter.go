@@ -46,9 +46,9 @@ func (noMeter) StoreCall(string, time.Duration, error)    {}
 // started, moves played, a game ended.
 func (b *Bot) counted(prev, next *table.Match) {
 	same := prev != nil && prev.ID == next.ID
-	played := len(next.Judge.History())
+	played := next.Judge.Len()
 	if same {
-		played -= len(prev.Judge.History())
+		played -= prev.Judge.Len()
 	} else {
 		b.meter.GameStarted()
 	}

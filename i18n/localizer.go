@@ -1,0 +1,69 @@
+package i18n
+
+import (
+	"maps"
+
+	goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
+	"golang.org/x/text/language"
+)
+
+// A Localizer writes the catalog's texts in one language, falling back to
+// English. Get one from Catalog.For; it is shared and safe for concurrent
+// use. A nil Localizer (or the zero one) still answers: every text is its
+// key, and Lang is "en".
+//
+// Data fills the {{.Name}} placeholders of a text: mentions ("<@42>"),
+// emoji, numbers, Unix times, or texts already localized with the same
+// Localizer (a duration, a count, a level). Every placeholder of a text
+// needs a value; a missing one shows as "<no value>".
+type Localizer struct {
+	lang    language.Tag
+	loc     *goi18n.Localizer // lang, falling back to English per key
+	english *goi18n.Localizer
+}
+
+// Lang returns the language this Localizer writes, as a BCP 47 tag of the
+// catalog: "en", "de", "es", "fr", "ja", "pt-BR", "ru" or "zh-Hans".
+func (l *Localizer) Lang() string {
+	if l == nil || l.loc == nil {
+		return language.English.String()
+	}
+	return l.lang.String()
+}
+
+// T returns the text of key, with data in its placeholders.
+//
+// It never fails: a key the language lacks, or whose template does not
+// run, gives the English text; a key English lacks too gives key itself.
+// It costs one template execution.
+func (l *Localizer) T(key string, data map[string]any) string {
+	return l.localize(&goi18n.LocalizeConfig{MessageID: key, TemplateData: data})
+}
+
+// N returns the text of key in the plural form the language uses for
+// count ("1 game", "2 games"; in Russian "1 игра", "2 игры", "5 игр"), with
+// data in its placeholders. {{.Count}} is count unless data sets Count.
+// It falls back as T does; a plural form the language lacks gives its
+// "other" form.
+func (l *Localizer) N(key string, count int, data map[string]any) string {
+	d := make(map[string]any, len(data)+1)
+	d["Count"] = count
+	maps.Copy(d, data)
+	return l.localize(&goi18n.LocalizeConfig{MessageID: key, TemplateData: d, PluralCount: count})
+}
+
+func (l *Localizer) localize(lc *goi18n.LocalizeConfig) string {
+	if l == nil || l.loc == nil {
+		return lc.MessageID
+	}
+	// On an error go-i18n may still return a text: the English one for a
+	// key the language lacks, or the "other" form for a missing plural
+	// form. Either is better than nothing.
+	if s, err := l.loc.Localize(lc); err == nil || s != "" {
+		return s
+	}
+	if s, err := l.english.Localize(lc); err == nil || s != "" {
+		return s
+	}
+	return lc.MessageID
+}

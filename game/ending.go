@@ -26,13 +26,15 @@ const (
 	// EndStopped: a moderator stopped the game; nobody wins and it counts
 	// for nobody.
 	EndStopped
+	// EndAgreed: one player offered a draw and the other accepted it.
+	EndAgreed
 )
 
 // Valid reports whether e is one of the endings above.
-func (e Ending) Valid() bool { return e <= EndStopped }
+func (e Ending) Valid() bool { return e <= EndAgreed }
 
 // Drawn reports whether e ends the game as a draw.
-func (e Ending) Drawn() bool { return e == EndDraw || e == EndDecided }
+func (e Ending) Drawn() bool { return e == EndDraw || e == EndDecided || e == EndAgreed }
 
 // String returns a lower-case word for e, such as "won" or "timeout".
 func (e Ending) String() string {
@@ -51,6 +53,8 @@ func (e Ending) String() string {
 		return "timeout"
 	case EndStopped:
 		return "stopped"
+	case EndAgreed:
+		return "agreed"
 	}
 	return "Ending(" + strconv.Itoa(int(e)) + ")"
 }

@@ -215,17 +215,6 @@ func (s *solver) remove(i int, p Player) {
 	}
 }
 
-// wins reports whether p's mark on the empty cell i completes a window.
-func (s *solver) winsAt(i int, p Player) bool {
-	k := uint8(s.k)
-	for _, w := range s.wins[s.start[i]:s.start[i+1]] {
-		if c := s.cnt[w]; c[p-1] == k-1 && c[2-p] == 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // rate orders the moves of p: a cell counts the windows through it that
 // p or the opponent could still complete, weighted by how full they are.
 func (s *solver) rate(i int, p Player) int {

@@ -49,6 +49,9 @@ var (
 	ErrNotChallenge = errors.New("table: the challenge is for someone else")
 	ErrOwnChallenge = errors.New("table: a player cannot accept their own challenge")
 	ErrExpired      = errors.New("table: the challenge has expired")
+	ErrComputer     = errors.New("table: the computer does not agree to draws")
+	ErrNoOffer      = errors.New("table: no draw is offered to this player")
+	ErrOffered      = errors.New("table: this player's draw offer is already waiting")
 )
 
 // Board names the message the current board is drawn on. The table only
@@ -57,6 +60,8 @@ type Board struct {
 	AppID string
 	Token string    // a secret: it lets whoever holds it edit the message
 	At    time.Time // when Discord created the interaction behind it
+	// ChannelID and MessageID name the message itself, "" while unknown.
+	ChannelID, MessageID string
 }
 
 // Match is one game in one channel. Its zero value is not a game: create
@@ -76,6 +81,9 @@ type Match struct {
 	StartedAt time.Time
 	EndedAt   time.Time
 	Deadline  time.Time // when the player to move loses; zero if nobody is timed
+	// DrawOffer is the side whose offer of a draw waits for the other's
+	// answer, or game.None. The next move withdraws it.
+	DrawOffer game.Player
 
 	// Serial numbers the board messages of this match; cell buttons carry
 	// it, so a click on a board that a newer message replaced is refused.
@@ -187,6 +195,7 @@ func (m *Match) play(row, col int, p game.Player, now time.Time) error {
 		return fmt.Errorf("judge refused move %d,%d: %w", row, col, err)
 	}
 	m.Times = append(m.Times, now)
+	m.DrawOffer = game.None // playing on answers (or withdraws) an offer
 	switch m.Judge.Status() {
 	case game.Won:
 		m.end(game.EndWon, now)
@@ -199,7 +208,7 @@ func (m *Match) play(row, col int, p game.Player, now time.Time) error {
 }
 
 func (m *Match) end(e game.Ending, now time.Time) {
-	m.End, m.EndedAt, m.Deadline = e, now, time.Time{}
+	m.End, m.EndedAt, m.Deadline, m.DrawOffer = e, now, time.Time{}, game.None
 }
 
 // computerTurn lets the computer move if it is its turn.
@@ -235,6 +244,62 @@ func (m *Match) Resign(userID string, now time.Time) error {
 	}
 	m.Loser = side
 	m.end(game.EndResigned, now)
+	return nil
+}
+
+// OfferDraw is userID offering the opponent a draw. It waits for the
+// opponent's AcceptDraw or DeclineDraw, or the next move. The computer
+// plays every game out.
+func (m *Match) OfferDraw(userID string) error {
+	if m.Over() {
+		return ErrOver
+	}
+	side := m.Side(userID)
+	switch {
+	case side == game.None:
+		return ErrNotPlayer
+	case m.Computer != game.None:
+		return ErrComputer
+	case m.DrawOffer == side:
+		return ErrOffered
+	}
+	m.DrawOffer = side
+	return nil
+}
+
+// AcceptDraw is userID accepting the draw the opponent offered: the match
+// ends as a draw.
+func (m *Match) AcceptDraw(userID string, now time.Time) error {
+	if err := m.offeredTo(userID); err != nil {
+		return err
+	}
+	m.DrawOffer = game.None
+	m.end(game.EndAgreed, now)
+	return nil
+}
+
+// DeclineDraw is userID turning down the draw the opponent offered; the
+// match goes on.
+func (m *Match) DeclineDraw(userID string) error {
+	if err := m.offeredTo(userID); err != nil {
+		return err
+	}
+	m.DrawOffer = game.None
+	return nil
+}
+
+// offeredTo checks that a draw is offered to userID.
+func (m *Match) offeredTo(userID string) error {
+	if m.Over() {
+		return ErrOver
+	}
+	side := m.Side(userID)
+	switch {
+	case side == game.None:
+		return ErrNotPlayer
+	case m.DrawOffer != side.Other():
+		return ErrNoOffer
+	}
 	return nil
 }
 
@@ -284,14 +349,18 @@ func (m *Match) Rematch(cfg Config, id, userID string, now time.Time) (*Match, e
 	}, now)
 }
 
-// Challenge is an invitation from one user to another to play, waiting for
-// an answer until Expires.
+// Challenge is an invitation from one user to another to play, or to
+// anyone in the channel (an open challenge), waiting for an answer until
+// Expires.
 type Challenge struct {
 	ID        string
-	From, To  string // user ids
+	From, To  string // user ids; To is empty for an open challenge
 	Size, Win int
 	Expires   time.Time
 }
+
+// Open reports whether anyone but the challenger may accept.
+func (c *Challenge) Open() bool { return c.To == "" }
 
 // NewChallenge opens a challenge with id from one user to another.
 func NewChallenge(cfg Config, id, from, to string, size, win int, now time.Time) *Challenge {
@@ -301,32 +370,33 @@ func NewChallenge(cfg Config, id, from, to string, size, win int, now time.Time)
 // Expired reports whether the challenge can no longer be accepted at now.
 func (c *Challenge) Expired(now time.Time) bool { return !now.Before(c.Expires) }
 
-// Accept starts the match with id when the challenged user accepts; the
-// challenger plays X and moves first.
+// Accept starts the match with id when the challenged user (anyone, for an
+// open challenge) accepts; the challenger plays X and moves first.
 func (c *Challenge) Accept(cfg Config, id, userID, guildID, channelID string, now time.Time) (*Match, error) {
 	switch {
 	case c.Expired(now):
 		return nil, ErrExpired
 	case userID == c.From:
 		return nil, ErrOwnChallenge
-	case userID != c.To:
+	case userID != c.To && !c.Open():
 		return nil, ErrNotChallenge
 	}
 	return Start(cfg, id, Setup{
 		GuildID: guildID, ChannelID: channelID,
-		Players: [3]string{game.X: c.From, game.O: c.To}, Computer: game.None, Level: game.Hard,
+		Players: [3]string{game.X: c.From, game.O: userID}, Computer: game.None, Level: game.Hard,
 		Size: c.Size, Win: c.Win, First: game.X,
 	}, now)
 }
 
 // Decline is the challenged user turning the challenge down, or the
-// challenger withdrawing it (withdrawn is then true).
+// challenger withdrawing it (withdrawn is then true). Nobody declines an
+// open challenge for the others: only its challenger withdraws it.
 func (c *Challenge) Decline(userID string) (withdrawn bool, err error) {
-	switch userID {
-	case c.To:
-		return false, nil
-	case c.From:
+	switch {
+	case userID == c.From:
 		return true, nil
+	case userID == c.To && !c.Open():
+		return false, nil
 	}
 	return false, ErrNotChallenge
 }

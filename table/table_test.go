@@ -174,3 +174,91 @@ func TestComputer(t *testing.T) {
 		t.Error("same seed and id, different computer moves")
 	}
 }
+
+// Anyone but its challenger takes an open challenge, and plays O; nobody
+// declines it for the others.
+func TestOpenChallenge(t *testing.T) {
+	c := NewChallenge(cfg(), "ch", "alice", "", 3, 3, t0)
+	if !c.Open() {
+		t.Fatal("a challenge to nobody is not open")
+	}
+	if _, err := c.Accept(cfg(), "g1", "alice", "", "c", t0); !errors.Is(err, ErrOwnChallenge) {
+		t.Errorf("Accept by the challenger = %v; want ErrOwnChallenge", err)
+	}
+	if _, err := c.Decline("carol"); !errors.Is(err, ErrNotChallenge) {
+		t.Errorf("Decline by a passer-by = %v; want ErrNotChallenge", err)
+	}
+	if withdrawn, err := c.Decline("alice"); !withdrawn || err != nil {
+		t.Errorf("Decline by the challenger = %v, %v; want withdrawn", withdrawn, err)
+	}
+	m, err := c.Accept(cfg(), "g1", "carol", "", "c", t0)
+	if err != nil {
+		t.Fatalf("Accept by carol = %v", err)
+	}
+	if m.Players[game.X] != "alice" || m.Players[game.O] != "carol" || m.Computer != game.None {
+		t.Errorf("players %v, computer %v; want alice X, carol O, no computer", m.Players, m.Computer)
+	}
+	if NewChallenge(cfg(), "ch2", "alice", "bob", 3, 3, t0).Open() {
+		t.Error("a challenge to bob is open")
+	}
+}
+
+// A draw offer waits for the opponent: accepted, the game ends as a draw;
+// declined or answered by a move, the game goes on. Refusals change
+// nothing.
+func TestDrawOffer(t *testing.T) {
+	m := twoPlayers(t)
+	before := m.Clone()
+	for _, tt := range []struct {
+		name string
+		err  error
+		do   func(*Match) error
+	}{
+		{"accept with no offer", ErrNoOffer, func(m *Match) error { return m.AcceptDraw("bob", t0) }},
+		{"decline with no offer", ErrNoOffer, func(m *Match) error { return m.DeclineDraw("bob") }},
+		{"offer by a stranger", ErrNotPlayer, func(m *Match) error { return m.OfferDraw("carol") }},
+	} {
+		if err := tt.do(m); !errors.Is(err, tt.err) {
+			t.Errorf("%s = %v; want %v", tt.name, err, tt.err)
+		}
+	}
+	if !reflect.DeepEqual(m, before) {
+		t.Fatal("a refused draw call changed the match")
+	}
+	if err := m.OfferDraw("alice"); err != nil || m.DrawOffer != game.X {
+		t.Fatalf("OfferDraw(alice) = %v, offer %v; want nil, X", err, m.DrawOffer)
+	}
+	if err := m.OfferDraw("alice"); !errors.Is(err, ErrOffered) {
+		t.Errorf("a second offer by alice = %v; want ErrOffered", err)
+	}
+	if err := m.AcceptDraw("alice", t0); !errors.Is(err, ErrNoOffer) {
+		t.Errorf("alice accepting her own offer = %v; want ErrNoOffer", err)
+	}
+	if err := m.DeclineDraw("bob"); err != nil || m.DrawOffer != game.None || m.Over() {
+		t.Fatalf("DeclineDraw(bob) = %v, offer %v, over %v; want the game on, no offer", err, m.DrawOffer, m.Over())
+	}
+	// A move answers an offer too.
+	_ = m.OfferDraw("bob")
+	if err := m.Play(cfg(), "alice", 1, 1, t0); err != nil || m.DrawOffer != game.None {
+		t.Fatalf("a move after bob's offer: %v, offer %v; want the offer gone", err, m.DrawOffer)
+	}
+	_ = m.OfferDraw("bob")
+	at := t0.Add(time.Minute)
+	if err := m.AcceptDraw("alice", at); err != nil {
+		t.Fatalf("AcceptDraw(alice) = %v", err)
+	}
+	if m.End != game.EndAgreed || !m.End.Drawn() || m.Winner() != game.None || !m.EndedAt.Equal(at) || !m.Deadline.IsZero() || m.DrawOffer != game.None {
+		t.Errorf("after the accepted draw: end %s, winner %v, ended %v, deadline %v, offer %v; want agreed, no winner, no deadline", m.End, m.Winner(), m.EndedAt, m.Deadline, m.DrawOffer)
+	}
+	if err := m.OfferDraw("bob"); !errors.Is(err, ErrOver) {
+		t.Errorf("an offer after the end = %v; want ErrOver", err)
+	}
+
+	vsComputer, err := Start(cfg(), "g2", Setup{ChannelID: "c", Players: [3]string{game.X: "alice", game.O: "bot"}, Computer: game.O, Level: game.Easy, Size: 3, Win: 3, First: game.X}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := vsComputer.OfferDraw("alice"); !errors.Is(err, ErrComputer) {
+		t.Errorf("a draw offered to the computer = %v; want ErrComputer", err)
+	}
+}

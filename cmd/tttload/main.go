@@ -219,7 +219,7 @@ type report struct {
 	verify      time.Duration
 	memStart    memory
 	memEnd      memory
-	edits       uint64 // webhook edits the REST sink took (http)
+	edits       uint64 // webhook edits and deletes the REST sink took (http)
 	restConns   uint64 // TCP connections the bot opened to the REST sink (http)
 	logWarnings int
 	logFirst    []string
@@ -552,7 +552,7 @@ func printReports(w io.Writer, cfg config, rs []*report) {
 	add("goroutines start→end", func(r *report) string {
 		return fmt.Sprintf("%d → %d", r.memStart.goroutines, r.memEnd.goroutines)
 	})
-	add("REST edits taken", func(r *report) string {
+	add("REST edits/deletes taken", func(r *report) string {
 		if r.transport != "http" {
 			return "-"
 		}

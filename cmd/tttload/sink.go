@@ -30,7 +30,7 @@ type sink struct {
 	url    string // the API base URL, for DISCORD_API_URL
 	caFile string // with TLS: the certificate to trust, for SSL_CERT_FILE
 
-	edits atomic.Uint64 // webhook edits taken
+	edits atomic.Uint64 // webhook edits and deletes taken
 	conns atomic.Uint64 // TCP connections the bot opened
 
 	srv *http.Server
@@ -107,6 +107,9 @@ func (s *sink) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodPatch && strings.HasPrefix(path, "/webhooks/"):
 		s.edits.Add(1)
 		_, _ = w.Write(message)
+	case r.Method == http.MethodDelete && strings.HasPrefix(path, "/webhooks/"):
+		s.edits.Add(1) // a board the next one replaced
+		w.WriteHeader(http.StatusNoContent)
 	case r.Method == http.MethodPost && strings.HasPrefix(path, "/webhooks/"):
 		_, _ = w.Write(message)
 	case r.Method == http.MethodPost && strings.HasPrefix(path, "/interactions/"):

@@ -18,15 +18,18 @@ type Challenge struct {
 	From, To               string // user ids
 	Size, Win              int
 	Expires                time.Time
-	Message                Board // the challenge message, to edit it later
+	Message                Board  // the challenge message, to edit it later
+	Locale                 string // the Discord locale its message speaks; empty: English
 }
 
-const challengeColumns = `id, guild_id, channel_id, from_user, to_user, size, win, expires_at, msg_app, msg_token, msg_at`
+const challengeColumns = `id, guild_id, channel_id, from_user, to_user, size, win, expires_at, msg_app, msg_token, msg_at, locale,
+	msg_channel, msg_id`
 
 func scanChallenge(r row) (*Challenge, error) {
 	var c Challenge
 	var expires, at int64
-	if err := r.Scan(&c.ID, &c.GuildID, &c.ChannelID, &c.From, &c.To, &c.Size, &c.Win, &expires, &c.Message.AppID, &c.Message.Token, &at); err != nil {
+	if err := r.Scan(&c.ID, &c.GuildID, &c.ChannelID, &c.From, &c.To, &c.Size, &c.Win, &expires, &c.Message.AppID, &c.Message.Token, &at, &c.Locale,
+		&c.Message.ChannelID, &c.Message.MessageID); err != nil {
 		return nil, err
 	}
 	c.Expires, c.Message.At = time.UnixMicro(expires).UTC(), time.UnixMicro(at).UTC()
@@ -53,8 +56,9 @@ func (s *sqlStore) Challenge(ctx context.Context, channelID string) (c *Challeng
 func (s *sqlStore) OpenChallenge(ctx context.Context, c *Challenge) error {
 	var n int64
 	err := s.write(ctx, func(t tx) (err error) {
-		n, err = t.exec(ctx, `INSERT INTO challenges (`+challengeColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-			c.ID, c.GuildID, c.ChannelID, c.From, c.To, c.Size, c.Win, c.Expires.UnixMicro(), c.Message.AppID, c.Message.Token, c.Message.At.UnixMicro())
+		n, err = t.exec(ctx, `INSERT INTO challenges (`+challengeColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+			c.ID, c.GuildID, c.ChannelID, c.From, c.To, c.Size, c.Win, c.Expires.UnixMicro(), c.Message.AppID, c.Message.Token, c.Message.At.UnixMicro(), c.Locale,
+			c.Message.ChannelID, c.Message.MessageID)
 		return err
 	})
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -23,6 +24,7 @@ type storeUnderTest interface {
 	Running(ctx context.Context) ([]*Game, error)
 	Stats(ctx context.Context, guildID, userID string, minRated int) (Stats, error)
 	Leaderboard(ctx context.Context, guildID string, minRated, limit int) ([]Stats, error)
+	ComputerLeaderboard(ctx context.Context, guildID string, limit int) ([]Stats, error)
 	History(ctx context.Context, guildID, userID string, limit int) ([]*Game, error)
 	CountRunning(ctx context.Context) (int, error)
 	Due(ctx context.Context, before time.Time) ([]string, error)
@@ -31,6 +33,11 @@ type storeUnderTest interface {
 	OpenChallenge(ctx context.Context, c *Challenge) error
 	CloseChallenge(ctx context.Context, id string) (bool, error)
 	Challenges(ctx context.Context) ([]*Challenge, error)
+	Settings(ctx context.Context, guildID string) (Settings, error)
+	SaveSettings(ctx context.Context, s Settings) error
+	CommandGuilds(ctx context.Context) ([]string, error)
+	SetCommandGuild(ctx context.Context, guildID string, registered bool) error
+	CountGames(ctx context.Context) (int, error)
 	Close() error
 }
 
@@ -135,6 +142,7 @@ func runContract(t *testing.T, open func(t *testing.T) storeUnderTest) {
 		{"ConcurrentEnds", testConcurrentEnds},
 		{"PeopleStats", testPeopleStats},
 		{"ComputerStats", testComputerStats},
+		{"ComputerLeaderboard", testComputerLeaderboard},
 		{"Stopped", testStopped},
 		{"Streaks", testStreaks},
 		{"Rank", testRank},
@@ -142,6 +150,8 @@ func runContract(t *testing.T, open func(t *testing.T) storeUnderTest) {
 		{"NoGames", testNoGames},
 		{"Running", testRunning},
 		{"Challenges", testChallenges},
+		{"Settings", testSettings},
+		{"CommandGuilds", testCommandGuilds},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -158,7 +168,9 @@ func testRoundTrip(t *testing.T, s storeUnderTest) {
 	g.Moves[0].Player, g.Moves[1].Player = game.O, game.X
 	g.Deadline = t0.Add(time.Hour)
 	g.Serial = 7
-	g.Board = Board{AppID: "app", Token: "secret-token", At: t0.Add(time.Minute)}
+	g.Board = Board{AppID: "app", Token: "secret-token", At: t0.Add(time.Minute), ChannelID: "chan", MessageID: "m1"}
+	g.Locale = "pt-BR"
+	g.DrawOffer = game.X
 	in := g.Clone()
 	mustSave(t, s, g)
 	if g.Version != 1 {
@@ -186,6 +198,20 @@ func testRoundTrip(t *testing.T, s storeUnderTest) {
 	sameGame(t, "Game(g1) after the caller changed an earlier copy", mustGame(t, s, "g1"), want)
 	g.Moves[1].Col = 3
 	sameGame(t, "Game(g1) after the caller changed the saved game", mustGame(t, s, "g1"), want)
+
+	// A change of the board message alone (as when the bot learns its id)
+	// and a deadline a day away, as in a correspondence game.
+	next := mustGame(t, s, "g1")
+	next.Board.MessageID, next.Board.ChannelID = "m2", "thread"
+	next.Deadline = t0.Add(24 * time.Hour)
+	mustSave(t, s, next)
+	sameGame(t, "Game(g1) after a new board message", mustGame(t, s, "g1"), stored(next, 2))
+	if due, err := s.Due(ctx, t0.Add(24*time.Hour-time.Microsecond)); err != nil || len(due) != 0 {
+		t.Errorf("Due(just before a deadline a day away) = %v, %v; want none", due, err)
+	}
+	if due, err := s.Due(ctx, t0.Add(24*time.Hour)); err != nil || !reflect.DeepEqual(due, []string{"chan"}) {
+		t.Errorf("Due(at a deadline a day away) = %v, %v; want [chan]", due, err)
+	}
 }
 
 func testMissing(t *testing.T, s storeUnderTest) {
@@ -433,7 +459,7 @@ func testInvalid(t *testing.T, s storeUnderTest) {
 		"nil":        nil,
 		"no id":      newGame("", "guild", "chan", "alice", "bob"),
 		"no channel": newGame("g", "guild", "", "alice", "bob"),
-		"bad ending": end(newGame("g", "guild", "chan", "alice", "bob"), game.EndStopped+1, game.None, 1),
+		"bad ending": end(newGame("g", "guild", "chan", "alice", "bob"), game.EndAgreed+1, game.None, 1),
 		"no loser":   end(newGame("g", "guild", "chan", "alice", "bob"), game.EndResigned, game.None, 1),
 		"no winner":  end(newGame("g", "guild", "chan", "alice", "bob"), game.EndWon, game.None, 1),
 	} {
@@ -563,15 +589,16 @@ func testPeopleStats(t *testing.T, s storeUnderTest) {
 	if want := rating.Update(wantB, []rating.Result{{Opponent: wantA, Score: 1}}); bob2.Rating != want {
 		t.Errorf("bob's rating after winning = %+v; want %+v", bob2.Rating, want)
 	}
-	// A draw, by a full board or a decided one, and a timeout.
-	for i, e := range []game.Ending{game.EndDraw, game.EndDecided, game.EndTimeout} {
+	// A draw, by a full board, a decided one or an agreed one, and a
+	// timeout.
+	for i, e := range []game.Ending{game.EndDraw, game.EndDecided, game.EndAgreed, game.EndTimeout} {
 		g := newGame(fmt.Sprintf("g%d", i+3), "guild", "chan", "alice", "bob")
 		mustSave(t, s, g)
 		mustSave(t, s, end(play(g, [2]int{1, 1}), e, game.O, 3+i))
 	}
 	alice3 := mustStats(t, s, "guild", "alice", 0)
-	if want := (Record{Games: 5, Wins: 2, Losses: 1, Draws: 2}); alice3.People != want || alice3.Rated != 5 {
-		t.Errorf("alice after 5 games: People %+v, Rated %d; want %+v, 5", alice3.People, alice3.Rated, want)
+	if want := (Record{Games: 6, Wins: 2, Losses: 1, Draws: 3}); alice3.People != want || alice3.Rated != 6 {
+		t.Errorf("alice after 6 games: People %+v, Rated %d; want %+v, 6", alice3.People, alice3.Rated, want)
 	}
 }
 
@@ -843,6 +870,30 @@ func testTwoProcesses(t *testing.T, a, b storeUnderTest) {
 			t.Errorf("Stats(alice).People = %+v; want one win", st.People)
 		}
 	}
+
+	// A bot saves a game move after move without reading it back (a move
+	// from memory). When the other process saved in between, the next
+	// such save is a conflict, and the other's save stands.
+	h := newGame("g2", "guild", "chan2", "carol", "dave")
+	mustSave(t, a, h)
+	mustSave(t, a, play(h, xWins[0]))
+	mustSave(t, a, play(h, xWins[1]))
+	hb := mustCurrent(t, b, "chan2")
+	sameGame(t, "b: Current(chan2) after a's saves", hb, stored(h, 3))
+	mustSave(t, b, play(hb, xWins[2]))
+	if err := a.Save(ctx, play(h, [2]int{2, 2})); !errors.Is(err, ErrConflict) {
+		t.Fatalf("a: Save from its own version 3 after b saved version 4 = %v; want ErrConflict", err)
+	}
+	sameGame(t, "a: Current(chan2) after its save lost", mustCurrent(t, a, "chan2"), stored(hb, 4))
+	// Ended by b: a's stale save cannot end it again, nor count twice.
+	ha := mustCurrent(t, a, "chan2")
+	mustSave(t, b, end(play(hb, xWins[3:]...), game.EndWon, game.None, 2))
+	if err := a.Save(ctx, end(play(ha, xWins[3:]...), game.EndWon, game.None, 2)); !errors.Is(err, ErrConflict) {
+		t.Fatalf("a: Save ending g2 after b ended it = %v; want ErrConflict", err)
+	}
+	if st := mustStats(t, a, "guild", "carol", 1); st.People != (Record{Games: 1, Wins: 1}) {
+		t.Errorf("Stats(carol).People = %+v; want one win", st.People)
+	}
 }
 
 // An open challenge is one per channel, read back as it was stored, and
@@ -853,7 +904,7 @@ func testChallenges(t *testing.T, s storeUnderTest) {
 		t.Fatalf("Challenge(c1) on an empty store = %+v, %v; want nil, nil", c, err)
 	}
 	c := &Challenge{ID: "ch1", GuildID: "guild", ChannelID: "c1", From: "alice", To: "bob", Size: 5, Win: 4,
-		Expires: t0.Add(time.Minute), Message: Board{AppID: "app", Token: "secret", At: t0}}
+		Expires: t0.Add(time.Minute), Message: Board{AppID: "app", Token: "secret", At: t0, ChannelID: "c1", MessageID: "m1"}, Locale: "ja"}
 	if err := s.OpenChallenge(ctx, c); err != nil {
 		t.Fatalf("OpenChallenge = %v", err)
 	}
@@ -900,5 +951,80 @@ func testChallenges(t *testing.T, s storeUnderTest) {
 	}
 	if err := s.OpenChallenge(ctx, &Challenge{ID: "ch3", ChannelID: "c1", From: "bob", To: "alice", Size: 3, Win: 3, Expires: t0}); err != nil {
 		t.Errorf("a new challenge once the old one closed: %v", err)
+	}
+}
+
+// A server's settings read back as they were saved; a server that saved
+// none has the defaults; saving again replaces them.
+func testSettings(t *testing.T, s storeUnderTest) {
+	ctx := context.Background()
+	st, err := s.Settings(ctx, "guild")
+	if err != nil || !reflect.DeepEqual(st, Settings{GuildID: "guild"}) {
+		t.Fatalf("Settings(guild) with none saved = %+v, %v; want the zero Settings of guild", st, err)
+	}
+	if !st.AllowsChannel("any") {
+		t.Error("the default settings do not allow every channel")
+	}
+	in := Settings{GuildID: "guild", TurnTimeout: 24 * time.Hour, ChallengeTimeout: 90*time.Second + time.Millisecond,
+		Size: 7, Win: 4, Channels: []string{"c2", "c1", "c2"}, StopRole: "r1", ComputerRanked: true, Pictures: true, UpdatedBy: "alice", UpdatedAt: t0}
+	if err := s.SaveSettings(ctx, in); err != nil {
+		t.Fatalf("SaveSettings = %v", err)
+	}
+	want := Settings{GuildID: "guild", TurnTimeout: 24 * time.Hour, ChallengeTimeout: 90 * time.Second,
+		Size: 7, Win: 4, Channels: []string{"c1", "c2"}, StopRole: "r1", ComputerRanked: true, Pictures: true, UpdatedBy: "alice", UpdatedAt: storeTime(t0)}
+	got, err := s.Settings(ctx, "guild")
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("Settings(guild) = %+v, %v; want %+v", got, err, want)
+	}
+	if got.AllowsChannel("c3") || !got.AllowsChannel("c2") {
+		t.Errorf("AllowsChannel: c3 %v, c2 %v; want false, true", got.AllowsChannel("c3"), got.AllowsChannel("c2"))
+	}
+	got.Channels[0] = "changed" // shares nothing with the store
+	again := Settings{GuildID: "guild", Size: 3, UpdatedBy: "bob", UpdatedAt: t0.Add(time.Hour)}
+	if err := s.SaveSettings(ctx, again); err != nil {
+		t.Fatalf("SaveSettings again = %v", err)
+	}
+	again.UpdatedAt = storeTime(again.UpdatedAt)
+	if got, err := s.Settings(ctx, "guild"); err != nil || !reflect.DeepEqual(got, again) {
+		t.Errorf("Settings(guild) after a second save = %+v, %v; want %+v", got, err, again)
+	}
+	if other, err := s.Settings(ctx, "other"); err != nil || !reflect.DeepEqual(other, Settings{GuildID: "other"}) {
+		t.Errorf("Settings(other) = %+v, %v; want the defaults", other, err)
+	}
+	for _, bad := range []Settings{{}, {GuildID: "g", TurnTimeout: -time.Second}, {GuildID: "g", Channels: []string{"a b"}}} {
+		if err := s.SaveSettings(ctx, bad); err == nil {
+			t.Errorf("SaveSettings(%+v) = nil; want an error", bad)
+		}
+	}
+}
+
+// The guilds with their own copy of the commands are recorded and
+// forgotten; games are counted whether they ended or not.
+func testCommandGuilds(t *testing.T, s storeUnderTest) {
+	ctx := context.Background()
+	if gs, err := s.CommandGuilds(ctx); len(gs) != 0 || err != nil {
+		t.Fatalf("CommandGuilds on an empty store = %v, %v; want none", gs, err)
+	}
+	for _, g := range []string{"g2", "g1", "g2"} {
+		if err := s.SetCommandGuild(ctx, g, true); err != nil {
+			t.Fatalf("SetCommandGuild(%s, true) = %v", g, err)
+		}
+	}
+	if gs, err := s.CommandGuilds(ctx); !slices.Equal(gs, []string{"g1", "g2"}) || err != nil {
+		t.Errorf("CommandGuilds = %v, %v; want [g1 g2]", gs, err)
+	}
+	if err := s.SetCommandGuild(ctx, "g1", false); err != nil {
+		t.Fatal(err)
+	}
+	if gs, err := s.CommandGuilds(ctx); !slices.Equal(gs, []string{"g2"}) || err != nil {
+		t.Errorf("CommandGuilds after forgetting g1 = %v, %v; want [g2]", gs, err)
+	}
+
+	g := newGame("g1", "guild", "chan", "alice", "bob")
+	mustSave(t, s, g)
+	mustSave(t, s, end(play(g, xWins...), game.EndWon, game.None, 1))
+	mustSave(t, s, newGame("g2", "guild", "chan", "alice", "bob"))
+	if n, err := s.CountGames(ctx); n != 2 || err != nil {
+		t.Errorf("CountGames = %d, %v; want 2 (one ended, one running)", n, err)
 	}
 }

@@ -28,6 +28,9 @@ type Memory struct {
 	stats    map[statsKey]*Stats
 	// challenges are the open challenges, by channel id.
 	challenges map[string]*Challenge
+	settings   map[string]Settings // by guild id
+	// commandGuilds are the guilds with a copy of the commands of their own.
+	commandGuilds map[string]bool
 }
 
 type statsKey struct{ guild, user string }
@@ -151,6 +154,13 @@ func (m *Memory) CountRunning(ctx context.Context) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// CountGames returns how many games were ever started, ended or not.
+func (m *Memory) CountGames(ctx context.Context) (int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.games), nil
 }
 
 // Due returns the channels whose running game has a deadline at or before

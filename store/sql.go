@@ -62,23 +62,26 @@ type sqlStore struct {
 }
 
 const gameColumns = `id, guild_id, channel_id, player_x, player_o, computer, level, size, win, first,
-	ending, loser, stopped_by, started_at, ended_at, deadline, serial, board_app, board_token, board_at, version`
+	ending, loser, stopped_by, started_at, ended_at, deadline, serial, board_app, board_token, board_at, locale, draw_offer,
+	board_channel, board_message, version`
 
 // scanGame reads one row of gameColumns.
 func scanGame(r row) (*Game, error) {
 	var (
 		g                                     Game
 		computer, level, first, ending, loser int
+		drawOffer                             int
 		startedAt, endedAt, deadline, boardAt *int64
 	)
 	err := r.Scan(&g.ID, &g.GuildID, &g.ChannelID, &g.Players[game.X], &g.Players[game.O],
 		&computer, &level, &g.Size, &g.Win, &first, &ending, &loser, &g.StoppedBy,
-		&startedAt, &endedAt, &deadline, &g.Serial, &g.Board.AppID, &g.Board.Token, &boardAt, &g.Version)
+		&startedAt, &endedAt, &deadline, &g.Serial, &g.Board.AppID, &g.Board.Token, &boardAt, &g.Locale, &drawOffer,
+		&g.Board.ChannelID, &g.Board.MessageID, &g.Version)
 	if err != nil {
 		return nil, err
 	}
 	g.Computer, g.Level, g.First = game.Player(computer), game.Level(level), game.Player(first)
-	g.End, g.Loser = game.Ending(ending), game.Player(loser)
+	g.End, g.Loser, g.DrawOffer = game.Ending(ending), game.Player(loser), game.Player(drawOffer)
 	g.StartedAt, g.EndedAt, g.Deadline, g.Board.At = fromMicros(startedAt), fromMicros(endedAt), fromMicros(deadline), fromMicros(boardAt)
 	return &g, nil
 }
@@ -87,7 +90,8 @@ func scanGame(r row) (*Game, error) {
 func gameArgs(g *Game) []any {
 	return []any{g.ID, g.GuildID, g.ChannelID, g.Players[game.X], g.Players[game.O],
 		int(g.Computer), int(g.Level), g.Size, g.Win, int(g.First), int(g.End), int(g.Loser), g.StoppedBy,
-		micros(g.StartedAt), micros(g.EndedAt), micros(g.Deadline), g.Serial, g.Board.AppID, g.Board.Token, micros(g.Board.At)}
+		micros(g.StartedAt), micros(g.EndedAt), micros(g.Deadline), g.Serial, g.Board.AppID, g.Board.Token, micros(g.Board.At), g.Locale, int(g.DrawOffer),
+		g.Board.ChannelID, g.Board.MessageID}
 }
 
 // loadMoves reads a game's moves in order.
@@ -170,7 +174,7 @@ func (s *sqlStore) moves(ctx context.Context, t tx, id string, version int64) ([
 	if err != nil {
 		return nil, err
 	}
-	s.cache.put(id, version, m)
+	s.cache.put(id, version, m, nil)
 	return m, nil
 }
 
@@ -189,6 +193,10 @@ type movesCache struct {
 type cachedMoves struct {
 	version int64
 	moves   []Move // never changed once cached
+	// row, when this process saved the version, is the whole game as
+	// stored, moves included; never changed once cached. A save over it
+	// needs no read (see update).
+	row *Game
 }
 
 // The cache's bounds: about 12 MB at worst, a few hundred kB for 3×3
@@ -208,7 +216,21 @@ func (c *movesCache) get(id string, version int64) ([]Move, bool) {
 	return e.moves, true
 }
 
-func (c *movesCache) put(id string, version int64, moves []Move) {
+// stored returns the game as stored at version, if this process saved that
+// version and still has it; the caller must not change it.
+func (c *movesCache) stored(id string, version int64) (*Game, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m[id]
+	if !ok || e.version != version || e.row == nil {
+		return nil, false
+	}
+	return e.row, true
+}
+
+// put caches the moves of a game at a version, and row, the whole game at
+// that version, if not nil; neither may change afterwards.
+func (c *movesCache) put(id string, version int64, moves []Move, row *Game) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(moves) > cacheMoves {
@@ -227,7 +249,7 @@ func (c *movesCache) put(id string, version int64, moves []Move) {
 			break
 		}
 	}
-	c.m[id] = cachedMoves{version, moves}
+	c.m[id] = cachedMoves{version, moves, row}
 }
 
 // currentQuery finds a channel's current game. Built once: Current runs on
@@ -321,15 +343,22 @@ func (s *sqlStore) Save(ctx context.Context, g *Game) error {
 	if err != nil {
 		return fmt.Errorf("store: save game %s: %w", g.ID, err)
 	}
-	// Committed: n, a copy of its own, is now the stored state.
-	s.cache.put(n.ID, n.Version+1, n.Moves)
-	g.Version = n.Version + 1
+	// Committed: n, a copy of its own, is now the stored state. Only a
+	// running game will be saved again soon: the cache keeps the row of no
+	// other, so that games that ended take no more memory than their moves.
+	n.Version++
+	row := n
+	if !n.Running() {
+		row = nil
+	}
+	s.cache.put(n.ID, n.Version, n.Moves, row)
+	g.Version = n.Version
 	return nil
 }
 
 func (s *sqlStore) insert(ctx context.Context, t tx, g *Game) error {
 	affected, err := t.exec(ctx, `INSERT INTO games (`+gameColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
 		ON CONFLICT (id) DO NOTHING`, gameArgs(g)...)
 	if err != nil {
 		return err
@@ -368,6 +397,13 @@ func (s *sqlStore) insert(ctx context.Context, t tx, g *Game) error {
 }
 
 func (s *sqlStore) update(ctx context.Context, t tx, g *Game) error {
+	// A game saved from this process is saved again without a read: if
+	// another process saved it since, the versioned UPDATE finds no row.
+	// That version's row, as cached, is then exactly what a read would
+	// have found.
+	if stored, ok := s.cache.stored(g.ID, g.Version); ok {
+		return s.apply(ctx, t, stored, g)
+	}
 	stored, err := scanGame(t.queryRow(ctx, `SELECT `+gameColumns+` FROM games WHERE id = ?`+s.forUpdate, g.ID))
 	if errors.Is(err, errNoRows) {
 		return fmt.Errorf("store: save game %s: no such game: %w", g.ID, ErrConflict)
@@ -381,6 +417,11 @@ func (s *sqlStore) update(ctx context.Context, t tx, g *Game) error {
 	if stored.Moves, err = s.moves(ctx, t, g.ID, stored.Version); err != nil {
 		return err
 	}
+	return s.apply(ctx, t, stored, g)
+}
+
+// apply writes g over stored, the game as stored at g.Version.
+func (s *sqlStore) apply(ctx context.Context, t tx, stored, g *Game) error {
 	if err := checkFinal(stored, g); err != nil {
 		return err
 	}
@@ -414,12 +455,13 @@ func (s *sqlStore) updateRow(ctx context.Context, t tx, stored, g *Game) error {
 	var affected int64
 	var err error
 	if onlyBoardChanged(stored, g) {
-		affected, err = t.exec(ctx, `UPDATE games SET deadline = ?, serial = ?, board_app = ?, board_token = ?, board_at = ?, version = version + 1
+		affected, err = t.exec(ctx, `UPDATE games SET deadline = ?, serial = ?, board_app = ?, board_token = ?, board_at = ?,
+			board_channel = ?, board_message = ?, version = version + 1
 			WHERE id = ? AND version = ?`,
-			micros(g.Deadline), g.Serial, g.Board.AppID, g.Board.Token, micros(g.Board.At), g.ID, g.Version)
+			micros(g.Deadline), g.Serial, g.Board.AppID, g.Board.Token, micros(g.Board.At), g.Board.ChannelID, g.Board.MessageID, g.ID, g.Version)
 	} else {
 		affected, err = t.exec(ctx, `UPDATE games SET (`+gameColumns+`) =
-			(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, version + 1)
+			(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, version + 1)
 			WHERE id = ? AND version = ?`, append(gameArgs(g), g.ID, g.Version)...)
 	}
 	if err != nil {
@@ -445,8 +487,8 @@ type identity struct {
 	level              game.Level
 	size, win          int
 	end                game.Ending
-	loser              game.Player
-	stoppedBy          string
+	loser, drawOffer   game.Player
+	stoppedBy, locale  string
 	startedAt, endedAt int64 // microseconds; the zero time has its own
 }
 
@@ -454,7 +496,7 @@ func identityOf(g *Game) identity {
 	return identity{
 		id: g.ID, guild: g.GuildID, channel: g.ChannelID, players: g.Players,
 		computer: g.Computer, first: g.First, level: g.Level, size: g.Size, win: g.Win,
-		end: g.End, loser: g.Loser, stoppedBy: g.StoppedBy,
+		end: g.End, loser: g.Loser, drawOffer: g.DrawOffer, stoppedBy: g.StoppedBy, locale: g.Locale,
 		startedAt: g.StartedAt.UnixMicro(), endedAt: g.EndedAt.UnixMicro(),
 	}
 }
@@ -582,10 +624,19 @@ func (s *sqlStore) Stats(ctx context.Context, guildID, userID string, minRated i
 // rated games, best first (rating, then rated games, then user id), Rank
 // set; at most limit of them (limit <= 0: all).
 func (s *sqlStore) Leaderboard(ctx context.Context, guildID string, minRated, limit int) (out []Stats, err error) {
+	out, err = s.ranked(ctx, `SELECT `+statsColumns+` FROM players WHERE guild_id = ? AND rated >= ? ORDER BY rating DESC, rated DESC, user_id`,
+		limit, guildID, minRated)
+	if err != nil {
+		return nil, fmt.Errorf("store: leaderboard of guild %q: %w", guildID, err)
+	}
+	return out, nil
+}
+
+// ranked reads the players a query of statsColumns orders, at most limit
+// of them (limit <= 0: all), with Rank set to their place in that order.
+func (s *sqlStore) ranked(ctx context.Context, q string, limit int, args ...any) (out []Stats, err error) {
 	err = s.read(ctx, func(t tx) error {
 		out = nil
-		q := `SELECT ` + statsColumns + ` FROM players WHERE guild_id = ? AND rated >= ? ORDER BY rating DESC, rated DESC, user_id`
-		args := []any{guildID, minRated}
 		if limit > 0 {
 			q += ` LIMIT ?`
 			args = append(args, limit)
@@ -605,10 +656,7 @@ func (s *sqlStore) Leaderboard(ctx context.Context, guildID string, minRated, li
 		}
 		return rs.Err()
 	})
-	if err != nil {
-		return nil, fmt.Errorf("store: leaderboard of guild %q: %w", guildID, err)
-	}
-	return out, nil
+	return out, err
 }
 
 // History returns the player's ended games in the guild, the most recently
@@ -666,6 +714,17 @@ func (s *sqlStore) CountRunning(ctx context.Context) (n int, err error) {
 	})
 	if err != nil {
 		return 0, fmt.Errorf("store: count running games: %w", err)
+	}
+	return n, nil
+}
+
+// CountGames returns how many games were ever started, ended or not.
+func (s *sqlStore) CountGames(ctx context.Context) (n int, err error) {
+	err = s.direct(ctx, func(t tx) error {
+		return t.queryRow(ctx, `SELECT COUNT(*) FROM games`).Scan(&n)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("store: count games: %w", err)
 	}
 	return n, nil
 }

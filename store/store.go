@@ -55,10 +55,12 @@ type Game struct {
 	Loser     game.Player // for game.EndResigned and game.EndTimeout
 	StoppedBy string      // for game.EndStopped: the moderator's user id
 	StartedAt time.Time
-	EndedAt   time.Time // zero while the game runs
-	Deadline  time.Time // when the player to move loses; zero if nobody is timed
-	Serial    int       // numbers the game's board messages
-	Board     Board     // the current board message, to edit it later
+	EndedAt   time.Time   // zero while the game runs
+	Deadline  time.Time   // when the player to move loses; zero if nobody is timed
+	DrawOffer game.Player // the side whose draw offer waits, or game.None
+	Serial    int         // numbers the game's board messages
+	Board     Board       // the current board message, to edit it later
+	Locale    string      // the Discord locale its public messages speak; empty: English
 
 	// Version is the version this copy was read at: 0 for a game never
 	// saved. Save checks it and, on success, sets it to the new version.
@@ -71,18 +73,26 @@ type Move struct {
 	At time.Time
 }
 
-// Board names the interaction whose @original message is a game's current
-// board, and when Discord created it: Discord accepts its token for 15
-// minutes from then. The token is a secret: it never prints.
+// Board names a message the bot drew: a game's current board, or a
+// challenge. AppID and Token are the interaction whose @original message it
+// is, and At is when Discord created it: Discord accepts the token for 15
+// minutes from then. ChannelID and MessageID name the message itself, when
+// the bot knows them: with them, and its own token, the bot can still edit
+// the message once the interaction token has expired. The token is a
+// secret: it never prints.
 type Board struct {
 	AppID string
 	Token string
 	At    time.Time
+
+	ChannelID string // "" when unknown
+	MessageID string // "" when unknown
 }
 
 // LogValue keeps the token out of logs.
 func (b Board) LogValue() slog.Value {
-	return slog.GroupValue(slog.String("app", b.AppID), slog.Time("at", b.At))
+	return slog.GroupValue(slog.String("app", b.AppID), slog.Time("at", b.At),
+		slog.String("channel", b.ChannelID), slog.String("message", b.MessageID))
 }
 
 // Running reports whether g has not ended.

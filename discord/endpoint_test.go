@@ -211,3 +211,28 @@ func FuzzEndpoint(f *testing.F) {
 		}
 	})
 }
+
+// When Discord has hung up before the answer, nothing is written and the
+// handler learns that its answer certainly went nowhere, so it can take
+// back what it changed.
+func TestEndpointAnswerAfterDiscordHungUp(t *testing.T) {
+	e, key, _ := newTestEndpoint(t)
+	got := make(chan error, 1)
+	e.Handle(func(_ *discordgo.Interaction, r Responder) {
+		got <- r.Respond(context.Background(), &discordgo.InteractionResponse{Type: discordgo.InteractionResponseChannelMessageWithSource})
+	})
+	body := []byte(slashBody)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/interactions", bytes.NewReader(body))
+	req.Header = Sign(key, body, endpointNow)
+	rec := httptest.NewRecorder()
+	e.ServeHTTP(rec, req)
+	var ns interface{ NotSent() bool }
+	if err := <-got; !errors.As(err, &ns) || !ns.NotSent() {
+		t.Errorf("Respond after Discord hung up = %v; want a not-sent error", err)
+	}
+	if strings.Contains(rec.Body.String(), `"type":4`) {
+		t.Errorf("the answer was written after Discord hung up: %s", rec.Body.String())
+	}
+}

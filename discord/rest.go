@@ -17,7 +17,7 @@ import (
 )
 
 // REST is the Discord the bot runs on: the discordgo session, with
-// the two interaction-token calls made directly over the session's HTTP
+// the interaction-token calls made directly over the session's HTTP
 // client (and so through DISCORD_API_URL) instead of through discordgo's
 // rate limiter. In discordgo v0.29.0 that limiter
 //
@@ -43,6 +43,20 @@ func (d REST) InteractionRespond(i *discordgo.Interaction, r *discordgo.Interact
 	return err
 }
 
+// InteractionResponse returns the interaction's @original message, which
+// names its channel and id.
+func (d REST) InteractionResponse(i *discordgo.Interaction, opts ...discordgo.RequestOption) (*discordgo.Message, error) {
+	body, err := d.call(http.MethodGet, discordgo.EndpointWebhookMessage(i.AppID, i.Token, "@original"), nil, opts)
+	if err != nil {
+		return nil, err
+	}
+	m := new(discordgo.Message)
+	if err := json.Unmarshal(body, m); err != nil {
+		return nil, fmt.Errorf("decode the original message: %w", err)
+	}
+	return m, nil
+}
+
 // InteractionResponseEdit edits the interaction's @original message.
 func (d REST) InteractionResponseEdit(i *discordgo.Interaction, e *discordgo.WebhookEdit, opts ...discordgo.RequestOption) (*discordgo.Message, error) {
 	body, err := d.call(http.MethodPatch, discordgo.EndpointWebhookMessage(i.AppID, i.Token, "@original"), e, opts)
@@ -56,11 +70,57 @@ func (d REST) InteractionResponseEdit(i *discordgo.Interaction, e *discordgo.Web
 	return m, nil
 }
 
-// call sends one JSON request and returns the response body. Errors from
-// Discord are *discordgo.RESTError, as from the session's own calls. The
-// URL carries the interaction token; it appears in no error text.
+// InteractionResponseDelete deletes the message that i's @original points
+// at.
+func (d REST) InteractionResponseDelete(i *discordgo.Interaction, opts ...discordgo.RequestOption) error {
+	_, err := d.call(http.MethodDelete, discordgo.EndpointWebhookMessage(i.AppID, i.Token, "@original"), nil, opts)
+	return err
+}
+
+// GuildCount returns how many servers have the app installed, as Discord
+// estimates it (GET /applications/@me, approximate_guild_count).
+func (d REST) GuildCount(ctx context.Context) (int, error) {
+	u := discordgo.EndpointApplication("@me")
+	body, err := d.RequestWithBucketID(http.MethodGet, u, nil, u, discordgo.WithContext(ctx))
+	if err != nil {
+		return 0, err
+	}
+	var app struct {
+		Count int `json:"approximate_guild_count"`
+	}
+	if err := json.Unmarshal(body, &app); err != nil {
+		return 0, fmt.Errorf("decode the application: %w", err)
+	}
+	return app.Count, nil
+}
+
+// filesOf returns the files a request body uploads: they make it a
+// multipart/form-data request.
+func filesOf(body any) []*discordgo.File {
+	switch b := body.(type) {
+	case *discordgo.WebhookEdit:
+		return b.Files
+	case *discordgo.InteractionResponse:
+		if b.Data != nil {
+			return b.Data.Files
+		}
+	}
+	return nil
+}
+
+// call sends one request, JSON, or multipart/form-data when the body
+// uploads files, and returns the response body. Errors from Discord are
+// *discordgo.RESTError, as from the session's own calls. The URL carries
+// the interaction token; it appears in no error text.
 func (d REST) call(method, endpoint string, body any, opts []discordgo.RequestOption) ([]byte, error) {
-	payload, err := json.Marshal(body)
+	contentType := "application/json"
+	var payload []byte
+	var err error
+	if files := filesOf(body); len(files) > 0 {
+		contentType, payload, err = discordgo.MultipartBodyWithJSON(body, files)
+	} else if body != nil {
+		payload, err = json.Marshal(body)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("encode %s request: %w", method, err)
 	}
@@ -69,7 +129,9 @@ func (d REST) call(method, endpoint string, body any, opts []discordgo.RequestOp
 		if err != nil {
 			return nil, fmt.Errorf("%s interaction request: %w", method, err)
 		}
-		req.Header.Set("Content-Type", "application/json")
+		if payload != nil {
+			req.Header.Set("Content-Type", contentType)
+		}
 		req.Header.Set("User-Agent", d.UserAgent)
 		cfg := &discordgo.RequestConfig{Request: req, Client: d.Client}
 		for _, o := range opts {

@@ -149,3 +149,82 @@ func TestInteractionRateLimited(t *testing.T) {
 		t.Errorf("error text %q contains the interaction token", err)
 	}
 }
+
+// An edit can upload a file (multipart/form-data), and replace the file of
+// an earlier edit by naming only the new one; the message can be deleted.
+func TestEditUploadsAndDeletes(t *testing.T) {
+	srv, s, guild := connected(t, func(s *discordgo.Session, ic *discordgo.InteractionCreate) {
+		err := REST{s}.InteractionRespond(ic.Interaction, &discordgo.InteractionResponse{
+			Type: discordgo.InteractionResponseChannelMessageWithSource,
+			Data: &discordgo.InteractionResponseData{Content: "board"},
+		})
+		if err != nil {
+			t.Error(err)
+		}
+	})
+	in := help(t, srv, guild)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	msg, err := in.Response(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := &discordgo.Interaction{AppID: srv.AppID, Token: in.Token}
+	for n, name := range []string{"one.png", "two.png"} {
+		m, err := REST{s}.InteractionResponseEdit(i, &discordgo.WebhookEdit{
+			Files:       []*discordgo.File{{Name: name, ContentType: "image/png", Reader: strings.NewReader("\x89PNG" + name)}},
+			Attachments: &[]*discordgo.MessageAttachment{{ID: "0", Filename: name}},
+		})
+		if err != nil {
+			t.Fatalf("edit %d: %v", n, err)
+		}
+		if len(m.Attachments) != 1 || m.Attachments[0].Filename != name || m.Content != "board" {
+			t.Fatalf("after edit %d the message has content %q and attachments %+v; want %q and only %s", n, m.Content, m.Attachments, "board", name)
+		}
+	}
+	if err := (REST{s}).InteractionResponseDelete(i); err != nil {
+		t.Fatalf("delete: %v", err)
+	}
+	if _, ok := srv.Message(msg.Message.ChannelID, msg.Message.ID); ok {
+		t.Error("the message is still there after the delete")
+	}
+}
+
+// InteractionResponse reads the @original message, with its channel and
+// id, and leaves no rate-limit bucket behind.
+func TestInteractionResponse(t *testing.T) {
+	srv, s, guild := connected(t, func(s *discordgo.Session, ic *discordgo.InteractionCreate) {
+		err := REST{s}.InteractionRespond(ic.Interaction, &discordgo.InteractionResponse{
+			Type: discordgo.InteractionResponseChannelMessageWithSource,
+			Data: &discordgo.InteractionResponseData{Content: "board"},
+		})
+		if err != nil {
+			t.Error(err)
+		}
+	})
+	in := help(t, srv, guild)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	r, err := in.Response(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := buckets(s)
+	m, err := REST{s}.InteractionResponse(&discordgo.Interaction{AppID: srv.AppID, Token: in.Token}, discordgo.WithContext(ctx))
+	if err != nil || m.ID != r.Message.ID || m.ChannelID != in.ChannelID || m.Content != "board" {
+		t.Fatalf("InteractionResponse = %+v, %v; want message %s in channel %s", m, err, r.Message.ID, in.ChannelID)
+	}
+	if grew := buckets(s) - before; grew != 0 {
+		t.Errorf("the rate limiter holds %d more buckets; want none", grew)
+	}
+}
+
+// GuildCount reads Discord's estimate of the app's servers.
+func TestGuildCount(t *testing.T) {
+	srv, s, _ := connected(t, func(*discordgo.Session, *discordgo.InteractionCreate) {})
+	srv.Guilds = 42
+	n, err := REST{s}.GuildCount(context.Background())
+	if err != nil || n != 42 {
+		t.Errorf("GuildCount = %d, %v; want 42, nil", n, err)
+	}
+}

@@ -6,9 +6,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -633,6 +636,55 @@ func TestTokenExpires(t *testing.T) {
 	wantAPIError(t, err, http.StatusUnauthorized, codeInvalidWebhookToken)
 }
 
+// ExpireTokens ends the tokens issued so far, at once: their webhook
+// routes refuse them, the bot's token still edits and deletes the messages
+// they made, and a later interaction's token works.
+func TestExpireTokens(t *testing.T) {
+	t.Parallel()
+	g := newGame(t, nil)
+	board := g.start(t)
+	in := g.srv.SlashCommand(g.guild, g.channel, g.alice, "ttt", Sub("board"))
+	old := g.send(t, in)
+	if err := g.bot.respond(old, discordgo.InteractionResponseChannelMessageWithSource, &discordgo.InteractionResponseData{Content: "old"}); err != nil {
+		t.Fatalf("InteractionRespond() = %v", err)
+	}
+	content := "before"
+	if _, err := g.bot.InteractionResponseEdit(old.Interaction, &discordgo.WebhookEdit{Content: &content}); err != nil {
+		t.Fatalf("InteractionResponseEdit() before ExpireTokens = %v", err)
+	}
+
+	g.srv.ExpireTokens()
+	content = "after"
+	_, err := g.bot.InteractionResponseEdit(old.Interaction, &discordgo.WebhookEdit{Content: &content})
+	wantAPIError(t, err, http.StatusUnauthorized, codeInvalidWebhookToken)
+	_, err = g.bot.InteractionResponse(old.Interaction)
+	wantAPIError(t, err, http.StatusUnauthorized, codeInvalidWebhookToken)
+	if m, ok := g.srv.Original(in); !ok || m.Content != "before" {
+		t.Errorf("Original() after ExpireTokens = %q, %t; want the message as it was", m.Content, ok)
+	}
+	if _, err := g.bot.ChannelMessageEdit(g.channel, board.ID, "by bot"); err != nil {
+		t.Errorf("ChannelMessageEdit() of an expired token's message = %v; want it edited", err)
+	}
+	if err := g.bot.ChannelMessageDelete(g.channel, board.ID); err != nil {
+		t.Errorf("ChannelMessageDelete() of an expired token's message = %v; want it deleted", err)
+	}
+
+	fresh := g.send(t, g.srv.SlashCommand(g.guild, g.channel, g.alice, "ttt", Sub("board")))
+	if err := g.bot.respond(fresh, discordgo.InteractionResponseChannelMessageWithSource, &discordgo.InteractionResponseData{Content: "new"}); err != nil {
+		t.Fatalf("InteractionRespond() after ExpireTokens = %v", err)
+	}
+	if _, err := g.bot.InteractionResponseEdit(fresh.Interaction, &discordgo.WebhookEdit{Content: &content}); err != nil {
+		t.Errorf("InteractionResponseEdit() with a token issued after ExpireTokens = %v", err)
+	}
+	if r := g.srv.Rejected(); len(r) != 2 {
+		t.Errorf("Rejected() = %v; want the two requests with the expired token", r)
+	}
+	deletes, err := g.srv.WaitRequests(g.ctx, 1, func(r Request) bool { return r.Method == http.MethodDelete })
+	if err != nil || len(deletes) != 1 || deletes[0].Path != apiPrefix+"/channels/"+g.channel+"/messages/"+board.ID || deletes[0].Status != http.StatusNoContent {
+		t.Errorf("WaitRequests(DELETE) = %v, %v; want the bot's delete of the board", deletes, err)
+	}
+}
+
 func TestFaultInjection(t *testing.T) {
 	t.Parallel()
 	g := newGame(t, nil)
@@ -964,5 +1016,125 @@ func TestGatewayFaultsProtocol(t *testing.T) {
 	_ = ws.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
 	if _, m, err := ws.ReadMessage(); err == nil {
 		t.Errorf("the zombie connection sent %s; want nothing", m)
+	}
+}
+
+// A global command is offered only in the contexts and to the installs it
+// lists; a DM, a group DM (a user install) and a guild the user installed
+// the app in carry what Discord sends there.
+func TestContexts(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	ctx := testContext(t)
+	b := connect(t, srv)
+	guildOnly := tttCommands()
+	guildOnly[0].Name = "guildonly"
+	guildOnly[0].Contexts = &[]discordgo.InteractionContextType{discordgo.InteractionContextGuild}
+	anywhere := tttCommands()
+	anywhere[0].Contexts = &[]discordgo.InteractionContextType{discordgo.InteractionContextGuild, discordgo.InteractionContextBotDM, discordgo.InteractionContextPrivateChannel}
+	anywhere[0].IntegrationTypes = &[]discordgo.ApplicationIntegrationType{discordgo.ApplicationIntegrationGuildInstall, discordgo.ApplicationIntegrationUserInstall}
+	if _, err := b.ApplicationCommandBulkOverwrite(srv.AppID, "", append(guildOnly, anywhere...)); err != nil {
+		t.Fatal(err)
+	}
+	alice := srv.NewMember("alice")
+	guild := srv.NewID()
+
+	if err := srv.Send(ctx, srv.SlashCommand("", srv.NewID(), alice, "guildonly", Sub("board"))); !errors.Is(err, ErrUnknownCommand) {
+		t.Errorf("a guild-only command in a DM: Send = %v; want ErrUnknownCommand", err)
+	}
+	userInGuild := srv.SlashCommand(guild, srv.NewID(), alice, "guildonly", Sub("board"))
+	userInGuild.UserInstall = true
+	if err := srv.Send(ctx, userInGuild); !errors.Is(err, ErrUnknownCommand) {
+		t.Errorf("a guild-install command for a user install: Send = %v; want ErrUnknownCommand", err)
+	}
+	groupDM := srv.SlashCommand("", srv.NewID(), alice, "ttt", Sub("board"))
+	groupDM.GroupDM = true
+	if err := srv.Send(ctx, groupDM); err == nil {
+		t.Error("a group DM without a user install was sent; want an error")
+	}
+
+	for _, tt := range []struct {
+		name        string
+		in          *Interaction
+		context     discordgo.InteractionContextType
+		channel     discordgo.ChannelType
+		owners      map[discordgo.ApplicationIntegrationType]string
+		guildLocale discordgo.Locale
+	}{
+		{"DM", srv.SlashCommand("", srv.NewID(), alice, "ttt", Sub("board")), discordgo.InteractionContextBotDM, discordgo.ChannelTypeDM,
+			map[discordgo.ApplicationIntegrationType]string{0: "0"}, ""},
+		{"group DM", func() *Interaction {
+			in := srv.SlashCommand("", srv.NewID(), alice, "ttt", Sub("board"))
+			in.GroupDM, in.UserInstall = true, true
+			return in
+		}(), discordgo.InteractionContextPrivateChannel, discordgo.ChannelTypeGroupDM,
+			map[discordgo.ApplicationIntegrationType]string{1: alice.User.ID}, ""},
+		{"guild, user install", func() *Interaction {
+			in := srv.SlashCommand(guild, srv.NewID(), alice, "ttt", Sub("board"))
+			in.UserInstall, in.GuildLocale, in.Locale = true, discordgo.German, discordgo.Japanese
+			return in
+		}(), discordgo.InteractionContextGuild, discordgo.ChannelTypeGuildText,
+			map[discordgo.ApplicationIntegrationType]string{1: alice.User.ID}, discordgo.German},
+	} {
+		if err := srv.Send(ctx, tt.in); err != nil {
+			t.Fatalf("%s: Send = %v", tt.name, err)
+		}
+		i := b.next(t, ctx)
+		if i.Context != tt.context || !maps.Equal(i.AuthorizingIntegrationOwners, tt.owners) {
+			t.Errorf("%s: context %d, owners %v; want %d, %v", tt.name, i.Context, i.AuthorizingIntegrationOwners, tt.context, tt.owners)
+		}
+		raw, err := tt.in.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p struct {
+			Channel struct{ Type discordgo.ChannelType } `json:"channel"`
+		}
+		if err := json.Unmarshal(raw, &p); err != nil || p.Channel.Type != tt.channel {
+			t.Errorf("%s: channel type %d (%v); want %d", tt.name, p.Channel.Type, err, tt.channel)
+		}
+		if tt.guildLocale != "" && (i.GuildLocale == nil || *i.GuildLocale != tt.guildLocale || i.Locale != discordgo.Japanese) {
+			t.Errorf("%s: locales %v, %v; want user ja, guild %s", tt.name, i.Locale, i.GuildLocale, tt.guildLocale)
+		}
+		if tt.in.UserInstall && tt.in.GuildID != "" && i.AppPermissions&discordgo.PermissionViewChannel != 0 {
+			t.Errorf("%s: app_permissions %d include View Channel; a user install has no bot in the guild", tt.name, i.AppPermissions)
+		}
+		_ = b.respond(i, discordgo.InteractionResponseChannelMessageWithSource, &discordgo.InteractionResponseData{Content: "ok"})
+	}
+}
+
+// Over the endpoint, Discord takes the answer when the response arrives: an
+// edit that the bot sends right after flushing its answer, before its
+// handler returns, finds the message.
+func TestEndpointAnswerBeforeEdit(t *testing.T) {
+	t.Parallel()
+	g := newGame(t, nil)
+	edited := make(chan error, 1)
+	ep := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var i struct{ ID, Token string }
+		if err := json.NewDecoder(r.Body).Decode(&i); err != nil {
+			t.Error(err)
+			return
+		}
+		body := []byte(`{"type":4,"data":{"content":"board"}}`)
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		_, _ = w.Write(body)
+		_ = http.NewResponseController(w).Flush()
+		content := "board, edited"
+		_, err := g.bot.InteractionResponseEdit(&discordgo.Interaction{AppID: g.srv.AppID, Token: i.Token}, &discordgo.WebhookEdit{Content: &content})
+		edited <- err
+	}))
+	defer ep.Close()
+	g.srv.UseEndpoint(ep.URL)
+	in := g.srv.SlashCommand(g.guild, g.channel, g.alice, "ttt", Sub("board"))
+	if err := g.srv.Send(g.ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-edited; err != nil {
+		t.Fatalf("the edit right after the answer = %v; want it to find the message", err)
+	}
+	if m, ok := g.srv.Original(in); !ok || m.Content != "board, edited" {
+		t.Errorf("@original = %q, %v; want the edited board", m.Content, ok)
 	}
 }

@@ -28,7 +28,8 @@
 //     only the first callback counts (40060 afterwards), UPDATE_MESSAGE and
 //     DEFERRED_UPDATE_MESSAGE are only valid for components, the interaction
 //     token works for [Server.TokenTTL] (webhook routes answer 401 50027
-//     after it, or after a failed interaction), ephemeral messages are
+//     after it, after [Server.ExpireTokens], or after a failed
+//     interaction), ephemeral messages are
 //     visible only to the invoking user and never appear in the channel nor
 //     to the bot token's routes. A followup always returns its message (wait
 //     is implied), and right after a DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE it
@@ -49,9 +50,9 @@
 //     its id when it is overwritten under the same name.
 //   - Bot authentication ("Authorization: Bot <token>") on bot routes.
 //
-// Every REST request is recorded ([Server.Requests]); requests the fake
-// rejected ([Server.Rejected]) or did not know ([Server.Unhandled]) can be
-// asserted to be none.
+// Every REST request is recorded ([Server.Requests], [Server.WaitRequests]);
+// requests the fake rejected ([Server.Rejected]) or did not know
+// ([Server.Unhandled]) can be asserted to be none.
 //
 // # Faults
 //

@@ -109,7 +109,24 @@ func (s *Server) post(st *interactionState) {
 		}
 	}
 	s.requests = append(s.requests, rec)
+	st.posting = false
 	s.broadcastLocked()
+}
+
+// answerWait bounds how long a webhook request waits for the answer of its
+// interaction to be taken (see interactionState.posting).
+const answerWait = 3 * time.Second
+
+// awaitAnswer waits until the interaction whose token r names, if it went
+// to the endpoint, has had its answer taken.
+func (s *Server) awaitAnswer(r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), answerWait)
+	defer cancel()
+	token := r.PathValue("token")
+	_ = s.waitUntil(ctx, func() (bool, error) {
+		st := s.tokens[token]
+		return st == nil || !st.posting, nil
+	})
 }
 
 func (s *Server) postPayload(ctx context.Context, payload []byte) (int, []byte, error) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -16,6 +17,11 @@ import (
 // appPermissions are the bot's permissions in every channel, as sent in
 // app_permissions.
 const appPermissions = DefaultPermissions | discordgo.PermissionManageMessages
+
+// userInstallPermissions are the app_permissions of a user-installed app in
+// a guild that has no bot of it: it can answer, and nothing in the channel.
+const userInstallPermissions = discordgo.PermissionSendMessages | discordgo.PermissionEmbedLinks |
+	discordgo.PermissionAttachFiles | discordgo.PermissionUseExternalEmojis
 
 // attachmentSizeLimit is the attachment_size_limit of every interaction.
 const attachmentSizeLimit = 10 << 20
@@ -90,6 +96,17 @@ type Interaction struct {
 	ChannelID string
 	Member    Member
 	Locale    discordgo.Locale // the user's locale, default "en-US"
+	// GuildLocale is the guild's locale, for an interaction in a guild;
+	// default "en-US".
+	GuildLocale discordgo.Locale
+	// GroupDM makes an interaction outside a guild come from a group DM
+	// (context PRIVATE_CHANNEL), not from a DM with the bot; only a user
+	// install reaches group DMs.
+	GroupDM bool
+	// UserInstall says the app was installed by the user, not by the
+	// guild: the interaction's authorizing_integration_owners name the user,
+	// and in a guild the app has no bot there.
+	UserInstall bool
 
 	Name    string   // command name, for a slash command
 	Options []Option // for a slash command
@@ -176,6 +193,7 @@ type interactionState struct {
 	channelID      string
 	user           *discordgo.User
 	componentMsgID string // the message clicked, for a component
+	userInstall    bool
 	payload        []byte
 
 	dispatched time.Time
@@ -184,19 +202,40 @@ type interactionState struct {
 	timer      *time.Timer
 
 	acked, failed bool
-	done          chan struct{} // closed when acked or failed
-	resp          Response
-	rejected      []string // callbacks answered 4xx, for the failure message
+	expired       bool // set by ExpireTokens: the token no longer works
+	// posting: the interaction went to the bot's endpoint and its answer,
+	// the HTTP response, has not been taken yet. A webhook request on its
+	// token waits for it: the bot sends those after its answer, and Discord
+	// takes the answer when the response arrives.
+	posting  bool
+	done     chan struct{} // closed when acked or failed
+	resp     Response
+	rejected []string // callbacks answered 4xx, for the failure message
 
 	originalID string   // the @original message, once there is one
 	followups  []string // followup message IDs, oldest first
 }
 
 func (st *interactionState) owners() map[string]string {
-	if st.guildID == "" {
+	switch {
+	case st.userInstall:
+		return map[string]string{"1": st.user.ID}
+	case st.guildID == "":
 		return map[string]string{"0": "0"}
 	}
 	return map[string]string{"0": st.guildID}
+}
+
+// contextOf is where in takes place: a guild, a DM with the bot, or a
+// group DM.
+func contextOf(in *Interaction) discordgo.InteractionContextType {
+	switch {
+	case in.GuildID != "":
+		return discordgo.InteractionContextGuild
+	case in.GroupDM:
+		return discordgo.InteractionContextPrivateChannel
+	}
+	return discordgo.InteractionContextBotDM
 }
 
 // Send assigns the interaction its ID, token and application ID and
@@ -254,6 +293,7 @@ func (s *Server) Send(ctx context.Context, in *Interaction) error {
 	s.broadcastLocked()
 	if viaEndpoint {
 		s.wg.Add(1) // Close waits for the delivery
+		st.posting = true
 		go s.post(st)
 		s.mu.Unlock()
 		return nil
@@ -276,6 +316,22 @@ func (s *Server) expire(st *interactionState) {
 	if !st.acked {
 		s.failLocked(st)
 	}
+}
+
+// ExpireTokens ends the life of every interaction token issued so far,
+// as if TokenTTL had passed since each was dispatched: from now on the
+// webhook routes answer them 401 50027, as Discord does after 15 minutes,
+// while the messages they made stay, and the bot's own token can still
+// edit and delete them on the channel routes. Interactions sent later get
+// tokens of their own that work. A test calls it to move Discord's side of
+// time forward without waiting.
+func (s *Server) ExpireTokens() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, st := range s.tokens {
+		st.expired = true
+	}
+	s.broadcastLocked()
 }
 
 func (s *Server) failLocked(st *interactionState) {
@@ -397,22 +453,32 @@ func (s *Server) buildLocked(in *Interaction, id, token string) (map[string]any,
 	if in.ChannelID == "" {
 		return nil, nil, errors.New("discordtest: interaction has no channel")
 	}
+	ctxType := contextOf(in)
+	if ctxType == discordgo.InteractionContextPrivateChannel && !in.UserInstall {
+		return nil, nil, errors.New("discordtest: only a user install reaches a group DM")
+	}
 	st := &interactionState{
-		id:        id,
-		token:     token,
-		kind:      in.Type,
-		guildID:   in.GuildID,
-		channelID: in.ChannelID,
-		user:      in.Member.User,
-		done:      make(chan struct{}),
+		id:          id,
+		token:       token,
+		kind:        in.Type,
+		guildID:     in.GuildID,
+		channelID:   in.ChannelID,
+		user:        in.Member.User,
+		userInstall: in.UserInstall,
+		done:        make(chan struct{}),
 	}
 	channel := map[string]any{"id": in.ChannelID, "type": int(discordgo.ChannelTypeGuildText)}
-	ctxType := discordgo.InteractionContextGuild
-	if in.GuildID == "" {
+	switch ctxType {
+	case discordgo.InteractionContextBotDM:
 		channel["type"] = int(discordgo.ChannelTypeDM)
-		ctxType = discordgo.InteractionContextBotDM
-	} else {
+	case discordgo.InteractionContextPrivateChannel:
+		channel["type"] = int(discordgo.ChannelTypeGroupDM)
+	default:
 		channel["guild_id"] = in.GuildID
+	}
+	perms := int64(appPermissions)
+	if in.UserInstall && in.GuildID != "" {
+		perms = userInstallPermissions // no bot in the guild: what any user app may do
 	}
 	p := map[string]any{
 		"id":                             id,
@@ -422,7 +488,7 @@ func (s *Server) buildLocked(in *Interaction, id, token string) (map[string]any,
 		"version":                        1,
 		"channel_id":                     in.ChannelID,
 		"channel":                        channel,
-		"app_permissions":                strconv.FormatInt(appPermissions, 10),
+		"app_permissions":                strconv.FormatInt(perms, 10),
 		"locale":                         cmpOr(string(in.Locale), string(discordgo.EnglishUS)),
 		"entitlements":                   []any{},
 		"authorizing_integration_owners": st.owners(),
@@ -431,7 +497,7 @@ func (s *Server) buildLocked(in *Interaction, id, token string) (map[string]any,
 	}
 	if in.GuildID != "" {
 		p["guild_id"] = in.GuildID
-		p["guild_locale"] = string(discordgo.EnglishUS)
+		p["guild_locale"] = cmpOr(string(in.GuildLocale), string(discordgo.EnglishUS))
 		p["member"] = renderMember(in.Member, false)
 	} else {
 		p["user"] = renderUser(in.Member.User)
@@ -506,6 +572,9 @@ func (s *Server) commandDataLocked(in *Interaction) (map[string]any, error) {
 			data["guild_id"] = scope
 		}
 		if !in.unchecked {
+			if err := usableIn(cmd, scope, in); err != nil {
+				return nil, err
+			}
 			if err := checkOptions("/"+in.Name, cmd.Options, in.Options); err != nil {
 				return nil, err
 			}
@@ -527,6 +596,32 @@ func (s *Server) commandDataLocked(in *Interaction) (map[string]any, error) {
 		data["resolved"] = r
 	}
 	return data, nil
+}
+
+// usableIn reports, as a Discord client would by not offering it, a command
+// that cannot be used where in takes place: a global command lists the
+// contexts and the installation types it is available in (by default every
+// context, and guild installs only); a guild command is used in its guild.
+func usableIn(cmd *discordgo.ApplicationCommand, scope string, in *Interaction) error {
+	if scope != "" {
+		return nil
+	}
+	ctxType := contextOf(in)
+	if cmd.Contexts != nil && !slices.Contains(*cmd.Contexts, ctxType) {
+		return fmt.Errorf("%w: /%s is not offered in context %d", ErrUnknownCommand, in.Name, ctxType)
+	}
+	install := discordgo.ApplicationIntegrationGuildInstall
+	if in.UserInstall {
+		install = discordgo.ApplicationIntegrationUserInstall
+	}
+	types := []discordgo.ApplicationIntegrationType{discordgo.ApplicationIntegrationGuildInstall}
+	if cmd.IntegrationTypes != nil {
+		types = *cmd.IntegrationTypes
+	}
+	if !slices.Contains(types, install) {
+		return fmt.Errorf("%w: /%s is not offered to a %s install", ErrUnknownCommand, in.Name, map[bool]string{true: "user", false: "guild"}[in.UserInstall])
+	}
+	return nil
 }
 
 // resolved collects data.resolved of a slash command.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -135,6 +136,10 @@ type fields struct {
 	flags       int
 	tts         bool
 	attachments []attachment // files of a multipart body
+	// keep, when hasKeep, are the ids of the attachments an edit retains;
+	// without it an edit keeps them all and adds its files.
+	hasKeep bool
+	keep    []string
 }
 
 var emptyArray = json.RawMessage("[]")
@@ -192,6 +197,22 @@ func parseFields(prefix string, raw json.RawMessage) (fields, []fieldError) {
 	if v, ok := obj["poll"]; ok && !isNull(v) {
 		f.hasPoll = true
 	}
+	if v, ok := obj["attachments"]; ok {
+		f.hasKeep = true
+		var atts []struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if !isNull(v) && json.Unmarshal(v, &atts) != nil {
+			errs = append(errs, fieldError{prefix + "attachments", "BASE_TYPE_ARRAY", "Must be an array."})
+		}
+		for _, a := range atts {
+			var id string
+			if json.Unmarshal(a.ID, &id) != nil {
+				id = string(a.ID) // a number: the index of a new file
+			}
+			f.keep = append(f.keep, id)
+		}
+	}
 	return f, errs
 }
 
@@ -238,7 +259,15 @@ func (m *message) patched(f fields) *message {
 		const suppressEmbeds = int(discordgo.MessageFlagsSuppressEmbeds)
 		n.flags = n.flags&^suppressEmbeds | f.flags&suppressEmbeds
 	}
-	n.attachments = append(append([]attachment(nil), m.attachments...), f.attachments...)
+	// Like Discord: an attachments array names what stays (old ones by
+	// id; new files by their index, and they are always added).
+	n.attachments = nil
+	for _, a := range m.attachments {
+		if !f.hasKeep || slices.Contains(f.keep, a.ID) {
+			n.attachments = append(n.attachments, a)
+		}
+	}
+	n.attachments = append(n.attachments, f.attachments...)
 	if f.hasPoll {
 		n.hasPoll = true
 	}
@@ -402,6 +431,15 @@ func (s *Server) WaitMessageEdit(ctx context.Context, channelID, messageID strin
 		return true, nil
 	})
 	return out, err
+}
+
+// WaitMessageGone blocks until the message is deleted (or never existed in
+// the channel).
+func (s *Server) WaitMessageGone(ctx context.Context, channelID, messageID string) error {
+	return s.waitUntil(ctx, func() (bool, error) {
+		m := s.messages[messageID]
+		return m == nil || m.deleted || m.channelID != channelID, nil
+	})
 }
 
 // renderUser returns a user as Discord sends it in interactions and messages.

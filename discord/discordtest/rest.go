@@ -87,6 +87,7 @@ func (s *Server) routes() http.Handler {
 	handle("GET /gateway", s.getGateway)
 	handle("GET /gateway/bot", s.bot(s.getGatewayBot))
 	handle("GET /users/@me", s.bot(s.getMe))
+	handle("GET /applications/@me", s.bot(s.getApplication))
 	handle("PUT /applications/{app}/commands", s.bot(s.putCommands))
 	handle("GET /applications/{app}/commands", s.bot(s.getCommands))
 	handle("PUT /applications/{app}/guilds/{guild}/commands", s.bot(s.putCommands))
@@ -284,6 +285,19 @@ func (s *Server) getMe(*http.Request, []byte) reply {
 	u["email"] = nil
 	u["locale"] = "en-US"
 	return okReply(u)
+}
+
+// getApplication answers GET /applications/@me: the bot's application,
+// with the counts Discord estimates.
+func (s *Server) getApplication(*http.Request, []byte) reply {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return okReply(map[string]any{
+		"id": s.AppID, "name": s.BotUser.Username, "description": "", "icon": nil,
+		"bot_public": true, "bot_require_code_grant": false, "verify_key": strings.Repeat("0", 64),
+		"flags": 0, "approximate_guild_count": s.Guilds, "approximate_user_install_count": 0,
+		"bot": renderUser(s.BotUser),
+	})
 }
 
 // allowedResponseFlags are the flags an interaction response or followup
@@ -488,7 +502,7 @@ func (s *Server) webhookLocked(r *http.Request) (*interactionState, reply, bool)
 		return nil, unknownHook, false
 	}
 	st := s.tokens[r.PathValue("token")]
-	if st == nil || st.failed || time.Since(st.dispatched) > st.ttl {
+	if st == nil || st.failed || st.expired || time.Since(st.dispatched) > st.ttl {
 		return nil, badHookToken, false
 	}
 	return st, reply{}, true
@@ -498,6 +512,7 @@ func (s *Server) webhookLocked(r *http.Request) (*interactionState, reply, bool)
 // Discord, it always returns the message (wait is implied), and right
 // after a deferred response it completes the loading message instead.
 func (s *Server) postFollowup(r *http.Request, body []byte) reply {
+	s.awaitAnswer(r)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st, rep, ok := s.webhookLocked(r)
@@ -538,6 +553,7 @@ func (s *Server) postFollowup(r *http.Request, body []byte) reply {
 // /webhooks/{app}/{token}/messages/{msg}, where msg is "@original" or the
 // ID of a message sent with the token.
 func (s *Server) webhookMessage(r *http.Request, body []byte) reply {
+	s.awaitAnswer(r)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st, rep, ok := s.webhookLocked(r)

@@ -108,6 +108,8 @@ type Server struct {
 	// MaxConcurrency is the session_start_limit.max_concurrency that GET
 	// /gateway/bot gives: how many shards may identify at once; default 1.
 	MaxConcurrency int
+	// Guilds is the approximate_guild_count of GET /applications/@me.
+	Guilds int
 
 	endpoint endpoint // set by UseEndpoint: interactions go over HTTP
 
@@ -275,6 +277,24 @@ func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Request(nil), s.requests...)
+}
+
+// WaitRequests blocks until at least n recorded requests satisfy match,
+// and returns those, oldest first. A request is recorded once its answer
+// is written, so after the state it changed (a message edited) can be
+// seen: a test that asks how a change was made waits for its request.
+func (s *Server) WaitRequests(ctx context.Context, n int, match func(Request) bool) ([]Request, error) {
+	var out []Request
+	err := s.waitUntil(ctx, func() (bool, error) {
+		out = out[:0]
+		for _, r := range s.requests {
+			if match(r) {
+				out = append(out, r)
+			}
+		}
+		return len(out) >= n, nil
+	})
+	return out, err
 }
 
 // Unhandled returns the requests no route of the fake matched (answered 404).

@@ -227,6 +227,10 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 
 	botCfg := cfg.bot
 	botCfg.Meter = m
+	botCfg.About = bot.About{Version: buildVersion(), Servers: rest.GuildCount}
+	if gw != nil {
+		botCfg.About.Latency = gw.HeartbeatLatency
+	}
 	b := bot.New(rest, st, botCfg, log)
 	b.SetSelf(me.UserID)
 	handle := func(i *discordgo.Interaction, r discord.Responder) { b.Handle(i, r) }

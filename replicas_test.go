@@ -193,9 +193,6 @@ type replicaTable struct {
 	level     string
 	size, win int
 	rng       *mrand.Rand
-	// last is the newest message seen on each replica's Discord, to click
-	// Rematch on.
-	last [2]*discordtest.Message
 }
 
 // replicaRequest is one interaction of a burst and its answer.
@@ -223,6 +220,19 @@ func (x *replicaRig) burst(tb *replicaTable) error {
 		return x.startBurst(tb, g)
 	}
 	return x.moveBurst(tb, g)
+}
+
+// newest is the id of the newest public message in the channel on replica
+// i's Discord, or "". A board that a newer one replaced is deleted, and the
+// newest one is never being deleted: it is what players click.
+func (x *replicaRig) newest(i int, channel string) string {
+	msgs := x.srv[i].Messages(channel)
+	for j := len(msgs) - 1; j >= 0; j-- {
+		if !msgs[j].Ephemeral() {
+			return msgs[j].ID
+		}
+	}
+	return ""
 }
 
 // fire sends the requests at once, to their replicas, and waits for every
@@ -290,11 +300,11 @@ func (x *replicaRig) startBurst(tb *replicaTable, prev *store.Game) error {
 				discordtest.Int("size", int64(tb.size)), discordtest.Int("win", int64(tb.win)), discordtest.Str("difficulty", tb.level)))
 			reqs = append(reqs, &replicaRequest{in: in, srv: i, kind: "start"})
 		}
-	case prev != nil && tb.last[0] != nil && tb.last[1] != nil && tb.rng.IntN(3) > 0:
+	case prev != nil && x.newest(0, tb.channel) != "" && x.newest(1, tb.channel) != "" && tb.rng.IntN(3) > 0:
 		// Rematch, clicked by each player on their replica's newest
 		// message: the route names the game, whatever the message.
 		for i := range x.srv {
-			in := x.srv[i].Click(x.guild, tb.channel, tb.players[i], tb.last[i].ID, "rematch/"+prev.ID).Unchecked()
+			in := x.srv[i].Click(x.guild, tb.channel, tb.players[i], x.newest(i, tb.channel), "rematch/"+prev.ID).Unchecked()
 			reqs = append(reqs, &replicaRequest{in: in, srv: i, kind: "rematch"})
 		}
 	default:
@@ -353,7 +363,6 @@ func (x *replicaRig) startBurst(tb *replicaTable, prev *store.Game) error {
 	if k, err := shownPrefix(b, g); err != nil || k != len(g.Moves) {
 		return fmt.Errorf("new game %s shown with %d of its %d moves: %v", g.ID, k, len(g.Moves), err)
 	}
-	tb.last[won.srv] = &won.resp.Message
 	x.mu.Lock()
 	x.shown[g.ID] = map[int]bool{}
 	x.mu.Unlock()
@@ -429,7 +438,6 @@ func (x *replicaRig) moveBurst(tb *replicaTable, g *store.Game) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", describeInteraction(q.in), err)
 		}
-		tb.last[q.srv] = &q.resp.Message
 		if q.kind == "board" {
 			if _, err := shownPrefix(b, after); err != nil {
 				return fmt.Errorf("/ttt board: %w", err)

@@ -2,16 +2,20 @@
 // router that answers every interaction, the handlers, and the renderer of
 // boards, challenges and stats. The rules of a channel's game live in
 // package table, the judge in package game, and games are kept by a Store.
+// Every text comes from package i18n's catalog, in the language of whoever
+// sees it (locale.go).
 //
 // One move, end to end: a transport (the gateway, or later the HTTP
 // endpoint) hands the interaction and a Responder to Bot.Handle → the
 // router picks the handler by subcommand or custom_id route (router.go) →
-// the handler (handlers.go) locks the channel (registry.go) and loads its
-// game from the store (store.go) → table.Match.Play checks the move and the
+// the handler (handlers.go) locks the channel (registry.go) with its game,
+// from the store or, for a move, from memory (store.go) → table.Match.Play checks the move and the
 // judge plays it → Bot.commit (commit.go) saves it (a versioned save,
 // durable before anyone is answered) and answers with the board drawn by
 // render.go, all under the channel's lock, so two clicks on one board
-// apply exactly one move, in order.
+// apply exactly one move, in order. In a server that wants pictures, a
+// board bigger than 8×8 then becomes a picture by an edit in the
+// background (picture.go).
 package bot
 
 import (
@@ -26,6 +30,7 @@ import (
 	"time"
 
 	"github.com/bwmarrin/discordgo"
+	"github.com/tttbot/tttbot/i18n"
 	"github.com/tttbot/tttbot/table"
 )
 
@@ -37,11 +42,19 @@ type Responder interface {
 }
 
 // Discord is what the bot does through Discord's REST API besides
-// answering: editing messages it drew through an interaction token, and
-// registering its commands.
+// answering: reading, editing and deleting messages it drew through an
+// interaction token, registering its commands, and, in correspondence
+// games only (correspondence.go), editing and deleting its boards and
+// pinging players with its own bot token through the channel's message
+// endpoints.
 type Discord interface {
+	InteractionResponse(i *discordgo.Interaction, opts ...discordgo.RequestOption) (*discordgo.Message, error)
 	InteractionResponseEdit(i *discordgo.Interaction, e *discordgo.WebhookEdit, opts ...discordgo.RequestOption) (*discordgo.Message, error)
+	InteractionResponseDelete(i *discordgo.Interaction, opts ...discordgo.RequestOption) error
 	ApplicationCommandBulkOverwrite(appID, guildID string, cmds []*discordgo.ApplicationCommand, opts ...discordgo.RequestOption) ([]*discordgo.ApplicationCommand, error)
+	ChannelMessageSendComplex(channelID string, m *discordgo.MessageSend, opts ...discordgo.RequestOption) (*discordgo.Message, error)
+	ChannelMessageEditComplex(m *discordgo.MessageEdit, opts ...discordgo.RequestOption) (*discordgo.Message, error)
+	ChannelMessageDelete(channelID, messageID string, opts ...discordgo.RequestOption) error
 }
 
 // Config holds the bot's settings. The zero value is not useful: use
@@ -58,14 +71,33 @@ type Config struct {
 	// Meter counts interactions, moves, games and store calls; nil counts
 	// nothing.
 	Meter Meter
+	// About is what /ttt about tells beyond the store's counts.
+	About About
 }
 
-// Limits on the timeouts. A timer edits the board through the token of the
-// last interaction that drew it, and Discord keeps such a token for 15
-// minutes, so a timeout may not be longer than that, with a margin.
+// About is what /ttt about says of the running program; a nil func means
+// unknown.
+type About struct {
+	Version string
+	// Latency is the gateway's heartbeat latency; nil or zero: no gateway.
+	Latency func() time.Duration
+	// Servers is how many servers have the app, as Discord estimates it.
+	Servers func(ctx context.Context) (int, error)
+}
+
+// Limits on the timeouts. A timer edits a message through the token of
+// the interaction that drew it while Discord accepts that token, for 15
+// minutes (tokenLife). MaxTimeout keeps within it whatever is timed on a
+// message that only a token can reach: challenges, the bot's own defaults
+// (which apply in DMs too), and turns in a channel the bot cannot reach
+// with its own token (an app installed by a user, not by the server).
+// MaxTurnTimeout is the longest turn a server may set with /ttt config:
+// correspondence games, whose boards the bot reaches through the channel
+// once their token has expired (correspondence.go).
 const (
-	MinTimeout = time.Second
-	MaxTimeout = 14 * time.Minute
+	MinTimeout     = time.Second
+	MaxTimeout     = 14 * time.Minute
+	MaxTurnTimeout = 24 * time.Hour
 )
 
 // MinRated is how many rated games a player needs to be on the leaderboard.
@@ -96,7 +128,14 @@ type Bot struct {
 	channels registry
 	recent   recent // ids of the latest interactions, to act on each once
 
-	self atomic.Pointer[string] // the bot's user id, known once READY arrived
+	settingsCache settingsCache // guilds' /ttt config, read on every move
+	boardEdits    boardEdits    // the order of background edits of big boards (picture.go)
+
+	texts    *i18n.Catalog // every text players see (nil if textsErr)
+	textsErr error         // why the catalog could not be parsed
+
+	self    atomic.Pointer[string] // the bot's user id, known once READY arrived
+	started time.Time              // for /ttt about
 
 	bgMu     sync.Mutex
 	closed   bool           // set by Close: no new interactions or timer callbacks
@@ -114,7 +153,8 @@ func New(dc Discord, st Store, cfg Config, log *slog.Logger) *Bot {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	b := &Bot{dc: dc, cfg: cfg, log: log, store: st, meter: noMeter{}}
+	b := &Bot{dc: dc, cfg: cfg, log: log, store: st, meter: noMeter{}, started: cfg.Now()}
+	b.texts, b.textsErr = catalog()
 	if cfg.Meter != nil {
 		b.meter = cfg.Meter
 		b.store = meteredStore{st: st, meter: cfg.Meter}
@@ -126,15 +166,20 @@ func New(dc Discord, st Store, cfg Config, log *slog.Logger) *Bot {
 		"resign":      b.resign,
 		"stop":        b.stop,
 		"help":        b.help,
+		"draw":        b.offerDraw,
+		"about":       b.about,
 		"stats":       b.stats,
 		"leaderboard": b.leaderboard,
 		"history":     b.history,
+		"config":      b.config,
 	}
 	b.buttons = map[string]handler{
 		actMove:    b.moveButton,
 		actAccept:  b.accept,
 		actDecline: b.decline,
 		actRematch: b.rematch,
+		actDrawYes: func(ctx context.Context, req *request) error { return b.answerDraw(ctx, req, true) },
+		actDrawNo:  func(ctx context.Context, req *request) error { return b.answerDraw(ctx, req, false) },
 	}
 	return b
 }
@@ -153,11 +198,37 @@ func (b *Bot) selfID() string {
 }
 
 // Register overwrites the application's commands with Commands(), in
-// cfg.GuildID when set, else globally.
+// cfg.GuildID when set, else globally. Registering globally also empties
+// the guilds that got a copy of their own from an earlier run with a guild
+// set (the store remembers them), so that nobody sees every command twice.
+// It fails, registering nothing, if the message catalog could not be
+// parsed: the bot must not start then.
 func (b *Bot) Register(ctx context.Context, appID string) error {
-	_, err := b.dc.ApplicationCommandBulkOverwrite(appID, b.cfg.GuildID, Commands(), discordgo.WithContext(ctx))
+	if b.textsErr != nil {
+		return fmt.Errorf("register commands: %w", b.textsErr)
+	}
+	guild := b.cfg.GuildID
+	if _, err := b.dc.ApplicationCommandBulkOverwrite(appID, guild, Commands(), discordgo.WithContext(ctx)); err != nil {
+		return fmt.Errorf("register commands: %w", err)
+	}
+	if guild != "" {
+		if err := b.store.SetCommandGuild(ctx, guild, true); err != nil {
+			return fmt.Errorf("register commands: %w", err)
+		}
+		return nil
+	}
+	old, err := b.store.CommandGuilds(ctx)
 	if err != nil {
 		return fmt.Errorf("register commands: %w", err)
+	}
+	for _, g := range old {
+		if _, err := b.dc.ApplicationCommandBulkOverwrite(appID, g, []*discordgo.ApplicationCommand{}, discordgo.WithContext(ctx)); err != nil {
+			return fmt.Errorf("remove the commands of guild %s, registered there before: %w", g, err)
+		}
+		if err := b.store.SetCommandGuild(ctx, g, false); err != nil {
+			return fmt.Errorf("register commands: %w", err)
+		}
+		b.log.Info("removed the guild's own copy of the commands, now registered globally", "guild", g)
 	}
 	return nil
 }
@@ -200,11 +271,8 @@ func newID() string {
 func (b *Bot) respond(ctx context.Context, req *request, typ discordgo.InteractionResponseType, v view, ephemeral bool) error {
 	data := &discordgo.InteractionResponseData{
 		Content:         v.content,
-		Components:      v.components,
+		Components:      v.buttons(),
 		AllowedMentions: allowed(v.ping),
-	}
-	if data.Components == nil {
-		data.Components = []discordgo.MessageComponent{}
 	}
 	if ephemeral {
 		data.Flags = discordgo.MessageFlagsEphemeral
@@ -269,10 +337,7 @@ func allowed(ping string) *discordgo.MessageAllowedMentions {
 
 // edit replaces the message that ref's @original points at with v.
 func (b *Bot) edit(ctx context.Context, ref *discordgo.Interaction, v view) error {
-	comps := v.components
-	if comps == nil {
-		comps = []discordgo.MessageComponent{}
-	}
+	comps := v.buttons()
 	_, err := b.dc.InteractionResponseEdit(ref, &discordgo.WebhookEdit{
 		Content:         &v.content,
 		Components:      &comps,
@@ -299,25 +364,81 @@ func (b *Bot) editLater(ref *discordgo.Interaction, v view, channelID string) {
 	})
 }
 
-// editBoard edits, in the background, the board message of m, unless
-// Discord no longer accepts its token: then the old message keeps its
-// buttons, whose clicks are refused as out of date.
-func (b *Bot) editBoard(m *table.Match, v view) {
-	if m.Board.Token == "" {
-		return
+// deleteBoard deletes, in the background, the board message of m, which a
+// newer message of the same game replaced: a game has one board message.
+// It goes through the board's token while Discord accepts it, and after
+// that through the channel when the bot knows the message (a
+// correspondence game's board). Otherwise the old message stays, and its
+// clicks are refused as out of date.
+func (b *Bot) deleteBoard(m *match) {
+	bd := m.Board
+	switch {
+	case bd.Token != "" && b.tokenGood(bd):
+		ref := &discordgo.Interaction{AppID: bd.AppID, Token: bd.Token}
+		b.boardEdits.drop(ref.Token) // a picture on its way has nowhere to go
+		b.background(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), editWithin)
+			defer cancel()
+			if err := b.dc.InteractionResponseDelete(ref, discordgo.WithContext(ctx)); err != nil {
+				b.log.Warn("could not delete a replaced board", "channel", m.ChannelID, "err", err)
+			}
+		})
+	case bd.MessageID != "":
+		b.background(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), editWithin)
+			defer cancel()
+			if err := b.dc.ChannelMessageDelete(bd.ChannelID, bd.MessageID, discordgo.WithContext(ctx)); err != nil {
+				b.log.Warn("could not delete a replaced board through its channel", "channel", m.ChannelID, "err", err)
+			}
+		})
 	}
-	if b.now().Sub(m.Board.At) > tokenLife {
+}
+
+// editBoard edits, in the background, the board message of m with v:
+// through its token while Discord accepts it (a board bigger than
+// pictureAbove may then be a picture: editBigBoard), and after that
+// through the channel when the bot knows the message (a correspondence
+// game's board). Otherwise the old message keeps its buttons, whose clicks
+// are refused as out of date.
+func (b *Bot) editBoard(m *match, v view) {
+	bd := m.Board
+	switch ref := b.boardRef(m); {
+	case ref != nil && m.Judge.Size() > pictureAbove:
+		b.editBigBoard(ref, m, v)
+	case ref != nil:
+		b.editLater(ref, v, m.ChannelID)
+	case bd.MessageID != "":
+		b.background(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), editWithin)
+			defer cancel()
+			if err := b.editInChannel(ctx, bd, v); err != nil {
+				b.log.Warn("could not update an old board through its channel", "channel", m.ChannelID, "err", err)
+			}
+		})
+	case bd.Token != "":
 		b.log.Debug("not updating an old board: its interaction token has expired", "channel", m.ChannelID)
-		return
 	}
-	b.editLater(&discordgo.Interaction{AppID: m.Board.AppID, Token: m.Board.Token}, v, m.ChannelID)
+}
+
+// boardRef returns the interaction whose @original is m's board message,
+// or nil if it has none or Discord no longer accepts its token.
+func (b *Bot) boardRef(m *match) *discordgo.Interaction {
+	if m.Board.Token == "" || !b.tokenGood(m.Board) {
+		return nil
+	}
+	return &discordgo.Interaction{AppID: m.Board.AppID, Token: m.Board.Token}
 }
 
 // tokenLife is how long the bot uses an interaction token for edits:
 // Discord accepts it for 15 minutes from the interaction; the bot counts
 // from when it received the interaction, with a margin. It exceeds
-// MaxTimeout, so a turn timer always finds its board's token good.
+// MaxTimeout, so the turn timer of a game with short turns finds its
+// board's token good; a correspondence game's turn outlives it, and its
+// timer reaches the board through the channel instead (correspondence.go).
 const tokenLife = 15*time.Minute - 30*time.Second
+
+// tokenGood says whether the bot still edits bd through its token.
+func (b *Bot) tokenGood(bd table.Board) bool { return b.now().Sub(bd.At) <= tokenLife }
 
 // background runs f in a goroutine that Close waits for. While Close
 // drains, work started by what is draining still runs (an edit after a

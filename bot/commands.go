@@ -1,6 +1,8 @@
 package bot
 
 import (
+	"time"
+
 	"github.com/bwmarrin/discordgo"
 	"github.com/tttbot/tttbot/game"
 )
@@ -23,66 +25,113 @@ const (
 // Discord by one bulk overwrite. Discord checks the ranges it declares; the
 // handlers check them again, because a stale client or a hand-made request
 // can send anything.
+//
+// Descriptions, and the names and descriptions players of other languages
+// see, come from the catalog's command.ttt.* texts (the command itself
+// stays /ttt); the names are the English ones of the catalog, which
+// Discord sends back in every interaction whatever the player's language,
+// and which the handlers route by.
 func Commands() []*discordgo.ApplicationCommand {
-	minSize, minWin, one := float64(MinSize), float64(MinWin), float64(1)
-	guildOnly := []discordgo.InteractionContextType{discordgo.InteractionContextGuild}
-	integer := func(name, desc string, required bool, min *float64, max float64) *discordgo.ApplicationCommandOption {
-		return &discordgo.ApplicationCommandOption{
-			Type:        discordgo.ApplicationCommandOptionInteger,
-			Name:        name,
-			Description: desc,
-			Required:    required,
-			MinValue:    min,
-			MaxValue:    max,
-		}
+	c, _ := catalog() // Register reports an error; a nil catalog gives its keys
+	en := c.For()
+	// texts fills in o's description and the translations of its name and
+	// description from the catalog's texts under key.
+	texts := func(o *discordgo.ApplicationCommandOption, key string) *discordgo.ApplicationCommandOption {
+		o.Description = en.T(key+".description", nil)
+		o.NameLocalizations = c.Localizations(key + ".name")
+		o.DescriptionLocalizations = c.Localizations(key + ".description")
+		return o
 	}
-	sub := func(name, desc string, opts ...*discordgo.ApplicationCommandOption) *discordgo.ApplicationCommandOption {
-		return &discordgo.ApplicationCommandOption{
-			Type:        discordgo.ApplicationCommandOptionSubCommand,
-			Name:        name,
-			Description: desc,
-			Options:     opts,
-		}
+	minSize, minWin, one := float64(MinSize), float64(MinWin), float64(1)
+	minTurn, minChallenge := float64(MinTimeout/time.Second), float64(MinChallengeTimeout/time.Second)
+	maxTurn, maxChallenge := float64(MaxTurnTimeout/time.Second), float64(MaxTimeout/time.Second)
+	// Anywhere: installed by a server, or by a user (then in their DMs,
+	// group DMs and any server). Everything a game needs goes through
+	// interaction tokens, so no context needs the bot in the channel; only
+	// turns longer than a token lives do, and where the bot is not there
+	// they are cut to MaxTimeout (rulesFor).
+	contexts := []discordgo.InteractionContextType{discordgo.InteractionContextGuild,
+		discordgo.InteractionContextBotDM, discordgo.InteractionContextPrivateChannel}
+	installs := []discordgo.ApplicationIntegrationType{discordgo.ApplicationIntegrationGuildInstall,
+		discordgo.ApplicationIntegrationUserInstall}
+	integer := func(sub, name string, required bool, min *float64, max float64) *discordgo.ApplicationCommandOption {
+		return texts(&discordgo.ApplicationCommandOption{
+			Type:     discordgo.ApplicationCommandOptionInteger,
+			Name:     name,
+			Required: required,
+			MinValue: min,
+			MaxValue: max,
+		}, "command.ttt."+sub+"."+name)
+	}
+	user := func(sub, name string) *discordgo.ApplicationCommandOption {
+		return texts(&discordgo.ApplicationCommandOption{Type: discordgo.ApplicationCommandOptionUser, Name: name}, "command.ttt."+sub+"."+name)
+	}
+	option := func(sub, name string, typ discordgo.ApplicationCommandOptionType) *discordgo.ApplicationCommandOption {
+		return texts(&discordgo.ApplicationCommandOption{Type: typ, Name: name}, "command.ttt."+sub+"."+name)
+	}
+	sub := func(name string, opts ...*discordgo.ApplicationCommandOption) *discordgo.ApplicationCommandOption {
+		return texts(&discordgo.ApplicationCommandOption{
+			Type:    discordgo.ApplicationCommandOptionSubCommand,
+			Name:    name,
+			Options: opts,
+		}, "command.ttt."+name)
 	}
 	levels := make([]*discordgo.ApplicationCommandOptionChoice, 0, 3)
 	for _, l := range []game.Level{game.Easy, game.Medium, game.Hard} {
-		levels = append(levels, &discordgo.ApplicationCommandOptionChoice{Name: l.String(), Value: l.String()})
+		levels = append(levels, &discordgo.ApplicationCommandOptionChoice{
+			Name:              l.String(),
+			NameLocalizations: c.Localizations("level." + l.String()),
+			Value:             l.String(),
+		})
 	}
+	channels := option("config", "channels", discordgo.ApplicationCommandOptionString)
+	channels.MaxLength = 400 // maxChannels mentions with room to spare
+	description := c.Localizations("command.ttt.description")
 	return []*discordgo.ApplicationCommand{{
-		Name:        "ttt",
-		Description: "Play n×n tic-tac-toe in this channel",
-		Contexts:    &guildOnly,
+		Name:                     "ttt",
+		Description:              en.T("command.ttt.description", nil),
+		DescriptionLocalizations: &description,
+		Contexts:                 &contexts,
+		IntegrationTypes:         &installs,
 		Options: []*discordgo.ApplicationCommandOption{
-			sub("start", "Start a game: challenge someone, or play the computer",
-				&discordgo.ApplicationCommandOption{
-					Type:        discordgo.ApplicationCommandOptionUser,
-					Name:        "opponent",
-					Description: "Who to challenge (leave empty, or pick the bot, to play the computer)",
-				},
-				integer("size", "Board size, 3 to 10 (default 3)", false, &minSize, MaxSize),
-				integer("win", "Marks in a row to win, 3 to size (default: size)", false, &minWin, MaxSize),
-				&discordgo.ApplicationCommandOption{
-					Type:        discordgo.ApplicationCommandOptionString,
-					Name:        "difficulty",
-					Description: "How well the computer plays (default hard)",
-					Choices:     levels,
-				},
+			sub("start",
+				user("start", "opponent"),
+				integer("start", "size", false, &minSize, MaxSize),
+				integer("start", "win", false, &minWin, MaxSize),
+				texts(&discordgo.ApplicationCommandOption{
+					Type:    discordgo.ApplicationCommandOptionString,
+					Name:    "difficulty",
+					Choices: levels,
+				}, "command.ttt.start.difficulty"),
+				texts(&discordgo.ApplicationCommandOption{Type: discordgo.ApplicationCommandOptionBoolean, Name: "open"}, "command.ttt.start.open"),
 			),
-			sub("move", "Place your mark",
-				integer("row", "Row number, as labelled on the board", true, &one, MaxSize),
-				integer("col", "Column number, as labelled on the board", true, &one, MaxSize),
+			sub("move",
+				integer("move", "row", true, &one, MaxSize),
+				integer("move", "col", true, &one, MaxSize),
 			),
-			sub("board", "Show the current game again"),
-			sub("resign", "Give up your game (or cancel your challenge)"),
-			sub("stop", "Stop the game in this channel (members with Manage Messages)"),
-			sub("stats", "Games, wins, streaks and rating in this server",
-				&discordgo.ApplicationCommandOption{Type: discordgo.ApplicationCommandOptionUser, Name: "user", Description: "Whose stats (default: yours)"},
+			sub("board"),
+			sub("resign"),
+			sub("draw"),
+			sub("stop"),
+			sub("stats", user("stats", "user")),
+			sub("leaderboard"),
+			sub("history", user("history", "user")),
+			sub("help"),
+			sub("about"),
+			// Everyone sees config; its handler lets only managers use
+			// it (see canConfigure).
+			sub("config",
+				integer("config", "turn_timeout", false, &minTurn, maxTurn),
+				integer("config", "challenge_timeout", false, &minChallenge, maxChallenge),
+				integer("config", "size", false, &minSize, MaxSize),
+				integer("config", "win", false, &minWin, MaxSize),
+				channels,
+				option("config", "stop_role", discordgo.ApplicationCommandOptionRole),
+				option("config", "stop_role_clear", discordgo.ApplicationCommandOptionBoolean),
+				option("config", "computer_ranked", discordgo.ApplicationCommandOptionBoolean),
+				option("config", "pictures", discordgo.ApplicationCommandOptionBoolean),
+				option("config", "reset", discordgo.ApplicationCommandOptionBoolean),
 			),
-			sub("leaderboard", "The best rated players of this server"),
-			sub("history", "The last games played",
-				&discordgo.ApplicationCommandOption{Type: discordgo.ApplicationCommandOptionUser, Name: "user", Description: "Whose games (default: yours)"},
-			),
-			sub("help", "How to play"),
 		},
 	}}
 }

@@ -20,10 +20,13 @@ import (
 // answer certainly did not take effect, the change is undone. If it may
 // have been shown (a timeout, a lost reply), next stays and the error is
 // still returned: what players may see must be what the game is.
-func (b *Bot) commit(ctx context.Context, req *request, ch *channel, next *table.Match, answer func() error, after func()) error {
+func (b *Bot) commit(ctx context.Context, req *request, ch *channel, next *match, answer func() error, after func()) error {
 	prev := ch.match
 	if err := b.save(ctx, next); err != nil {
 		if errors.Is(err, store.ErrConflict) {
+			if ch.cached {
+				return errStale
+			}
 			return b.changed(ctx, req, ch)
 		}
 		return fmt.Errorf("save game: %w", err)
@@ -45,10 +48,10 @@ func (b *Bot) commit(ctx context.Context, req *request, ch *channel, next *table
 // undo takes back a saved change whose answer Discord refused: a move is
 // taken back (saved again as it was), a new game nobody saw is stopped. A
 // game that ended stays ended: its result is already in the stats.
-func (b *Bot) undo(prev, next *table.Match) {
+func (b *Bot) undo(prev, next *match) {
 	ctx, cancel := context.WithTimeout(context.Background(), editWithin)
 	defer cancel()
-	var back *table.Match
+	var back *match
 	switch {
 	case next.Over() && prev != nil && prev.ID == next.ID:
 		b.log.Warn("a game ended but its players could not be told", "channel", next.ChannelID, "game", next.ID)
@@ -83,41 +86,61 @@ func (b *Bot) changed(ctx context.Context, req *request, ch *channel) error {
 		return fmt.Errorf("reload after a conflict: %w", err)
 	}
 	if g == nil {
-		return sayf("The game in this channel changed while you were playing. Start one with `/ttt start`.")
+		return refuse("move.game_changed", nil)
 	}
 	m, err := fromStored(g)
 	if err != nil {
 		return err
 	}
 	ch.match = m
-	return b.say(ctx, req, "The board changed just before yours was saved: someone else was faster, and nothing of yours was applied. Here it is now:\n"+renderMatch(m, "").content)
+	// Only the user sees it: all of it in their language.
+	return b.say(ctx, req, req.lang.T("move.overtaken", nil)+"\n"+renderMatch(req.lang, m.Match).content)
 }
 
 // postBoard answers req with next's board as a new message, which becomes the
-// current board; notify pings the player to move. The message it replaces
-// loses its buttons.
-func (b *Bot) postBoard(ctx context.Context, req *request, ch *channel, next *table.Match, notify bool) error {
+// current board, in the guild's language or else in next's; notify pings
+// the player to move; pic says that the board is to be a picture (see
+// pictured), which follows the answer. The message it replaces loses its
+// buttons.
+func (b *Bot) postBoard(ctx context.Context, req *request, ch *channel, next *match, notify, pic bool) error {
 	old := ch.match
 	next.Serial++
 	next.Board = table.Board{AppID: req.AppID, Token: req.Token, At: b.now()}
-	v := renderMatch(next, "")
+	next.locale = req.keptLocale(next.locale)
+	v := renderMatch(b.lang(next.locale), next.Match)
 	if !notify {
 		v.ping = ""
 	}
 	return b.commit(ctx, req, ch, next, func() error {
 		return b.respond(ctx, req, discordgo.InteractionResponseChannelMessageWithSource, v, false)
-	}, func() { b.retire(old, next) })
+	}, func() {
+		b.retire(old, next)
+		if pic {
+			b.pictureLater(next)
+		}
+		b.lookupLater(next.ChannelID, next.ID, next.Board, next.Deadline) // a correspondence game's board outlives its token
+	})
 }
 
 // retire takes the buttons off old's board message now that next is shown:
 // a running game's older board says where the game went; a finished game's
-// board keeps its result, without the Rematch button.
-func (b *Bot) retire(old, next *table.Match) {
+// board keeps its result, without the Rematch button. The old message
+// keeps the language it was drawn in.
+func (b *Bot) retire(old, next *match) {
+	if old == nil {
+		return
+	}
+	l := b.lang(old.locale)
 	switch {
-	case old == nil:
 	case old.ID == next.ID && !old.Over():
-		b.editBoard(old, stale(renderMatch(old, "").content, next.Over()))
+		b.deleteBoard(old) // one board message per game
+	case old.Judge.Size() > pictureAbove:
+		// Its message may show a picture in place of the grid, which
+		// stays: only the buttons go. The text is old's, as drawn.
+		if ref := b.boardRef(old); ref != nil {
+			b.editButtonsLater(ref, old.ChannelID)
+		}
 	default:
-		b.editBoard(old, view{content: renderMatch(old, "").content})
+		b.editBoard(old, view{content: renderMatch(l, old.Match).content})
 	}
 }

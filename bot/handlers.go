@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/tttbot/tttbot/game"
@@ -12,64 +13,79 @@ import (
 )
 
 // Every game handler follows one pattern: lock the channel (which loads its
-// game from the store), let the table decide on a clone, then commit: save
+// game from the store, or for a move may use the copy in memory: see
+// Bot.play), let the table decide on a clone, then commit: save
 // the clone (versioned, durable), answer, and unless the answer certainly
 // did not take effect, keep it and arm timers. A refusal changes nothing.
 
-const helpText = "**Tic-tac-toe** — get a whole row, column or diagonal of your mark before your opponent does (or as many in a row as the game says).\n" +
-	"• `/ttt start` plays me; `/ttt start opponent:@someone` challenges them (they get Accept and Decline buttons). " +
-	"Options: `size` 3 to 10 (default 3), `win` how many in a row wins (3 to size, default size), `difficulty` when playing me:\n" +
-	"  – easy: %s\n  – medium: %s\n  – hard: %s\n" +
-	"• `/ttt move row:2 col:3` places your mark; the numbers are the labels on the board. Boards up to 5×5 also have a button per cell.\n" +
-	"• `/ttt board` shows the current game again. `/ttt resign` gives up your game, or withdraws your challenge. " +
-	"`/ttt stop` (members with Manage Messages) stops any game in the channel.\n" +
-	"• `/ttt stats`, `/ttt history` (yours, or `user`'s) and `/ttt leaderboard` (players with at least %d rated games) show this server's results.\n" +
-	"One game per channel. You have %s per move, or you lose by timeout; a challenge waits %s. When a game ends, press Rematch to play again with the other player starting."
-
-// levelHelp says in one line how each level plays.
-var levelHelp = [...]string{
-	game.Easy:   "plays loosely and often misses wins and blocks; good for beginners and kids.",
-	game.Medium: "always takes a win and blocks yours, but sometimes plays a careless move; a fair game for casual players.",
-	game.Hard:   "never makes a mistake on boards up to 4×4; on bigger boards it spots and sets up forced wins and stops yours; beat it and brag.",
-}
-
+// help lists the commands, in the user's language: the catalog's help.*
+// texts, one line each, with the timeouts in force in the guild.
 func (b *Bot) help(ctx context.Context, req *request) error {
-	return b.say(ctx, req, fmt.Sprintf(helpText, levelHelp[game.Easy], levelHelp[game.Medium], levelHelp[game.Hard], MinRated,
-		humanDuration(b.cfg.Table.TurnTimeout), humanDuration(b.cfg.Table.ChallengeTimeout)))
+	tc, _, err := b.rulesFor(ctx, req)
+	if err != nil {
+		return err
+	}
+	l := req.lang
+	return b.say(ctx, req, strings.Join([]string{
+		l.T("help.intro", nil),
+		l.T("help.start", nil),
+		l.T("help.level.easy", nil),
+		l.T("help.level.medium", nil),
+		l.T("help.level.hard", nil),
+		l.T("help.move", nil),
+		l.T("help.more", nil),
+		l.T("help.manage", nil),
+		l.T("help.config", nil),
+		l.N("help.results", MinRated, nil),
+		l.T("help.rules", map[string]any{
+			"TurnTimeout":      humanDuration(l, tc.TurnTimeout),
+			"ChallengeTimeout": humanDuration(l, tc.ChallengeTimeout),
+		}),
+	}, "\n"))
 }
 
 // busy refuses a new game or challenge while the channel has one.
 func busy(ch *channel) error {
 	if c := ch.challenge; c != nil {
-		return sayf("A challenge is already waiting in this channel: %s challenged %s. One game per channel; it expires <t:%d:R>.",
-			mention(c.From), mention(c.To), c.Expires.Unix())
+		return refuse("start.busy_challenge", map[string]any{"From": mention(c.From), "To": challenged(c.Challenge), "Expires": c.Expires.Unix()})
 	}
 	if m := ch.match; m != nil && !m.Over() {
-		return sayf("A game is already running in this channel: %s %s vs %s %s. One game per channel; `/ttt board` shows it again.",
-			cellX, mention(m.Players[game.X]), cellO, mention(m.Players[game.O]))
+		return refuse("start.busy_game", players(m.Match))
 	}
 	return nil
 }
 
+// players are the placeholders MarkX, PlayerX, MarkO and PlayerO of m.
+func players(m *table.Match) map[string]any {
+	return map[string]any{"MarkX": cellX, "PlayerX": mention(m.Players[game.X]), "MarkO": cellO, "PlayerO": mention(m.Players[game.O])}
+}
+
 // refusal turns the table's refusal of userID's move at row, col in m into
 // words; other errors pass through.
-func refusal(err error, m *table.Match, row, col int) error {
-	n := m.Judge.Size()
+func refusal(err error, m *match, row, col int) error {
 	switch {
 	case errors.Is(err, table.ErrOver):
-		return sayf("This game is over. Press Rematch on its board, or start a new one with `/ttt start`.")
+		return refuse("move.game_over", nil)
 	case errors.Is(err, table.ErrNotPlayer):
-		return sayf("You're not playing in this game: it's %s vs %s. Start your own in another channel, or wait for this one to end.",
-			mention(m.Players[game.X]), mention(m.Players[game.O]))
+		return refuse("move.not_player", players(m.Match))
 	case errors.Is(err, table.ErrNotYourTurn):
 		turn := m.Turn()
-		return sayf("It's not your turn: %s %s is to move.", mark(turn), mention(m.Players[turn]))
+		return refuse("move.not_your_turn", map[string]any{"Mark": mark(turn), "Player": mention(m.Players[turn])})
 	case errors.Is(err, table.ErrOutside):
-		return sayf("There is no row %d, column %d: this board is %d×%d, so rows and columns go from 1 to %d.", row, col, n, n, n)
+		return refuse("move.outside", map[string]any{"Row": row, "Col": col, "Size": m.Judge.Size()})
 	case errors.Is(err, table.ErrOccupied):
-		return sayf("Row %d, column %d is already taken. Pick an empty cell (%s).", row, col, cellEmpty)
+		return refuse("move.occupied", map[string]any{"Row": row, "Col": col, "Empty": cellEmpty})
 	}
 	return err
+}
+
+// challenged names who c challenges: a mention, or for an open challenge
+// "anyone", in the language it is answered in.
+func challenged(c *table.Challenge) any {
+	if c.Open() {
+		return text{key: "challenge.anyone"}
+	}
+	return mention(c.To)
 }
 
 func (b *Bot) start(ctx context.Context, req *request) error {
@@ -78,19 +94,30 @@ func (b *Bot) start(ctx context.Context, req *request) error {
 	if err != nil {
 		return err
 	}
-	so, err := decodeStart(data, sub)
+	tc, set, err := b.rulesFor(ctx, req)
+	if err != nil {
+		return err
+	}
+	if err := channelAllowed(set, req.ChannelID); err != nil {
+		return err
+	}
+	so, err := decodeStart(data, sub, defaultSize(set), set.Win)
 	if err != nil {
 		return err
 	}
 	user := req.user
 	self := b.selfID()
-	vsComputer := so.opponent == nil || so.opponent.ID == self
+	vsComputer := !so.open && (so.opponent == nil || so.opponent.ID == self)
 	if !vsComputer {
 		switch {
+		case req.Context == discordgo.InteractionContextBotDM:
+			// Nobody else is in a DM with the bot.
+			return refuse("start.dm_challenge", nil)
+		case so.open:
 		case so.opponent.ID == user.ID:
-			return sayf("You can't challenge yourself. Leave out `opponent` to play against me.")
+			return refuse("start.self", nil)
 		case so.opponent.Bot:
-			return sayf("%s is a bot and can't play. Leave out `opponent` to play against me.", mention(so.opponent.ID))
+			return refuse("start.bot", map[string]any{"User": mention(so.opponent.ID)})
 		}
 	}
 
@@ -104,7 +131,7 @@ func (b *Bot) start(ctx context.Context, req *request) error {
 	}
 
 	if vsComputer {
-		m, err := table.Start(b.cfg.Table, newID(), table.Setup{
+		m, err := table.Start(tc, newID(), table.Setup{
 			GuildID: req.GuildID, ChannelID: req.ChannelID,
 			Players: [3]string{game.X: user.ID, game.O: self}, Computer: game.O, Level: so.level,
 			Size: so.size, Win: so.win, First: game.X,
@@ -112,13 +139,18 @@ func (b *Bot) start(ctx context.Context, req *request) error {
 		if err != nil {
 			return err
 		}
-		return b.postBoard(ctx, req, ch, m, true)
+		return b.postBoard(ctx, req, ch, &match{Match: m, locale: req.newLocale()}, true, pictured(set, m))
 	}
 
 	// Stored before it is shown, so that every process sharing the
 	// database can answer its buttons.
-	c := table.NewChallenge(b.cfg.Table, newID(), user.ID, so.opponent.ID, so.size, so.win, b.now())
-	sc := storedChallenge(c, req.GuildID, req.ChannelID, table.Board{AppID: req.AppID, Token: req.Token, At: b.now()})
+	to := "" // open to anyone
+	if so.opponent != nil {
+		to = so.opponent.ID
+	}
+	c := table.NewChallenge(tc, newID(), user.ID, to, so.size, so.win, b.now())
+	locale := req.newLocale()
+	sc := storedChallenge(c, req.GuildID, req.ChannelID, table.Board{AppID: req.AppID, Token: req.Token, At: b.now()}, locale)
 	if err := b.store.OpenChallenge(ctx, sc); err != nil {
 		if !errors.Is(err, store.ErrConflict) {
 			return fmt.Errorf("store the challenge: %w", err)
@@ -130,9 +162,9 @@ func (b *Bot) start(ctx context.Context, req *request) error {
 		if err := busy(ch); err != nil {
 			return err
 		}
-		return sayf("Someone started something in this channel at the same moment. Please try again.")
+		return refuse("start.race", nil)
 	}
-	v := renderChallenge(c, challengeOpen, b.cfg.Table.ChallengeTimeout)
+	v := renderChallenge(b.lang(locale), c, challengeOpen, tc.ChallengeTimeout)
 	err = b.respond(ctx, req, discordgo.InteractionResponseChannelMessageWithSource, v, false)
 	if rejected(err) {
 		if _, cerr := b.store.CloseChallenge(context.WithoutCancel(ctx), c.ID); cerr != nil {
@@ -154,19 +186,20 @@ func (b *Bot) moveCommand(ctx context.Context, req *request) error {
 	if err != nil {
 		return err
 	}
-	ch, err := b.lock(ctx, req.ChannelID)
+	tc, set, err := b.rulesFor(ctx, req) // from memory, read at most once per settingsTTL
 	if err != nil {
 		return err
 	}
-	defer b.unlock(ch)
-	if ch.match == nil {
-		return noGame(ch)
-	}
-	next := ch.match.Clone()
-	if err := next.Play(b.cfg.Table, req.user.ID, row, col, b.now()); err != nil {
-		return refusal(err, ch.match, row, col)
-	}
-	return b.postBoard(ctx, req, ch, next, true)
+	return b.play(ctx, req, func(ch *channel) error {
+		if ch.match == nil {
+			return noGame(ch)
+		}
+		next := ch.match.Clone()
+		if err := next.Play(tc, req.user.ID, row, col, b.now()); err != nil {
+			return refusal(err, ch.match, row, col)
+		}
+		return b.postBoard(ctx, req, ch, next, true, pictured(set, next.Match))
+	})
 }
 
 func (b *Bot) moveButton(ctx context.Context, req *request) error {
@@ -174,35 +207,38 @@ func (b *Bot) moveButton(ctx context.Context, req *request) error {
 	if err != nil {
 		return err
 	}
-	ch, err := b.lock(ctx, req.ChannelID)
+	tc, _, err := b.rulesFor(ctx, req)
 	if err != nil {
 		return err
 	}
-	defer b.unlock(ch)
-	m := ch.match
-	switch {
-	case m == nil || m.ID != r.id:
-		return sayf("That board belongs to a game that is over. Start a new one with `/ttt start`.")
-	case r.serial != m.Serial:
-		return sayf("That board is out of date: the game continues in a newer message. `/ttt board` shows it again.")
-	}
-	next := m.Clone()
-	if err := next.Play(b.cfg.Table, req.user.ID, r.row, r.col, b.now()); err != nil {
-		return refusal(err, m, r.row, r.col)
-	}
-	// The click's token edits the same message, and is fresher.
-	next.Board = table.Board{AppID: req.AppID, Token: req.Token, At: b.now()}
-	v := renderMatch(next, "")
-	return b.commit(ctx, req, ch, next, func() error {
-		return b.respond(ctx, req, discordgo.InteractionResponseUpdateMessage, v, false)
-	}, nil)
+	return b.play(ctx, req, func(ch *channel) error {
+		m := ch.match
+		switch {
+		case m == nil || m.ID != r.id:
+			return refuse("move.old_board", nil)
+		case r.serial != m.Serial:
+			return refuse("move.stale_board", nil)
+		}
+		next := m.Clone()
+		if err := next.Play(tc, req.user.ID, r.row, r.col, b.now()); err != nil {
+			return refusal(err, m, r.row, r.col)
+		}
+		// The click's token edits the same message, and is fresher.
+		next.Board = table.Board{AppID: req.AppID, Token: req.Token, At: b.now()}
+		clickedBoard(req, next, m.Board.MessageID != "")
+		next.locale = req.keptLocale(next.locale)
+		v := renderMatch(b.lang(next.locale), next.Match)
+		return b.commit(ctx, req, ch, next, func() error {
+			return b.respond(ctx, req, discordgo.InteractionResponseUpdateMessage, v, false)
+		}, func() { b.pingMover(req, next) })
+	})
 }
 
 func noGame(ch *channel) error {
 	if c := ch.challenge; c != nil {
-		return sayf("No game is running here yet: %s's challenge to %s is waiting for an answer.", mention(c.From), mention(c.To))
+		return refuse("board.waiting_challenge", map[string]any{"From": mention(c.From), "To": challenged(c.Challenge)})
 	}
-	return sayf("No game in this channel. Start one with `/ttt start`.")
+	return refuse("board.no_game", nil)
 }
 
 func (b *Bot) boardCommand(ctx context.Context, req *request) error {
@@ -215,7 +251,8 @@ func (b *Bot) boardCommand(ctx context.Context, req *request) error {
 		return noGame(ch)
 	}
 	// Showing the board again pings nobody: anyone may ask for it.
-	return b.postBoard(ctx, req, ch, ch.match.Clone(), false)
+	next := ch.match.Clone()
+	return b.postBoard(ctx, req, ch, next, false, b.showsPicture(ctx, req.GuildID, next.Match))
 }
 
 func (b *Bot) resign(ctx context.Context, req *request) error {
@@ -228,9 +265,9 @@ func (b *Bot) resign(ctx context.Context, req *request) error {
 	if c := ch.challenge; c != nil {
 		switch user {
 		case c.From:
-			return b.closeChallenge(ctx, req, ch, challengeWithdrawn, "You withdrew your challenge.")
+			return b.closeChallenge(ctx, req, ch, challengeWithdrawn, "resign.withdrawn")
 		case c.To:
-			return sayf("You haven't accepted the challenge, so there is nothing to resign. Press Decline on it to turn it down.")
+			return refuse("resign.not_accepted", nil)
 		}
 	}
 	m := ch.match
@@ -240,11 +277,83 @@ func (b *Bot) resign(ctx context.Context, req *request) error {
 	next := m.Clone()
 	if err := next.Resign(user, b.now()); err != nil {
 		if errors.Is(err, table.ErrNotPlayer) {
-			return sayf("You're not playing in this game. A member with Manage Messages can stop it with `/ttt stop`.")
+			return refuse("resign.not_player", nil)
 		}
 		return err
 	}
-	return b.postBoard(ctx, req, ch, next, false)
+	return b.postBoard(ctx, req, ch, next, false, b.showsPicture(ctx, req.GuildID, next.Match))
+}
+
+// offerDraw answers /ttt draw: a player offers the opponent a draw, on a
+// message of its own whose buttons the opponent answers with. The offer is
+// stored with the game; the next move withdraws it.
+func (b *Bot) offerDraw(ctx context.Context, req *request) error {
+	ch, err := b.lock(ctx, req.ChannelID)
+	if err != nil {
+		return err
+	}
+	defer b.unlock(ch)
+	m := ch.match
+	if m == nil || m.Over() {
+		return noGame(ch)
+	}
+	next := m.Clone()
+	switch err := next.OfferDraw(req.user.ID); {
+	case errors.Is(err, table.ErrNotPlayer):
+		return refuse("draw.not_player", nil)
+	case errors.Is(err, table.ErrComputer):
+		return refuse("draw.computer", nil)
+	case errors.Is(err, table.ErrOffered):
+		return refuse("draw.already", nil)
+	case err != nil:
+		return err
+	}
+	v := renderDrawOffer(b.lang(req.keptLocale(m.locale)), next.Match, next.DrawOffer)
+	return b.commit(ctx, req, ch, next, func() error {
+		return b.respond(ctx, req, discordgo.InteractionResponseChannelMessageWithSource, v, false)
+	}, nil)
+}
+
+// answerDraw answers a click on Accept draw (accept) or Decline: the offer
+// message says how it was answered; an accepted draw ends the game, and its
+// board shows the result.
+func (b *Bot) answerDraw(ctx context.Context, req *request, accept bool) error {
+	r, err := parseRoute(req.componentData().CustomID)
+	if err != nil {
+		return err
+	}
+	ch, err := b.lock(ctx, req.ChannelID)
+	if err != nil {
+		return err
+	}
+	defer b.unlock(ch)
+	m := ch.match
+	if m == nil || m.ID != r.id || m.Over() || m.DrawOffer == game.None {
+		return refuse("draw.gone", nil)
+	}
+	offerer := m.DrawOffer
+	next := m.Clone()
+	if accept {
+		err = next.AcceptDraw(req.user.ID, b.now())
+	} else {
+		err = next.DeclineDraw(req.user.ID)
+	}
+	switch {
+	case errors.Is(err, table.ErrNotPlayer):
+		return refuse("draw.not_player", nil)
+	case errors.Is(err, table.ErrNoOffer):
+		return refuse("draw.own", nil) // the offer stands, so it is the clicker's own
+	case err != nil:
+		return err
+	}
+	v := renderDrawAnswer(b.lang(req.keptLocale(m.locale)), next.Match, offerer, accept)
+	var after func()
+	if accept {
+		after = func() { b.editBoard(next, renderMatch(b.lang(next.locale), next.Match)) }
+	}
+	return b.commit(ctx, req, ch, next, func() error {
+		return b.respond(ctx, req, discordgo.InteractionResponseUpdateMessage, v, false)
+	}, after)
 }
 
 // canModerate says whether the member may stop other people's games.
@@ -253,8 +362,8 @@ func canModerate(req *request) bool {
 }
 
 func (b *Bot) stop(ctx context.Context, req *request) error {
-	if !canModerate(req) {
-		return sayf("Only members with the Manage Messages permission can stop games. To give up your own game, use `/ttt resign`.")
+	if err := b.mayStop(ctx, req); err != nil {
+		return err
 	}
 	ch, err := b.lock(ctx, req.ChannelID)
 	if err != nil {
@@ -262,29 +371,30 @@ func (b *Bot) stop(ctx context.Context, req *request) error {
 	}
 	defer b.unlock(ch)
 	if ch.challenge != nil {
-		return b.closeChallenge(ctx, req, ch, challengeCancelled, "You cancelled the challenge.")
+		return b.closeChallenge(ctx, req, ch, challengeCancelled, "stop.cancelled")
 	}
 	m := ch.match
 	if m == nil || m.Over() {
-		return sayf("There is no game running in this channel.")
+		return refuse("stop.no_game", nil)
 	}
 	next := m.Clone()
 	if err := next.Stop(req.user.ID, b.now()); err != nil {
 		return err
 	}
-	return b.postBoard(ctx, req, ch, next, false)
+	return b.postBoard(ctx, req, ch, next, false, b.showsPicture(ctx, req.GuildID, next.Match))
 }
 
 // closeChallenge ends ch's challenge without a game: it tells the user
-// (ephemerally) and rewrites the challenge message to say what happened.
+// (ephemerally) the catalog's text reply and rewrites the challenge message
+// to say what happened.
 func (b *Bot) closeChallenge(ctx context.Context, req *request, ch *channel, st challengeState, reply string) error {
 	c := ch.challenge
 	if err := b.claim(ctx, ch, c); err != nil {
 		return err
 	}
 	// The challenge ends whether or not the reply reaches the user.
-	b.editLater(c.msg, renderChallenge(c.Challenge, st, b.cfg.Table.ChallengeTimeout), req.ChannelID)
-	return b.say(ctx, req, reply)
+	b.editLater(c.msg, renderChallenge(b.lang(req.keptLocale(c.locale)), c.Challenge, st, b.cfg.Table.ChallengeTimeout), req.ChannelID)
+	return b.say(ctx, req, req.lang.T(reply, nil))
 }
 
 // claim closes ch's open challenge c in the store, for this process
@@ -297,7 +407,7 @@ func (b *Bot) claim(ctx context.Context, ch *channel, c *openChallenge) error {
 	}
 	ch.clearChallenge()
 	if !closed {
-		return sayf("This challenge is no longer open.")
+		return refuse("challenge.no_longer_open", nil)
 	}
 	return nil
 }
@@ -323,7 +433,7 @@ func (b *Bot) challengeClick(ctx context.Context, req *request) (*channel, *open
 	c := ch.challenge
 	if c == nil || c.ID != r.id {
 		b.unlock(ch)
-		return nil, nil, sayf("This challenge is no longer open.")
+		return nil, nil, refuse("challenge.no_longer_open", nil)
 	}
 	return ch, c, nil
 }
@@ -334,14 +444,18 @@ func (b *Bot) accept(ctx context.Context, req *request) error {
 		return err
 	}
 	defer b.unlock(ch)
-	m, err := c.Accept(b.cfg.Table, newID(), req.user.ID, req.GuildID, req.ChannelID, b.now())
+	tc, set, err := b.rulesFor(ctx, req)
+	if err != nil {
+		return err
+	}
+	tm, err := c.Accept(tc, newID(), req.user.ID, req.GuildID, req.ChannelID, b.now())
 	switch {
 	case errors.Is(err, table.ErrOwnChallenge):
-		return sayf("You can't accept your own challenge. Press Decline to withdraw it.")
+		return refuse("challenge.own", nil)
 	case errors.Is(err, table.ErrNotChallenge):
-		return sayf("This challenge is for %s, not for you. Start your own with `/ttt start`.", mention(c.To))
+		return refuse("challenge.not_yours_start", map[string]any{"To": mention(c.To)})
 	case errors.Is(err, table.ErrExpired):
-		return sayf("This challenge has expired. Start a new one with `/ttt start`.")
+		return refuse("challenge.too_late", nil)
 	case err != nil:
 		return err
 	}
@@ -350,24 +464,32 @@ func (b *Bot) accept(ctx context.Context, req *request) error {
 	if err := b.claim(ctx, ch, c); err != nil {
 		return err
 	}
-	// The challenge message becomes the board.
+	// The challenge message becomes the board, in its language.
+	m := &match{Match: tm, locale: req.keptLocale(c.locale)}
 	m.Serial, m.Board = 1, table.Board{AppID: req.AppID, Token: req.Token, At: b.now()}
-	v := renderMatch(m, "")
+	clickedBoard(req, m, false)
+	v := renderMatch(b.lang(m.locale), m.Match)
 	old := ch.match
 	err = b.commit(ctx, req, ch, m, func() error {
 		return b.respond(ctx, req, discordgo.InteractionResponseUpdateMessage, v, false)
-	}, func() { b.retire(old, m) })
+	}, func() {
+		b.retire(old, m)
+		if pictured(set, m.Match) {
+			b.pictureLater(m)
+		}
+		b.pingMover(req, m)
+	})
 	switch {
 	case rejected(err):
 		// Nobody saw the game start: the challenge is open again.
 		if rerr := b.store.OpenChallenge(context.WithoutCancel(ctx), storedChallenge(c.Challenge, req.GuildID, req.ChannelID,
-			table.Board{AppID: c.msg.AppID, Token: c.msg.Token})); rerr != nil {
+			table.Board{AppID: c.msg.AppID, Token: c.msg.Token}, c.locale)); rerr != nil {
 			b.log.Warn("could not reopen a challenge whose acceptance nobody saw", "channel", req.ChannelID, "err", rerr)
 		}
 	case ch.match == nil || ch.match.ID != m.ID:
 		// Another process started a game in this channel first (the
 		// save conflicted): the challenge can no longer be played.
-		b.editLater(c.msg, renderChallenge(c.Challenge, challengeSuperseded, b.cfg.Table.ChallengeTimeout), req.ChannelID)
+		b.editLater(c.msg, renderChallenge(b.lang(req.keptLocale(c.locale)), c.Challenge, challengeSuperseded, b.cfg.Table.ChallengeTimeout), req.ChannelID)
 	}
 	return err
 }
@@ -379,8 +501,11 @@ func (b *Bot) decline(ctx context.Context, req *request) error {
 	}
 	defer b.unlock(ch)
 	withdrawn, err := c.Decline(req.user.ID)
-	if err != nil {
-		return sayf("This challenge is for %s, not for you.", mention(c.To))
+	switch {
+	case err != nil && c.Open():
+		return refuse("challenge.open_not_yours", nil)
+	case err != nil:
+		return refuse("challenge.not_yours", map[string]any{"To": mention(c.To)})
 	}
 	st := challengeDeclined
 	if withdrawn {
@@ -389,7 +514,8 @@ func (b *Bot) decline(ctx context.Context, req *request) error {
 	if err := b.claim(ctx, ch, c); err != nil {
 		return err
 	}
-	return b.respond(ctx, req, discordgo.InteractionResponseUpdateMessage, renderChallenge(c.Challenge, st, b.cfg.Table.ChallengeTimeout), false)
+	v := renderChallenge(b.lang(req.keptLocale(c.locale)), c.Challenge, st, b.cfg.Table.ChallengeTimeout)
+	return b.respond(ctx, req, discordgo.InteractionResponseUpdateMessage, v, false)
 }
 
 func (b *Bot) rematch(ctx context.Context, req *request) error {
@@ -405,22 +531,31 @@ func (b *Bot) rematch(ctx context.Context, req *request) error {
 	m := ch.match
 	switch {
 	case m != nil && m.ID != r.id && !m.Over():
-		return sayf("A new game is already running in this channel: `/ttt board` shows it.")
+		return refuse("rematch.running", nil)
 	case m == nil || m.ID != r.id:
-		return sayf("A newer game has been played in this channel since. Start a new one with `/ttt start`.")
+		return refuse("rematch.newer_game", nil)
 	}
 	if err := busy(ch); err != nil {
 		return err
 	}
-	next, err := m.Rematch(b.cfg.Table, newID(), req.user.ID, b.now())
+	// A rematch is a new game: the guild's rules of now apply.
+	tc, set, err := b.rulesFor(ctx, req)
+	if err != nil {
+		return err
+	}
+	if err := channelAllowed(set, req.ChannelID); err != nil {
+		return err
+	}
+	next, err := m.Rematch(tc, newID(), req.user.ID, b.now())
 	switch {
 	case errors.Is(err, table.ErrNotOver):
-		return sayf("This game isn't over yet.")
+		return refuse("rematch.not_over", nil)
 	case errors.Is(err, table.ErrNotPlayer):
-		return sayf("Only %s and %s can ask for a rematch. Start your own game with `/ttt start`.",
-			mention(m.Players[game.X]), mention(m.Players[game.O]))
+		return refuse("rematch.not_player", players(m.Match))
 	case err != nil:
 		return err
 	}
-	return b.postBoard(ctx, req, ch, next, true)
+	// A rematch speaks the language of the game before it, or the
+	// guild's (postBoard).
+	return b.postBoard(ctx, req, ch, &match{Match: next, locale: m.locale}, true, pictured(set, next))
 }

@@ -93,6 +93,26 @@ func (d *discardDiscord) Respond(_ context.Context, r *discordgo.InteractionResp
 	return nil
 }
 
+func (d *discardDiscord) InteractionResponseDelete(*discordgo.Interaction, ...discordgo.RequestOption) error {
+	return nil
+}
+
+func (d *discardDiscord) InteractionResponse(*discordgo.Interaction, ...discordgo.RequestOption) (*discordgo.Message, error) {
+	return &discordgo.Message{}, nil
+}
+
+func (d *discardDiscord) ChannelMessageSendComplex(string, *discordgo.MessageSend, ...discordgo.RequestOption) (*discordgo.Message, error) {
+	return &discordgo.Message{}, nil
+}
+
+func (d *discardDiscord) ChannelMessageEditComplex(*discordgo.MessageEdit, ...discordgo.RequestOption) (*discordgo.Message, error) {
+	return &discordgo.Message{}, nil
+}
+
+func (d *discardDiscord) ChannelMessageDelete(string, string, ...discordgo.RequestOption) error {
+	return nil
+}
+
 func (d *discardDiscord) InteractionResponseEdit(*discordgo.Interaction, *discordgo.WebhookEdit, ...discordgo.RequestOption) (*discordgo.Message, error) {
 	return &discordgo.Message{}, nil
 }

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/tttbot/tttbot/store"
-	"github.com/tttbot/tttbot/table"
 )
 
 // A Meter counts what the bot does, for the operator's metrics. The bot
@@ -44,7 +43,7 @@ func (noMeter) StoreCall(string, time.Duration, error)    {}
 
 // counted tells the meter what the change from prev to next was: a game
 // started, moves played, a game ended.
-func (b *Bot) counted(prev, next *table.Match) {
+func (b *Bot) counted(prev, next *match) {
 	same := prev != nil && prev.ID == next.ID
 	played := next.Judge.Len()
 	if same {
@@ -106,6 +105,36 @@ func (m meteredStore) Leaderboard(ctx context.Context, guildID string, minRated,
 func (m meteredStore) History(ctx context.Context, guildID, userID string, limit int) (gs []*store.Game, err error) {
 	defer func(start time.Time) { m.done("history", start, err) }(time.Now())
 	return m.st.History(ctx, guildID, userID, limit)
+}
+
+func (m meteredStore) ComputerLeaderboard(ctx context.Context, guildID string, limit int) (s []store.Stats, err error) {
+	defer func(start time.Time) { m.done("computer_leaderboard", start, err) }(time.Now())
+	return m.st.ComputerLeaderboard(ctx, guildID, limit)
+}
+
+func (m meteredStore) Settings(ctx context.Context, guildID string) (s store.Settings, err error) {
+	defer func(start time.Time) { m.done("settings", start, err) }(time.Now())
+	return m.st.Settings(ctx, guildID)
+}
+
+func (m meteredStore) SaveSettings(ctx context.Context, s store.Settings) (err error) {
+	defer func(start time.Time) { m.done("save_settings", start, err) }(time.Now())
+	return m.st.SaveSettings(ctx, s)
+}
+
+func (m meteredStore) CountGames(ctx context.Context) (n int, err error) {
+	defer func(start time.Time) { m.done("count_games", start, err) }(time.Now())
+	return m.st.CountGames(ctx)
+}
+
+func (m meteredStore) CommandGuilds(ctx context.Context) (gs []string, err error) {
+	defer func(start time.Time) { m.done("command_guilds", start, err) }(time.Now())
+	return m.st.CommandGuilds(ctx)
+}
+
+func (m meteredStore) SetCommandGuild(ctx context.Context, guildID string, registered bool) (err error) {
+	defer func(start time.Time) { m.done("set_command_guild", start, err) }(time.Now())
+	return m.st.SetCommandGuild(ctx, guildID, registered)
 }
 
 func (m meteredStore) Challenge(ctx context.Context, channelID string) (c *store.Challenge, err error) {

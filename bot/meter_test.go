@@ -120,7 +120,7 @@ func TestDuplicateDeliveryActsOnce(t *testing.T) {
 	b.serveIC(ctx, ic)
 	after := moves(t, b, ic)
 	b.serveIC(ctx, ic)
-	wantEphemeral(t, rec.last(t), duplicateText)
+	wantEphemeral(t, rec.last(t), english().T("error.duplicate", nil))
 	if got := moves(t, b, ic); got != after {
 		t.Errorf("moves after the duplicate = %d; want %d", got, after)
 	}

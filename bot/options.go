@@ -14,7 +14,7 @@ import (
 // subcommand returns the subcommand option of a /ttt interaction.
 func subcommand(data discordgo.ApplicationCommandInteractionData) (*discordgo.ApplicationCommandInteractionDataOption, error) {
 	if len(data.Options) != 1 || data.Options[0] == nil || data.Options[0].Type != discordgo.ApplicationCommandOptionSubCommand {
-		return nil, userError("Use /ttt with a subcommand, such as `/ttt start` or `/ttt help`.")
+		return nil, refuse("option.no_subcommand", nil)
 	}
 	return data.Options[0], nil
 }
@@ -28,6 +28,12 @@ func findOption(sub *discordgo.ApplicationCommandInteractionDataOption, name str
 	return nil
 }
 
+// optionName is the name of option name of subcommand sub, as a text:
+// players see the option names of their language.
+func optionName(sub *discordgo.ApplicationCommandInteractionDataOption, name string) text {
+	return text{key: "command.ttt." + sub.Name + "." + name + ".name"}
+}
+
 // intOption returns the integer option name, or def when it is absent; it
 // refuses values outside lo..hi with a message that names the option.
 func intOption(sub *discordgo.ApplicationCommandInteractionDataOption, name string, def, lo, hi int) (int, error) {
@@ -35,12 +41,14 @@ func intOption(sub *discordgo.ApplicationCommandInteractionDataOption, name stri
 	if o == nil {
 		return def, nil
 	}
+	data := map[string]any{"Option": optionName(sub, name), "Min": lo, "Max": hi}
 	f, ok := o.Value.(float64) // JSON numbers decode as float64
 	if o.Type != discordgo.ApplicationCommandOptionInteger || !ok || f != math.Trunc(f) {
-		return 0, sayf("`%s` must be a whole number from %d to %d.", name, lo, hi)
+		return 0, refuse("option.not_integer", data)
 	}
 	if f < float64(lo) || f > float64(hi) {
-		return 0, sayf("`%s` must be from %d to %d; you gave %s.", name, lo, hi, strconv.FormatFloat(f, 'f', -1, 64))
+		data["Value"] = strconv.FormatFloat(f, 'f', -1, 64)
+		return 0, refuse("option.out_of_range", data)
 	}
 	return int(f), nil
 }
@@ -51,29 +59,44 @@ type startOptions struct {
 	size     int
 	win      int
 	level    game.Level
+	open     bool // a challenge anyone in the channel may take
 }
 
-func decodeStart(data discordgo.ApplicationCommandInteractionData, sub *discordgo.ApplicationCommandInteractionDataOption) (startOptions, error) {
+// decodeStart reads the options of /ttt start. Without size, the board is
+// defSize; without win, the win length is defWin, at most the board's
+// size (a server's default must not refuse the size a player chose), or
+// the size when defWin is 0.
+func decodeStart(data discordgo.ApplicationCommandInteractionData, sub *discordgo.ApplicationCommandInteractionDataOption, defSize, defWin int) (startOptions, error) {
 	var so startOptions
 	var err error
-	if so.size, err = intOption(sub, "size", DefaultSize, MinSize, MaxSize); err != nil {
+	if so.size, err = intOption(sub, "size", defSize, MinSize, MaxSize); err != nil {
 		return so, err
 	}
-	if so.win, err = intOption(sub, "win", so.size, MinWin, MaxSize); err != nil {
+	win := so.size
+	if defWin >= MinWin {
+		win = min(defWin, so.size)
+	}
+	if so.win, err = intOption(sub, "win", win, MinWin, MaxSize); err != nil {
 		return so, err
 	}
 	if so.win > so.size {
-		return so, sayf("`win` can't be more than the board size: %d in a row doesn't fit on a %d×%d board.", so.win, so.size, so.size)
+		return so, refuse("option.win_too_long", map[string]any{"Win": so.win, "Size": so.size})
 	}
 	so.level = game.Hard
 	if o := findOption(sub, "difficulty"); o != nil {
 		s, _ := o.Value.(string)
 		if so.level, err = game.ParseLevel(s); err != nil {
-			return so, sayf("`difficulty` must be easy, medium or hard.")
+			return so, refuse("option.bad_difficulty", nil)
 		}
 	}
 	if so.opponent, err = userOption(data, sub, "opponent"); err != nil {
 		return so, err
+	}
+	if o := findOption(sub, "open"); o != nil {
+		so.open, _ = o.Value.(bool)
+	}
+	if so.open && so.opponent != nil {
+		return so, refuse("start.open_and_opponent", nil)
 	}
 	return so, nil
 }
@@ -86,7 +109,7 @@ func userOption(data discordgo.ApplicationCommandInteractionData, sub *discordgo
 	}
 	id, _ := o.Value.(string)
 	if o.Type != discordgo.ApplicationCommandOptionUser || id == "" {
-		return nil, sayf("`%s` must be a member of this server.", name)
+		return nil, refuse("option.not_member", map[string]any{"Option": optionName(sub, name)})
 	}
 	var u *discordgo.User
 	if data.Resolved != nil {
@@ -95,7 +118,7 @@ func userOption(data discordgo.ApplicationCommandInteractionData, sub *discordgo
 	if u == nil {
 		// Discord always resolves user options; without it we cannot
 		// tell a bot from a person, so we do not guess.
-		return nil, sayf("I couldn't see who %s is. Please pick the %s again.", mention(id), name)
+		return nil, refuse("option.unknown_user", map[string]any{"User": mention(id), "Option": optionName(sub, name)})
 	}
 	return u, nil
 }
@@ -104,7 +127,7 @@ func userOption(data discordgo.ApplicationCommandInteractionData, sub *discordgo
 // bound is checked against the board by the caller.
 func decodeMove(sub *discordgo.ApplicationCommandInteractionDataOption) (row, col int, err error) {
 	if findOption(sub, "row") == nil || findOption(sub, "col") == nil {
-		return 0, 0, sayf("Give both a row and a column, like `/ttt move row:2 col:3`.")
+		return 0, 0, refuse("option.move_incomplete", nil)
 	}
 	if row, err = intOption(sub, "row", 0, 1, MaxSize); err != nil {
 		return 0, 0, err

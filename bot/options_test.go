@@ -41,7 +41,7 @@ func TestDecodeStart(t *testing.T) {
 			if err != nil {
 				t.Fatalf("subcommand = %v; want nil", err)
 			}
-			got, err := decodeStart(data, sub)
+			got, err := decodeStart(data, sub, DefaultSize, 0)
 			if tt.wantErr {
 				var ue userError
 				if !errors.As(err, &ue) {

@@ -53,6 +53,12 @@ func decode(t testing.TB, m map[string]any) *discordgo.InteractionCreate {
 // becomes data.resolved.
 func slashPayload(t testing.TB, sub string, opts []map[string]any, resolved map[string]any) *discordgo.InteractionCreate {
 	t.Helper()
+	return decode(t, slashMap(t, sub, opts, resolved))
+}
+
+// slashMap is slashPayload before decoding.
+func slashMap(t testing.TB, sub string, opts []map[string]any, resolved map[string]any) map[string]any {
+	t.Helper()
 	m := fixture(t, "slash_command_interaction.json")
 	data := m["data"].(map[string]any)
 	data["name"] = "ttt"
@@ -60,7 +66,23 @@ func slashPayload(t testing.TB, sub string, opts []map[string]any, resolved map[
 	if resolved != nil {
 		data["resolved"] = resolved
 	}
-	return decode(t, m)
+	return m
+}
+
+// localized sets the locales of payload m: the user's, and the guild's.
+// A guild of "" makes m a DM, as Discord sends one: no guild_id, no
+// guild_locale, and the user at the top level instead of a member.
+func localized(m map[string]any, user, guild string) map[string]any {
+	m["locale"] = user
+	if guild != "" {
+		m["guild_locale"] = guild
+		return m
+	}
+	m["user"] = m["member"].(map[string]any)["user"]
+	delete(m, "member")
+	delete(m, "guild_id")
+	delete(m, "guild_locale")
+	return m
 }
 
 // buttonPayload is Discord's documented button interaction with customID.

@@ -12,16 +12,18 @@ import (
 // A channel is what this process holds for one Discord channel besides the
 // stored game: the lock that serialises everything that happens there
 // (which is what makes two simultaneous clicks apply exactly one move), the
-// open challenge, and the turn timer. The match itself is loaded from the
-// store each time the channel is locked, so another process sharing the
-// database is never overruled by a stale copy.
+// game as this process last saved or loaded it, the open challenge, and the
+// turn timer. Every lock but a move's loads the game from the store, so
+// that another process sharing the database is never overruled by a stale
+// copy; a move uses the copy and checks it when it matters (Bot.play).
 //
 // Its fields are guarded by its lock.
 type channel struct {
 	id  string
 	sem chan struct{} // holds one token while the channel is locked
 
-	match     *table.Match // the stored game, loaded by registry.lock
+	match     *match // the game, as last saved or loaded here
+	cached    bool   // match was not read from the store for this lock
 	challenge *openChallenge
 	turnTimer *time.Timer // fires at turnAt, the deadline of the player to move
 	turnAt    time.Time
@@ -36,8 +38,9 @@ type channel struct {
 // message it is shown on and this process's timer that expires it.
 type openChallenge struct {
 	*table.Challenge
-	msg   *discordgo.Interaction // whose @original is the challenge message
-	timer *time.Timer
+	msg    *discordgo.Interaction // whose @original is the challenge message
+	locale string                 // the Discord locale of that message ("": English)
+	timer  *time.Timer
 }
 
 // idle says whether the channel holds nothing worth keeping in memory.
@@ -97,9 +100,9 @@ func (r *registry) lock(ctx context.Context, id string) (*channel, error) {
 	}
 }
 
-// unlock releases ch, and forgets it if it holds nothing.
+// unlock releases ch, and forgets it if it holds nothing. Its game stays
+// while ch is kept (see Bot.play).
 func (r *registry) unlock(ch *channel) {
-	ch.match = nil // loaded afresh at the next lock
 	r.release(ch, true)
 }
 
@@ -141,4 +144,4 @@ func (r *registry) each(f func(*channel)) {
 }
 
 // errBusy is what a user hears when their channel stayed locked too long.
-var errBusy = userError("This channel's game is busy with another move. Please try again.")
+var errBusy = refuse("error.busy", nil)

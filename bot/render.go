@@ -1,25 +1,31 @@
 package bot
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/tttbot/tttbot/game"
+	"github.com/tttbot/tttbot/i18n"
 	"github.com/tttbot/tttbot/table"
 )
 
-// The cells of the emoji board. Each is a single code point, so a row costs
-// one code point per cell plus its label.
+// The cells of the emoji board, one or two code points each. The last move
+// and the winning line keep the shape of their mark (a cross, a circle), so
+// that they never hide whose cells they are; the board says in words what
+// they mean.
 const (
 	cellEmpty = "⬜"
 	cellX     = "❌"
 	cellO     = "⭕"
-	cellWin   = "🟩"  // a cell of the winning line
-	lastX     = "❎"  // X's last move
+	winX      = "❎"  // X's cell of the winning line
+	winO      = "🟢"  // O's cell of the winning line
+	lastX     = "✖️" // X's last move
 	lastO     = "🅾️" // O's last move
 	corner    = "#️⃣"
+	// greenCells names the green cells of a won board of buttons, or of
+	// its picture.
+	greenCells = "🟩"
 )
 
 // labels are the row and column labels, 1-based: keycaps, which (unlike
@@ -35,6 +41,15 @@ type view struct {
 	ping string
 }
 
+// buttons is v's components as Discord must be sent them to clear a
+// message's: an empty list, never null.
+func (v view) buttons() []discordgo.MessageComponent {
+	if v.components == nil {
+		return []discordgo.MessageComponent{}
+	}
+	return v.components
+}
+
 func mention(id string) string { return "<@" + id + ">" }
 
 func mark(p game.Player) string {
@@ -44,17 +59,29 @@ func mark(p game.Player) string {
 	return cellX
 }
 
-// renderMatch draws m: the header, the labelled grid, the last move, and a
-// status line; for boards up to MaxButtonSize, the cells as buttons; when it
-// is over, a Rematch button. note, if not empty, is added as a last line.
-func renderMatch(m *table.Match, note string) view {
+// renderMatch draws m in l's language: the header, the labelled grid, the
+// last move, and a status line; for boards up to MaxButtonSize, the cells
+// as buttons; when it is over, a Rematch button.
+func renderMatch(l *i18n.Localizer, m *table.Match) view { return drawMatch(l, m, false) }
+
+// renderPictured is renderMatch for a message whose board is a picture
+// (picture.go) of a board without buttons: the same text without the
+// grid, the legend naming the picture's colours.
+func renderPictured(l *i18n.Localizer, m *table.Match) view { return drawMatch(l, m, true) }
+
+// drawMatch draws m with its grid in emoji, or for pic and a board without
+// buttons, with none: a picture shows it.
+func drawMatch(l *i18n.Localizer, m *table.Match, pic bool) view {
 	g := m.Judge
 	n := g.Size()
 	var b strings.Builder
 	b.Grow(64 + (n+1)*(n+4)*4)
 
-	fmt.Fprintf(&b, "%s %s vs %s %s · %d×%d, %d in a row\n",
-		cellX, mention(m.Players[game.X]), cellO, mention(m.Players[game.O]), n, n, g.WinLength())
+	b.WriteString(l.T("board.header", map[string]any{
+		"MarkX": cellX, "PlayerX": mention(m.Players[game.X]), "MarkO": cellO, "PlayerO": mention(m.Players[game.O]),
+		"Size": n, "Win": g.WinLength(),
+	}))
+	b.WriteByte('\n')
 
 	var win map[game.Cell]bool // nil, and so empty, unless the game was won
 	if m.End == game.EndWon {
@@ -65,27 +92,36 @@ func renderMatch(m *table.Match, note string) view {
 	}
 	last, hasLast := g.LastMove()
 
-	b.WriteString(corner)
-	for c := 1; c <= n; c++ {
-		b.WriteString(labels[c])
-	}
-	b.WriteByte('\n')
-	for r := 0; r < n; r++ {
-		b.WriteString(labels[r+1])
-		for c := 0; c < n; c++ {
-			b.WriteString(cellEmoji(g, r, c, win, last, hasLast))
+	// Up to 5×5 the buttons are the board; a board with no buttons (a
+	// bigger one, or a finished 5×5 whose last row holds Rematch) is drawn
+	// in emoji.
+	buttons := hasButtons(m)
+	pic = pic && !buttons
+	if !buttons && !pic {
+		b.WriteString(corner)
+		for c := 1; c <= n; c++ {
+			b.WriteString(labels[c])
 		}
 		b.WriteByte('\n')
+		for r := 0; r < n; r++ {
+			b.WriteString(labels[r+1])
+			for c := 0; c < n; c++ {
+				b.WriteString(cellEmoji(g, r, c, win, last, hasLast))
+			}
+			b.WriteByte('\n')
+		}
 	}
 
 	if hasLast {
-		fmt.Fprintf(&b, "Last move: %s %s at row %d, column %d.\n",
-			mark(last.Player), mention(m.Players[last.Player]), last.Row+1, last.Col+1)
+		b.WriteString(l.T("board.last_move", map[string]any{
+			"Mark": mark(last.Player), "Player": mention(m.Players[last.Player]), "Row": last.Row + 1, "Col": last.Col + 1,
+		}))
+		b.WriteByte('\n')
 	}
-	b.WriteString(statusLine(m))
-	if note != "" {
-		b.WriteString("\n")
-		b.WriteString(note)
+	b.WriteString(statusLine(l, m, buttons || pic))
+	if legend := legend(l, win, last, hasLast, buttons, pic); legend != "" {
+		b.WriteByte('\n')
+		b.WriteString(legend)
 	}
 
 	v := view{content: b.String()}
@@ -95,7 +131,7 @@ func renderMatch(m *table.Match, note string) view {
 			v.ping = ""
 		}
 	}
-	v.components = matchComponents(m, win, last, hasLast)
+	v.components = matchComponents(l, m, win, last, hasLast)
 	return v
 }
 
@@ -105,7 +141,7 @@ func cellEmoji(g *game.Game, r, c int, win map[game.Cell]bool, last game.Move, h
 	case p == game.None:
 		return cellEmpty
 	case win[game.Cell{Row: r, Col: c}]:
-		return cellWin
+		return winMarker(p)
 	case hasLast && last.Row == r && last.Col == c:
 		if p == game.O {
 			return lastO
@@ -115,40 +151,86 @@ func cellEmoji(g *game.Game, r, c int, win map[game.Cell]bool, last game.Move, h
 	return mark(p)
 }
 
-// statusLine names who is to move, or says how the game ended.
-func statusLine(m *table.Match) string {
+func winMarker(p game.Player) string {
+	if p == game.O {
+		return winO
+	}
+	return winX
+}
+
+// hasButtons says whether m's board is drawn as buttons: up to 5×5, but a
+// finished 5×5 needs its fifth row for Rematch.
+func hasButtons(m *table.Match) bool {
+	n := m.Judge.Size()
+	return n <= MaxButtonSize && (!m.Over() || n < MaxButtonSize)
+}
+
+// legend says in words what the markers of a board mean: the winning line
+// of a won game (which holds the last move), else the last move. Buttons
+// and a picture show the winning line in green; the last move is a blue
+// button, or in a picture a yellow cell.
+func legend(l *i18n.Localizer, win map[game.Cell]bool, last game.Move, hasLast, buttons, pic bool) string {
+	switch {
+	case len(win) > 0 && (buttons || pic):
+		return l.T("board.legend_win_buttons", nil)
+	case len(win) > 0:
+		return l.T("board.legend_win", map[string]any{"Marker": winMarker(last.Player)})
+	case !hasLast:
+		return ""
+	case buttons:
+		return l.T("board.legend_last_buttons", nil)
+	case pic:
+		return l.T("board.legend_last_picture", nil)
+	}
+	marker := lastX
+	if last.Player == game.O {
+		marker = lastO
+	}
+	return l.T("board.legend_last", map[string]any{"Marker": marker})
+}
+
+// statusLine names who is to move, or says how the game ended; green says
+// that the board shows a winning line in green cells (buttons, a picture).
+func statusLine(l *i18n.Localizer, m *table.Match, green bool) string {
 	g := m.Judge
 	switch m.End {
 	case game.EndNone:
 		p := g.Turn()
-		s := fmt.Sprintf("%s %s to move", mark(p), mention(m.Players[p]))
+		data := map[string]any{"Mark": mark(p), "Player": mention(m.Players[p])}
 		if m.Computer == p {
-			return s + "."
+			return l.T("status.turn_computer", data)
 		}
+		key := "status.turn_command"
 		if g.Size() <= MaxButtonSize {
-			s += ": click a cell or use `/ttt move row col`"
-		} else {
-			s += " with `/ttt move row col`"
+			key = "status.turn_buttons"
 		}
 		if !m.Deadline.IsZero() {
-			s += fmt.Sprintf(" (time runs out <t:%d:R>)", m.Deadline.Unix())
+			key += "_deadline"
+			data["Deadline"] = m.Deadline.Unix()
 		}
-		return s + "."
+		return l.T(key, data)
 	case game.EndWon:
 		w := g.Winner()
-		return fmt.Sprintf("🏆 %s %s wins with %d in a row (in %s)!", mark(w), mention(m.Players[w]), g.WinLength(), cellWin)
+		cell := winMarker(w)
+		if green {
+			cell = greenCells
+		}
+		return l.T("status.won", map[string]any{"Mark": mark(w), "Player": mention(m.Players[w]), "Win": g.WinLength(), "WinCell": cell})
 	case game.EndDraw:
-		return "🤝 Draw: the board is full and nobody has a line."
+		return l.T("status.draw_full", nil)
 	case game.EndDecided:
-		return "🤝 Draw: no line can be completed by either player any more, so the game ends early."
-	case game.EndResigned:
+		return l.T("status.draw_decided", nil)
+	case game.EndResigned, game.EndTimeout:
+		key := "status.resigned"
+		if m.End == game.EndTimeout {
+			key = "status.timeout"
+		}
 		w := m.Loser.Other()
-		return fmt.Sprintf("🏳️ %s resigned. %s %s wins!", mention(m.Players[m.Loser]), mark(w), mention(m.Players[w]))
-	case game.EndTimeout:
-		w := m.Loser.Other()
-		return fmt.Sprintf("⏰ %s did not move in time. %s %s wins by timeout!", mention(m.Players[m.Loser]), mark(w), mention(m.Players[w]))
+		return l.T(key, map[string]any{"Loser": mention(m.Players[m.Loser]), "Mark": mark(w), "Winner": mention(m.Players[w])})
 	case game.EndStopped:
-		return fmt.Sprintf("🛑 Game stopped by %s. Nobody wins.", mention(m.StoppedBy))
+		return l.T("status.stopped", map[string]any{"By": mention(m.StoppedBy)})
+	case game.EndAgreed:
+		return l.T("status.draw_agreed", nil)
 	}
 	return ""
 }
@@ -157,11 +239,11 @@ func statusLine(m *table.Match) string {
 // and, once the game is over, a Rematch button. A 5×5 grid already uses all
 // five action rows, so a finished 5×5 game shows Rematch alone (the emoji
 // board above still shows the final position).
-func matchComponents(m *table.Match, win map[game.Cell]bool, last game.Move, hasLast bool) []discordgo.MessageComponent {
+func matchComponents(l *i18n.Localizer, m *table.Match, win map[game.Cell]bool, last game.Move, hasLast bool) []discordgo.MessageComponent {
 	g := m.Judge
 	n := g.Size()
 	var rows []discordgo.MessageComponent
-	if n <= MaxButtonSize && (!m.Over() || n < MaxButtonSize) {
+	if hasButtons(m) {
 		for r := 0; r < n; r++ {
 			row := discordgo.ActionsRow{Components: make([]discordgo.MessageComponent, 0, n)}
 			for c := 0; c < n; c++ {
@@ -173,7 +255,7 @@ func matchComponents(m *table.Match, win map[game.Cell]bool, last game.Move, has
 	if m.Over() {
 		rows = append(rows, discordgo.ActionsRow{Components: []discordgo.MessageComponent{
 			discordgo.Button{
-				Label:    "Rematch",
+				Label:    l.T("button.rematch", nil),
 				Style:    discordgo.PrimaryButton,
 				Emoji:    &discordgo.ComponentEmoji{Name: "🔁"},
 				CustomID: route{action: actRematch, id: m.ID}.String(),
@@ -218,53 +300,82 @@ const (
 	challengeSuperseded
 )
 
-func renderChallenge(c *table.Challenge, st challengeState, timeout time.Duration) view {
-	board := fmt.Sprintf("a %d×%d board, %d in a row", c.Size, c.Size, c.Win)
-	switch st {
-	case challengeDeclined:
-		return view{content: fmt.Sprintf("%s declined the challenge from %s (%s).", mention(c.To), mention(c.From), board)}
-	case challengeWithdrawn:
-		return view{content: fmt.Sprintf("%s withdrew the challenge to %s (%s).", mention(c.From), mention(c.To), board)}
-	case challengeExpired:
-		return view{content: fmt.Sprintf("⌛ The challenge from %s to %s (%s) expired: no answer within %s.", mention(c.From), mention(c.To), board, humanDuration(timeout))}
-	case challengeCancelled:
-		return view{content: fmt.Sprintf("🛑 The challenge from %s to %s (%s) was cancelled by a moderator.", mention(c.From), mention(c.To), board)}
-	case challengeSuperseded:
-		return view{content: fmt.Sprintf("The challenge from %s to %s (%s) was called off: another game started in this channel first.", mention(c.From), mention(c.To), board)}
-	}
-	return view{
-		content: fmt.Sprintf("⚔️ %s challenges %s to tic-tac-toe on %s. %s, do you accept? The challenge expires <t:%d:R>.\n%s plays %s and moves first.",
-			mention(c.From), mention(c.To), board, mention(c.To), c.Expires.Unix(), mention(c.From), cellX),
-		ping: c.To,
-		components: []discordgo.MessageComponent{discordgo.ActionsRow{Components: []discordgo.MessageComponent{
-			discordgo.Button{Label: "Accept", Style: discordgo.SuccessButton, CustomID: route{action: actAccept, id: c.ID}.String()},
-			discordgo.Button{Label: "Decline", Style: discordgo.DangerButton, CustomID: route{action: actDecline, id: c.ID}.String()},
-		}}},
-	}
+// challengeTexts are the catalog keys of the challenge message, by state.
+var challengeTexts = [...]string{
+	challengeOpen:       "challenge.open",
+	challengeDeclined:   "challenge.declined",
+	challengeWithdrawn:  "challenge.withdrawn",
+	challengeExpired:    "challenge.expired",
+	challengeCancelled:  "challenge.cancelled",
+	challengeSuperseded: "challenge.superseded",
 }
 
-// humanDuration writes d the way people say it: "60 seconds", "5 minutes".
-func humanDuration(d time.Duration) string {
+// renderChallenge draws c's message in state st, in l's language; timeout
+// is how long a challenge waits, for an expired one.
+func renderChallenge(l *i18n.Localizer, c *table.Challenge, st challengeState, timeout time.Duration) view {
+	data := map[string]any{"From": mention(c.From), "To": mention(c.To), "Size": c.Size, "Win": c.Win}
+	key := challengeTexts[st]
+	accept, decline := "button.accept", "button.decline"
+	if c.Open() {
+		data["To"] = l.T("challenge.anyone", nil)
+		accept, decline = "button.join", "button.withdraw"
+		if st == challengeOpen {
+			key = "challenge.open_anyone"
+		}
+	}
+	switch st {
+	case challengeOpen:
+		data["Expires"], data["MarkX"] = c.Expires.Unix(), cellX
+	case challengeExpired:
+		data["Timeout"] = humanDuration(l, timeout)
+	}
+	v := view{content: l.T(key, data)}
+	if st == challengeOpen {
+		v.ping = c.To // nobody, for an open challenge
+		v.components = []discordgo.MessageComponent{discordgo.ActionsRow{Components: []discordgo.MessageComponent{
+			discordgo.Button{Label: l.T(accept, nil), Style: discordgo.SuccessButton, CustomID: route{action: actAccept, id: c.ID}.String()},
+			discordgo.Button{Label: l.T(decline, nil), Style: discordgo.DangerButton, CustomID: route{action: actDecline, id: c.ID}.String()},
+		}}}
+	}
+	return v
+}
+
+// humanDuration writes d the way people say it, in l's language: "60
+// seconds", "5 minutes", "24 hours"; a d of no whole seconds in Go's
+// notation.
+func humanDuration(l *i18n.Localizer, d time.Duration) string {
 	switch {
+	case d >= time.Hour && d%time.Hour == 0:
+		return l.N("duration.hours", int(d/time.Hour), nil)
 	case d >= time.Minute && d%time.Minute == 0:
-		if d == time.Minute {
-			return "1 minute"
-		}
-		return fmt.Sprintf("%d minutes", d/time.Minute)
+		return l.N("duration.minutes", int(d/time.Minute), nil)
 	case d%time.Second == 0:
-		if d == time.Second {
-			return "1 second"
-		}
-		return fmt.Sprintf("%d seconds", d/time.Second)
+		return l.N("duration.seconds", int(d/time.Second), nil)
 	}
 	return d.String()
 }
 
-// stale is what an old board message says once a newer one replaced it;
-// over says whether the game has ended since.
-func stale(content string, over bool) view {
-	if over {
-		return view{content: "⬇️ *This game is over: the result is in a newer message.*\n" + content}
+// renderDrawOffer draws the message on which the side offering m's draw
+// asks the other: Accept draw and Decline for the other, pinged.
+func renderDrawOffer(l *i18n.Localizer, m *table.Match, offerer game.Player) view {
+	from, to := m.Players[offerer], m.Players[offerer.Other()]
+	return view{
+		content: l.T("draw.offer", map[string]any{"From": mention(from), "To": mention(to)}),
+		ping:    to,
+		components: []discordgo.MessageComponent{discordgo.ActionsRow{Components: []discordgo.MessageComponent{
+			discordgo.Button{Label: l.T("button.accept_draw", nil), Style: discordgo.SuccessButton, Emoji: &discordgo.ComponentEmoji{Name: "🤝"},
+				CustomID: route{action: actDrawYes, id: m.ID}.String()},
+			discordgo.Button{Label: l.T("button.decline", nil), Style: discordgo.DangerButton, CustomID: route{action: actDrawNo, id: m.ID}.String()},
+		}}},
 	}
-	return view{content: "⬇️ *This board is out of date; the game continues in a newer message.*\n" + content}
+}
+
+// renderDrawAnswer is the offer message once answered: accepted or
+// declined, without buttons.
+func renderDrawAnswer(l *i18n.Localizer, m *table.Match, offerer game.Player, accepted bool) view {
+	key := "draw.declined"
+	if accepted {
+		key = "draw.accepted"
+	}
+	return view{content: l.T(key, map[string]any{"From": mention(m.Players[offerer]), "To": mention(m.Players[offerer.Other()])})}
 }

@@ -60,9 +60,6 @@ func checkLimits(t *testing.T, what string, v view) {
 	if n := utf8.RuneCountInString(v.content); n > maxContent {
 		t.Errorf("%s: content is %d code points; want <= %d", what, n, maxContent)
 	}
-	if n := utf8.RuneCountInString(stale(v.content, false).content); n > maxContent {
-		t.Errorf("%s: content marked stale is %d code points; want <= %d", what, n, maxContent)
-	}
 	if len(v.components) > maxRows {
 		t.Errorf("%s: %d action rows; want <= %d", what, len(v.components), maxRows)
 	}
@@ -127,7 +124,7 @@ func TestRenderLimits(t *testing.T) {
 					m := testMatch(t, n, k, moves[:cut]...)
 					what := fmt.Sprintf("%d×%d k=%d after %d moves", n, n, k, cut)
 					if m.Over() {
-						checkLimits(t, what, renderMatch(m, ""))
+						checkLimits(t, what, renderMatch(english(), m))
 						continue
 					}
 					for _, e := range endings {
@@ -135,7 +132,7 @@ func TestRenderLimits(t *testing.T) {
 						if e != game.EndNone {
 							m.Deadline = time.Time{}
 						}
-						checkLimits(t, fmt.Sprintf("%s, game.Ending %d", what, e), renderMatch(m, ""))
+						checkLimits(t, fmt.Sprintf("%s, game.Ending %d", what, e), renderMatch(english(), m))
 					}
 				}
 			}
@@ -143,7 +140,7 @@ func TestRenderLimits(t *testing.T) {
 	}
 	c := &table.Challenge{ID: newID(), From: longX, To: longO, Size: MaxSize, Win: MaxSize, Expires: time.Unix(1767225600, 0)}
 	for st := challengeOpen; st <= challengeSuperseded; st++ {
-		checkLimits(t, fmt.Sprintf("challenge state %d", st), renderChallenge(c, st, 14*time.Minute))
+		checkLimits(t, fmt.Sprintf("challenge state %d", st), renderChallenge(english(), c, st, 14*time.Minute))
 	}
 }
 
@@ -163,6 +160,8 @@ func TestRenderGolden(t *testing.T) {
 		{"3x3-won", testMatch(t, 3, 3, seed...)},
 		{"3x3-draw", testMatch(t, 3, 3, draw...)},
 		{"7x7-k4-midgame", testMatch(t, 7, 4, game.Move{Row: 3, Col: 3, Player: X}, game.Move{Row: 2, Col: 4, Player: O})},
+		{"5x5-k3-won", testMatch(t, 5, 3, game.Move{Row: 0, Col: 0, Player: X}, game.Move{Row: 0, Col: 4, Player: O},
+			game.Move{Row: 1, Col: 1, Player: X}, game.Move{Row: 1, Col: 4, Player: O}, game.Move{Row: 2, Col: 2, Player: X})},
 		{"10x10-timeout", func() *table.Match {
 			m := testMatch(t, 10, 10, game.Move{Row: 9, Col: 9, Player: X})
 			m.End, m.Loser, m.Deadline = game.EndTimeout, O, time.Time{}
@@ -171,7 +170,7 @@ func TestRenderGolden(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v := renderMatch(tt.m, "")
+			v := renderMatch(english(), tt.m)
 			var got bytes.Buffer
 			got.WriteString(v.content)
 			got.WriteString("\n---\n")
@@ -233,7 +232,7 @@ func TestHumanDuration(t *testing.T) {
 		time.Minute: "1 minute", 5 * time.Minute: "5 minutes", 90 * time.Second: "90 seconds",
 		time.Second: "1 second", 1500 * time.Millisecond: "1.5s",
 	} {
-		if got := humanDuration(d); got != want {
+		if got := humanDuration(english(), d); got != want {
 			t.Errorf("humanDuration(%v) = %q; want %q", d, got, want)
 		}
 	}

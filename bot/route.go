@@ -14,6 +14,7 @@ import (
 //
 //	move/<game>/<serial>/<row>/<col>
 //	accept/<challenge>   decline/<challenge>   rematch/<game>
+//	drawyes/<game>       drawno/<game>
 type route struct {
 	action   string
 	id       string
@@ -27,6 +28,8 @@ const (
 	actAccept  = "accept"
 	actDecline = "decline"
 	actRematch = "rematch"
+	actDrawYes = "drawyes" // accept the draw offered in a game
+	actDrawNo  = "drawno"  // decline it
 )
 
 // maxCustomID is Discord's limit on a component's custom_id.
@@ -55,7 +58,7 @@ func parseRoute(s string) (route, error) {
 	}
 	r := route{action: parts[0], id: parts[1]}
 	switch r.action {
-	case actAccept, actDecline, actRematch:
+	case actAccept, actDecline, actRematch, actDrawYes, actDrawNo:
 		if len(parts) != 2 {
 			return route{}, fmt.Errorf("%w: %q", errBadRoute, s)
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/bwmarrin/discordgo"
+	"github.com/tttbot/tttbot/i18n"
 )
 
 // A request is one decoded interaction, whatever transport brought it, with
@@ -16,6 +17,7 @@ import (
 type request struct {
 	*discordgo.Interaction
 	user      *discordgo.User // who caused it
+	lang      *i18n.Localizer // the user's language, for what only they see
 	responder Responder
 	answered  *atomic.Bool // set once the answer went (or may have gone) out
 
@@ -30,16 +32,18 @@ type request struct {
 // or Bot.say; if it returns an error instead, the router answers for it.
 type handler func(ctx context.Context, req *request) error
 
-// A userError is a refusal meant for the user: its text is plain words and is
-// shown to them as it is (ephemerally). Any other error is ours; its text is
-// logged and the user only learns that something went wrong.
-type userError string
+// A userError is a refusal meant for the user: a text in plain words,
+// shown to them (ephemerally) in their language. Any other error is ours;
+// its text is logged and the user only learns that something went wrong.
+type userError struct{ text }
 
-func (e userError) Error() string { return string(e) }
+// Error returns the refusal in English.
+func (e userError) Error() string { return e.in(english()) }
 
-func sayf(format string, args ...any) error { return userError(fmt.Sprintf(format, args...)) }
-
-const internalErrorText = "Something went wrong on our side; nothing was changed. Please try again."
+// refuse returns the refusal of the catalog's text key with data.
+func refuse(key string, data map[string]any) error {
+	return userError{text{key: key, data: data}}
+}
 
 // Handle answers one interaction through r. Every interaction gets exactly
 // one answer within Discord's 3 seconds, whatever the handler does, so no
@@ -55,7 +59,8 @@ func (b *Bot) handle(ctx context.Context, i *discordgo.Interaction, r Responder)
 	if i == nil || r == nil {
 		return
 	}
-	req := &request{Interaction: i, user: invoker(i), responder: r, answered: new(atomic.Bool), arrived: time.Now(), kind: "unknown"}
+	req := &request{Interaction: i, user: invoker(i), responder: r, answered: new(atomic.Bool), arrived: time.Now(), kind: "unknown",
+		lang: b.texts.For(string(i.Locale), guildLocale(i))}
 	b.bgMu.Lock()
 	closed := b.closed
 	if !closed {
@@ -64,7 +69,7 @@ func (b *Bot) handle(ctx context.Context, i *discordgo.Interaction, r Responder)
 	}
 	b.bgMu.Unlock()
 	if closed {
-		if err := b.say(ctx, req, restartingText); err != nil {
+		if err := b.say(ctx, req, req.lang.T("error.restarting", nil)); err != nil {
 			b.log.Warn("could not answer during shutdown", "err", err)
 		}
 		return
@@ -72,7 +77,7 @@ func (b *Bot) handle(ctx context.Context, i *discordgo.Interaction, r Responder)
 	if !b.recent.first(i.ID) {
 		// Acting on it again could, for instance, play a move twice.
 		b.log.Warn("an interaction arrived twice; answering the second without acting on it", "channel", i.ChannelID, "interaction", i.ID)
-		if err := b.say(ctx, req, duplicateText); err != nil {
+		if err := b.say(ctx, req, req.lang.T("error.duplicate", nil)); err != nil {
 			b.log.Warn("could not answer a duplicate", "err", err)
 		}
 		b.meter.Interaction(req.kind, "duplicate", req.answerTook)
@@ -84,11 +89,6 @@ func (b *Bot) handle(ctx context.Context, i *discordgo.Interaction, r Responder)
 // answerReserve is the time kept for answering a handler that ran out of
 // its own: answerWithin plus this stays within Discord's 3 s.
 const answerReserve = 300 * time.Millisecond
-
-const (
-	restartingText = "I'm restarting right now. Games are saved and continue when I'm back; please try again in a moment."
-	duplicateText  = "Discord sent me this twice; I acted on it once, and nothing more was done."
-)
 
 func (b *Bot) serve(ctx context.Context, req *request) {
 	log := b.log.With("guild", req.GuildID, "channel", req.ChannelID, "user", req.user.ID)
@@ -124,7 +124,7 @@ func (b *Bot) serve(ctx context.Context, req *request) {
 		err = errors.New("handler returned without answering")
 	case errors.As(err, &ue):
 		if !req.answered.Load() {
-			if rerr := b.say(ctx, req, string(ue)); rerr != nil {
+			if rerr := b.say(ctx, req, ue.in(req.lang)); rerr != nil {
 				log.Error("could not answer", "err", rerr)
 			}
 		}
@@ -134,7 +134,7 @@ func (b *Bot) serve(ctx context.Context, req *request) {
 	defer func() { b.meter.Interaction(req.kind, "error", req.answerTook) }()
 	log.Error("interaction failed", "type", req.Type.String(), "err", err)
 	if !req.answered.Load() {
-		if rerr := b.say(ctx, req, internalErrorText); rerr != nil {
+		if rerr := b.say(ctx, req, req.lang.T("error.internal", nil)); rerr != nil {
 			log.Error("could not answer", "err", rerr)
 		}
 	}
@@ -147,10 +147,10 @@ func (b *Bot) route(req *request) (handler, error) {
 	case discordgo.InteractionApplicationCommand:
 		data, ok := req.Data.(discordgo.ApplicationCommandInteractionData)
 		if !ok {
-			return nil, sayf("I can't read that command. Try `/ttt help`.")
+			return nil, refuse("route.unreadable_command", nil)
 		}
 		if data.Name != "ttt" {
-			return nil, sayf("I don't know the command /%s. Try `/ttt help`.", data.Name)
+			return nil, refuse("route.unknown_command", map[string]any{"Command": data.Name})
 		}
 		sub, err := subcommand(data)
 		if err != nil {
@@ -160,20 +160,20 @@ func (b *Bot) route(req *request) (handler, error) {
 			req.kind = sub.Name
 			return h, nil
 		}
-		return nil, sayf("I don't know `/ttt %s`. Try `/ttt help`.", sub.Name)
+		return nil, refuse("route.unknown_subcommand", map[string]any{"Subcommand": sub.Name})
 	case discordgo.InteractionMessageComponent:
 		data, ok := req.Data.(discordgo.MessageComponentInteractionData)
 		if !ok {
-			return nil, sayf("I can't read that click. Use `/ttt board` to get the current board.")
+			return nil, refuse("route.unreadable_click", nil)
 		}
 		r, err := parseRoute(data.CustomID)
 		if err != nil {
-			return nil, userError("That button is not one of mine any more. Use `/ttt board` to get the current board.")
+			return nil, refuse("route.unknown_button", nil)
 		}
 		req.kind = r.action
 		return b.buttons[r.action], nil
 	}
-	return nil, sayf("I can't handle that kind of interaction.")
+	return nil, refuse("route.unknown_interaction", nil)
 }
 
 // invoker is the user who caused i: the member's user in a guild, the user

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -21,8 +22,73 @@ type recorder struct {
 	mu        sync.Mutex
 	responses []*discordgo.InteractionResponse
 	edits     []*discordgo.WebhookEdit
-	edited    chan struct{} // if not nil, gets a value after every edit
+	editRefs  []string         // of each edit, the token of the message
+	files     [][]recordedFile // of each edit, the files it uploaded
+	edited    chan struct{}    // if not nil, gets a value after every edit or delete
+	deleted   []string         // tokens of the deleted messages
 	failNext  error
+	// failUploads, if not nil, fails every edit that uploads files, which
+	// is then not recorded; failedUploads counts them.
+	failUploads   func() error
+	failedUploads int
+
+	// What went through the bot token's channel routes, and the @original
+	// messages read (by token); each @original has the id "m-" + token.
+	channelEdits   []*discordgo.MessageEdit
+	channelDeletes []string // "channel/message"
+	sent           []*discordgo.MessageSend
+	sentTo         []string // the channel of each of sent
+	lookups        []string
+}
+
+func (r *recorder) InteractionResponse(i *discordgo.Interaction, _ ...discordgo.RequestOption) (*discordgo.Message, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.lookups = append(r.lookups, i.Token)
+	return &discordgo.Message{ID: "m-" + i.Token}, nil
+}
+
+func (r *recorder) ChannelMessageSendComplex(channelID string, m *discordgo.MessageSend, _ ...discordgo.RequestOption) (*discordgo.Message, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.sent, r.sentTo = append(r.sent, m), append(r.sentTo, channelID)
+	return &discordgo.Message{ID: "sent", ChannelID: channelID}, nil
+}
+
+func (r *recorder) ChannelMessageEditComplex(m *discordgo.MessageEdit, _ ...discordgo.RequestOption) (*discordgo.Message, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.channelEdits = append(r.channelEdits, m)
+	if r.edited != nil {
+		r.edited <- struct{}{}
+	}
+	return &discordgo.Message{ID: m.ID, ChannelID: m.Channel}, nil
+}
+
+func (r *recorder) ChannelMessageDelete(channelID, messageID string, _ ...discordgo.RequestOption) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.channelDeletes = append(r.channelDeletes, channelID+"/"+messageID)
+	if r.edited != nil {
+		r.edited <- struct{}{}
+	}
+	return nil
+}
+
+// A recordedFile is a file an edit uploaded, as Discord would read it.
+type recordedFile struct {
+	name, contentType string
+	data              []byte
+}
+
+func (r *recorder) InteractionResponseDelete(i *discordgo.Interaction, _ ...discordgo.RequestOption) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.deleted = append(r.deleted, i.Token)
+	if r.edited != nil {
+		r.edited <- struct{}{}
+	}
+	return nil
 }
 
 func (r *recorder) InteractionRespond(_ *discordgo.Interaction, resp *discordgo.InteractionResponse, _ ...discordgo.RequestOption) error {
@@ -36,10 +102,26 @@ func (r *recorder) InteractionRespond(_ *discordgo.Interaction, resp *discordgo.
 	return nil
 }
 
-func (r *recorder) InteractionResponseEdit(_ *discordgo.Interaction, e *discordgo.WebhookEdit, _ ...discordgo.RequestOption) (*discordgo.Message, error) {
+func (r *recorder) InteractionResponseEdit(i *discordgo.Interaction, e *discordgo.WebhookEdit, _ ...discordgo.RequestOption) (*discordgo.Message, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	var files []recordedFile
+	for _, f := range e.Files {
+		data, err := io.ReadAll(f.Reader)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, recordedFile{name: f.Name, contentType: f.ContentType, data: data})
+	}
+	if r.failUploads != nil && len(files) > 0 {
+		if err := r.failUploads(); err != nil {
+			r.failedUploads++
+			return nil, err
+		}
+	}
 	r.edits = append(r.edits, e)
+	r.editRefs = append(r.editRefs, i.Token)
+	r.files = append(r.files, files)
 	if r.edited != nil {
 		r.edited <- struct{}{}
 	}
@@ -69,6 +151,9 @@ func newTestBot(t *testing.T) (*Bot, *recorder, *bytes.Buffer) {
 	t.Cleanup(b.Close)
 	return b, rec, &logs
 }
+
+// internalErrorText is what a user hears when the bot failed, in English.
+var internalErrorText = english().T("error.internal", nil)
 
 func wantEphemeral(t *testing.T, r *discordgo.InteractionResponse, contains string) {
 	t.Helper()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/tttbot/tttbot/game"
+	"github.com/tttbot/tttbot/i18n"
 	"github.com/tttbot/tttbot/store"
 )
 
@@ -43,35 +44,39 @@ func (b *Bot) stats(ctx context.Context, req *request) error {
 	if err != nil {
 		return fmt.Errorf("stats: %w", err)
 	}
-	return b.respond(ctx, req, discordgo.InteractionResponseChannelMessageWithSource, view{content: renderStats(st)}, false)
+	v := view{content: renderStats(b.lang(req.newLocale()), st)}
+	return b.respond(ctx, req, discordgo.InteractionResponseChannelMessageWithSource, v, false)
 }
 
-func renderStats(st store.Stats) string {
-	var s strings.Builder
-	fmt.Fprintf(&s, "📊 **Stats of %s in this server**\n", mention(st.UserID))
+// renderStats writes st in l's language.
+func renderStats(l *i18n.Localizer, st store.Stats) string {
+	lines := []string{l.T("stats.title", map[string]any{"Player": mention(st.UserID)})}
 	if st.People.Games == 0 && st.Computer.Games == 0 {
-		s.WriteString("No games yet. `/ttt start` begins one.")
-		return s.String()
+		return strings.Join(append(lines, l.T("stats.none", nil)), "\n")
 	}
 	p := st.People
 	if p.Games == 0 {
-		s.WriteString("Against people: no games yet.\n")
+		lines = append(lines, l.T("stats.people_none", nil))
 	} else {
-		fmt.Fprintf(&s, "Against people: %s · win rate %d%%\n", record(p), percent(p.Wins, p.Games))
-		fmt.Fprintf(&s, "Streak: %s (best %s)\n", plural(st.Streak, "win"), plural(st.BestStreak, "win"))
+		lines = append(lines,
+			l.T("stats.people", map[string]any{"Record": record(l, p), "WinRate": percent(p.Wins, p.Games)}),
+			l.T("stats.streak", map[string]any{"Streak": l.N("count.wins", st.Streak, nil), "Best": l.N("count.wins", st.BestStreak, nil)}))
 	}
+	rating := map[string]any{"Rating": ratingText(st)}
 	switch {
 	case st.Rated == 0:
-		fmt.Fprintf(&s, "Rating: %s (no rated games yet)\n", ratingText(st))
+		lines = append(lines, l.T("stats.rating_unrated", rating))
 	case st.Rank > 0:
-		fmt.Fprintf(&s, "Rating: %s · rank #%d\n", ratingText(st), st.Rank)
+		rating["Rank"] = st.Rank
+		lines = append(lines, l.T("stats.rating_ranked", rating))
 	default:
-		fmt.Fprintf(&s, "Rating: %s · on the leaderboard after %d rated games (%d so far)\n", ratingText(st), MinRated, st.Rated)
+		rating["Rated"] = st.Rated
+		lines = append(lines, l.N("stats.rating_unranked", MinRated, rating))
 	}
 	if c := st.Computer; c.Games > 0 {
-		fmt.Fprintf(&s, "Against the computer (not rated): %s\n", record(c))
+		lines = append(lines, l.T("stats.computer", map[string]any{"Record": record(l, c)}))
 	}
-	return strings.TrimSuffix(s.String(), "\n")
+	return strings.Join(lines, "\n")
 }
 
 // ratingText is the rating with its 95% interval, as players read it.
@@ -79,18 +84,14 @@ func ratingText(st store.Stats) string {
 	return fmt.Sprintf("%d ± %d", int(math.Round(st.Rating.R)), int(math.Round(2*st.Rating.RD)))
 }
 
-func record(r store.Record) string {
-	return fmt.Sprintf("%s · %s · %s · %s", plural(r.Games, "game"), plural(r.Wins, "win"), plural(r.Losses, "loss"), plural(r.Draws, "draw"))
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	if strings.HasSuffix(word, "s") {
-		return fmt.Sprintf("%d %ses", n, word)
-	}
-	return fmt.Sprintf("%d %ss", n, word)
+// record is r's games, wins, losses and draws, counted in l's language.
+func record(l *i18n.Localizer, r store.Record) string {
+	return l.T("stats.record", map[string]any{
+		"Games":  l.N("count.games", r.Games, nil),
+		"Wins":   l.N("count.wins", r.Wins, nil),
+		"Losses": l.N("count.losses", r.Losses, nil),
+		"Draws":  l.N("count.draws", r.Draws, nil),
+	})
 }
 
 func percent(a, b int) int {
@@ -105,15 +106,18 @@ func (b *Bot) leaderboard(ctx context.Context, req *request) error {
 	if err != nil {
 		return fmt.Errorf("leaderboard: %w", err)
 	}
-	var s strings.Builder
-	fmt.Fprintf(&s, "🏆 **Leaderboard of this server** (rated games against people; at least %d to be ranked)\n", MinRated)
+	l := b.lang(req.newLocale())
+	lines := []string{l.T("leaderboard.title", map[string]any{"MinRated": MinRated})}
 	if len(top) == 0 {
-		fmt.Fprintf(&s, "Nobody is ranked yet: it takes %d rated games. Challenge someone with `/ttt start opponent:@someone`.", MinRated)
+		lines = append(lines, l.N("leaderboard.empty", MinRated, nil))
 	}
 	me := req.user.ID
 	shown := false
 	for _, st := range top {
-		fmt.Fprintf(&s, "%d. %s — %s · %s · %d%% wins\n", st.Rank, mention(st.UserID), ratingText(st), plural(st.People.Games, "game"), percent(st.People.Wins, st.People.Games))
+		lines = append(lines, l.T("leaderboard.row", map[string]any{
+			"Rank": st.Rank, "Player": mention(st.UserID), "Rating": ratingText(st),
+			"Games": l.N("count.games", st.People.Games, nil), "WinRate": percent(st.People.Wins, st.People.Games),
+		}))
 		shown = shown || st.UserID == me
 	}
 	if !shown && len(top) > 0 {
@@ -122,12 +126,52 @@ func (b *Bot) leaderboard(ctx context.Context, req *request) error {
 			return fmt.Errorf("leaderboard: own rank: %w", err)
 		}
 		if st.Rank > 0 {
-			fmt.Fprintf(&s, "…\n%d. %s — %s (you)\n", st.Rank, mention(me), ratingText(st))
+			lines = append(lines, l.T("leaderboard.own_row", map[string]any{"Rank": st.Rank, "Player": mention(me), "Rating": ratingText(st)}))
 		} else {
-			fmt.Fprintf(&s, "You are not ranked yet: %d of %d rated games.\n", st.Rated, MinRated)
+			lines = append(lines, l.N("leaderboard.own_unranked", MinRated, map[string]any{"Rated": st.Rated}))
 		}
 	}
-	return b.respond(ctx, req, discordgo.InteractionResponseChannelMessageWithSource, view{content: strings.TrimSuffix(s.String(), "\n")}, false)
+	set, err := b.settings(ctx, req.GuildID)
+	if err != nil {
+		return err
+	}
+	if set.ComputerRanked {
+		more, err := b.computerLeaderboard(ctx, l, req.GuildID)
+		if err != nil {
+			return err
+		}
+		lines = append(lines, more...)
+	}
+	v := view{content: strings.Join(lines, "\n")}
+	return b.respond(ctx, req, discordgo.InteractionResponseChannelMessageWithSource, v, false)
+}
+
+// computerLeaderboard is the leaderboard's second section in a server
+// whose settings count games against the computer: the players with the
+// best record against it (most wins, then draws, then fewest losses), in
+// l's language. These games stay unrated; the rated ladder above is the
+// same with or without this section.
+func (b *Bot) computerLeaderboard(ctx context.Context, l *i18n.Localizer, guildID string) ([]string, error) {
+	// One more than shown: the computer's own record is among them.
+	top, err := b.store.ComputerLeaderboard(ctx, guildID, leaderboardSize+1)
+	if err != nil {
+		return nil, fmt.Errorf("leaderboard against the computer: %w", err)
+	}
+	lines := []string{"", l.T("leaderboard.computer_title", nil)}
+	rank := 0
+	for _, st := range top {
+		if st.UserID == b.selfID() || rank == leaderboardSize {
+			continue
+		}
+		rank++
+		lines = append(lines, l.T("leaderboard.computer_row", map[string]any{
+			"Rank": rank, "Player": mention(st.UserID), "Record": record(l, st.Computer),
+		}))
+	}
+	if rank == 0 {
+		lines = append(lines, l.T("leaderboard.computer_empty", nil))
+	}
+	return lines, nil
 }
 
 func (b *Bot) history(ctx context.Context, req *request) error {
@@ -139,27 +183,27 @@ func (b *Bot) history(ctx context.Context, req *request) error {
 	if err != nil {
 		return fmt.Errorf("history: %w", err)
 	}
-	var s strings.Builder
-	fmt.Fprintf(&s, "📜 **Last games of %s in this server**\n", mention(u.ID))
+	l := b.lang(req.newLocale())
+	lines := []string{l.T("history.title", map[string]any{"Player": mention(u.ID)})}
 	if len(gs) == 0 {
-		s.WriteString("No finished games yet.")
+		lines = append(lines, l.T("history.none", nil))
 	}
 	for _, g := range gs {
-		s.WriteString(historyLine(g, u.ID))
-		s.WriteByte('\n')
+		lines = append(lines, historyLine(l, g, u.ID))
 	}
-	return b.respond(ctx, req, discordgo.InteractionResponseChannelMessageWithSource, view{content: strings.TrimSuffix(s.String(), "\n")}, false)
+	v := view{content: strings.Join(lines, "\n")}
+	return b.respond(ctx, req, discordgo.InteractionResponseChannelMessageWithSource, v, false)
 }
 
-// historyLine is one finished game as userID saw it.
-func historyLine(g *store.Game, userID string) string {
+// historyLine is one finished game as userID saw it, in l's language.
+func historyLine(l *i18n.Localizer, g *store.Game, userID string) string {
 	me := game.X
 	if g.Players[game.O] == userID && g.Players[game.X] != userID {
 		me = game.O
 	}
 	opp := mention(g.Players[me.Other()])
 	if g.Computer == me.Other() {
-		opp = fmt.Sprintf("the computer (%s)", g.Level)
+		opp = l.T("history.computer", map[string]any{"Level": l.T("level."+g.Level.String(), nil)})
 	}
 	var result string
 	switch w := g.Winner(); {
@@ -174,13 +218,16 @@ func historyLine(g *store.Game, userID string) string {
 	}
 	switch g.End {
 	case game.EndResigned:
-		result += " by resignation"
+		result += "_resignation"
 	case game.EndTimeout:
-		result += " on time"
+		result += "_timeout"
 	}
 	when := g.EndedAt
 	if when.IsZero() {
 		when = g.StartedAt
 	}
-	return fmt.Sprintf("• <t:%d:d> %s vs %s · %d×%d, %d in a row · **%s** in %s", when.Unix(), mark(me), opp, g.Size, g.Size, g.Win, result, plural(len(g.Moves), "move"))
+	return l.N("history.row", len(g.Moves), map[string]any{
+		"When": when.Unix(), "Mark": mark(me), "Opponent": opp, "Size": g.Size, "Win": g.Win,
+		"Result": l.T("history.result."+result, nil),
+	})
 }

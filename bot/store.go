@@ -32,6 +32,20 @@ type Store interface {
 	Stats(ctx context.Context, guildID, userID string, minRated int) (store.Stats, error)
 	Leaderboard(ctx context.Context, guildID string, minRated, limit int) ([]store.Stats, error)
 	History(ctx context.Context, guildID, userID string, limit int) ([]*store.Game, error)
+	// ComputerLeaderboard ranks a guild's players by their record against
+	// the computer, for servers that show it (/ttt config computer_ranked).
+	ComputerLeaderboard(ctx context.Context, guildID string, limit int) ([]store.Stats, error)
+	// Settings returns a guild's /ttt config (the zero Settings with its
+	// GuildID if it has none); SaveSettings replaces it.
+	Settings(ctx context.Context, guildID string) (store.Settings, error)
+	SaveSettings(ctx context.Context, s store.Settings) error
+	// CountGames counts every game ever started, for /ttt about.
+	CountGames(ctx context.Context) (int, error)
+	// CommandGuilds and SetCommandGuild remember the guilds that hold a
+	// copy of the commands of their own, so that registering globally can
+	// remove it.
+	CommandGuilds(ctx context.Context) ([]string, error)
+	SetCommandGuild(ctx context.Context, guildID string, registered bool) error
 	// Challenge returns the channel's open challenge, or nil; OpenChallenge
 	// stores one (store.ErrConflict if the channel has one); CloseChallenge
 	// removes one and reports whether this call did; Challenges lists them.
@@ -42,7 +56,7 @@ type Store interface {
 }
 
 // toStored is m as the store keeps it.
-func toStored(m *table.Match) *store.Game {
+func toStored(m *match) *store.Game {
 	hist := m.Judge.History()
 	moves := make([]store.Move, len(hist))
 	for i, mv := range hist {
@@ -55,10 +69,12 @@ func toStored(m *table.Match) *store.Game {
 		ID: m.ID, GuildID: m.GuildID, ChannelID: m.ChannelID,
 		Players: m.Players, Computer: m.Computer, Level: m.Level,
 		Size: m.Judge.Size(), Win: m.Judge.WinLength(), First: m.Judge.First(),
-		Moves: moves, End: m.End, Loser: m.Loser, StoppedBy: m.StoppedBy,
+		Moves: moves, End: m.End, Loser: m.Loser, StoppedBy: m.StoppedBy, DrawOffer: m.DrawOffer,
 		StartedAt: m.StartedAt, EndedAt: m.EndedAt, Deadline: m.Deadline,
-		Serial:  m.Serial,
-		Board:   store.Board{AppID: m.Board.AppID, Token: m.Board.Token, At: m.Board.At},
+		Serial: m.Serial,
+		Board: store.Board{AppID: m.Board.AppID, Token: m.Board.Token, At: m.Board.At,
+			ChannelID: m.Board.ChannelID, MessageID: m.Board.MessageID},
+		Locale:  m.locale,
 		Version: m.Version,
 	}
 }
@@ -68,9 +84,9 @@ var errBadGame = errors.New("bot: stored game is inconsistent")
 // fromStored rebuilds a match by replaying its moves. A game the bot could
 // not have saved (a size it does not draw, an unknown player or ending,
 // moves the judge refuses) is errBadGame, never a panic later.
-func fromStored(g *store.Game) (*table.Match, error) {
+func fromStored(g *store.Game) (*match, error) {
 	side := func(p game.Player) bool { return p == game.None || p == game.X || p == game.O }
-	bad := !validID(g.ID) || g.Players[game.X] == "" || g.Players[game.O] == "" ||
+	bad := !validID(g.ID) || g.Players[game.X] == "" || g.Players[game.O] == "" || !side(g.DrawOffer) ||
 		g.Size < MinSize || g.Size > MaxSize || g.Win < MinWin || g.Win > g.Size ||
 		!side(g.Computer) || g.First == game.None || !side(g.First) || !side(g.Loser) ||
 		!g.End.Valid() || g.Serial < 0 ||
@@ -96,20 +112,25 @@ func fromStored(g *store.Game) (*table.Match, error) {
 	if g.End == game.EndNone && judge.Status() != game.InProgress || g.End == game.EndWon && judge.Status() != game.Won {
 		return nil, fmt.Errorf("%w: game %q: ending %s but the board says %s", errBadGame, g.ID, g.End, judge.Status())
 	}
-	return &table.Match{
+	return &match{Match: &table.Match{
 		ID: g.ID, GuildID: g.GuildID, ChannelID: g.ChannelID,
 		Players: g.Players, Computer: g.Computer, Level: g.Level,
 		Judge: judge, Times: times,
-		End: g.End, Loser: g.Loser, StoppedBy: g.StoppedBy,
+		End: g.End, Loser: g.Loser, StoppedBy: g.StoppedBy, DrawOffer: g.DrawOffer,
 		StartedAt: g.StartedAt, EndedAt: g.EndedAt, Deadline: g.Deadline,
 		Serial:  g.Serial,
-		Board:   table.Board{AppID: g.Board.AppID, Token: g.Board.Token, At: g.Board.At},
+		Board:   boardOf(g.Board),
 		Version: g.Version,
-	}, nil
+	}, locale: g.Locale}, nil
+}
+
+// boardOf is the board message that the store keeps as sb.
+func boardOf(sb store.Board) table.Board {
+	return table.Board{AppID: sb.AppID, Token: sb.Token, At: sb.At, ChannelID: sb.ChannelID, MessageID: sb.MessageID}
 }
 
 // save stores m, versioned; on success m.Version is the new version.
-func (b *Bot) save(ctx context.Context, m *table.Match) error {
+func (b *Bot) save(ctx context.Context, m *match) error {
 	g := toStored(m)
 	if err := b.store.Save(ctx, g); err != nil {
 		return err
@@ -126,6 +147,12 @@ const lockMargin = 800 * time.Millisecond
 // game whose player to move is past the deadline (the bot was down when it
 // fell, or another process's timer has not fired) loses by timeout first.
 func (b *Bot) lock(ctx context.Context, channelID string) (*channel, error) {
+	return b.lockChannel(ctx, channelID, false)
+}
+
+// lockChannel is lock; with cached, a running game this process holds is
+// used without reading the store (see play).
+func (b *Bot) lockChannel(ctx context.Context, channelID string, cached bool) (*channel, error) {
 	if d, ok := ctx.Deadline(); ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithDeadline(ctx, d.Add(-lockMargin))
@@ -134,6 +161,11 @@ func (b *Bot) lock(ctx context.Context, channelID string) (*channel, error) {
 	ch, err := b.channels.lock(ctx, channelID)
 	if err != nil {
 		return nil, err
+	}
+	if m := ch.match; cached && m != nil && !m.Over() {
+		ch.cached = true
+		b.syncTurn(ctx, ch) // a deadline passed since: the game is lost first
+		return ch, nil
 	}
 	if err := b.load(ctx, ch); err != nil {
 		b.channels.unlock(ch)
@@ -144,13 +176,45 @@ func (b *Bot) lock(ctx context.Context, channelID string) (*channel, error) {
 
 func (b *Bot) unlock(ch *channel) { b.channels.unlock(ch) }
 
+// errStale is a save that lost the race against another process while the
+// game it changed came from this process's memory, not from the store:
+// play runs the handler again on the stored game.
+var errStale = errors.New("bot: the game in memory was out of date")
+
+// play locks the channel and runs f on it, for a move: most of what the
+// bot answers, and so what it must do cheaply.
+//
+// When this process holds the channel's running game from its own last
+// save or load, f gets it without a read from the store (ch.cached). That
+// game may be out of date if another process played here since. A change
+// based on it cannot be saved then (saves are versioned: commit returns
+// errStale), but a refusal could be wrong ("not your turn", a board "out of
+// date"). So when f refuses or its save loses, and nothing was answered, the
+// game is loaded from the store and f runs again: that verdict stands.
+func (b *Bot) play(ctx context.Context, req *request, f func(ch *channel) error) error {
+	ch, err := b.lockChannel(ctx, req.ChannelID, true)
+	if err != nil {
+		return err
+	}
+	defer b.unlock(ch)
+	err = f(ch)
+	var ue userError
+	if !ch.cached || req.answered.Load() || !errors.As(err, &ue) && !errors.Is(err, errStale) {
+		return err
+	}
+	if err := b.load(ctx, ch); err != nil {
+		return err
+	}
+	return f(ch)
+}
+
 // load reads the channel's current game and brings its timer in line.
 func (b *Bot) load(ctx context.Context, ch *channel) error {
 	g, err := b.store.Current(ctx, ch.id)
 	if err != nil {
 		return fmt.Errorf("load the game of channel %s: %w", ch.id, err)
 	}
-	ch.match = nil
+	ch.match, ch.cached = nil, false
 	if g != nil {
 		m, err := fromStored(g)
 		if err != nil {
@@ -205,9 +269,10 @@ func (b *Bot) syncChallenge(ctx context.Context, ch *channel, c *store.Challenge
 	oc := &openChallenge{
 		Challenge: &table.Challenge{ID: c.ID, From: c.From, To: c.To, Size: c.Size, Win: c.Win, Expires: c.Expires},
 		msg:       &discordgo.Interaction{AppID: c.Message.AppID, Token: c.Message.Token},
+		locale:    c.Locale,
 	}
 	if oc.Expired(b.now()) {
-		b.closeExpired(ctx, ch.id, oc)
+		b.closeExpired(ctx, ch.id, c.GuildID, oc)
 		return
 	}
 	ch.challenge = oc
@@ -215,9 +280,10 @@ func (b *Bot) syncChallenge(ctx context.Context, ch *channel, c *store.Challenge
 	oc.timer = b.afterFunc(c.Expires.Sub(b.now()), func() { b.expireChallenge(channelID, id) })
 }
 
-// closeExpired closes a challenge whose time is up; of the processes that
-// try, the one that closes it in the store says so on its message.
-func (b *Bot) closeExpired(ctx context.Context, channelID string, c *openChallenge) {
+// closeExpired closes a challenge of the guild whose time is up; of the
+// processes that try, the one that closes it in the store says so on its
+// message, with the guild's challenge timeout.
+func (b *Bot) closeExpired(ctx context.Context, channelID, guildID string, c *openChallenge) {
 	closed, err := b.store.CloseChallenge(ctx, c.ID)
 	if err != nil {
 		b.log.Error("could not close an expired challenge", "channel", channelID, "err", err)
@@ -225,12 +291,20 @@ func (b *Bot) closeExpired(ctx context.Context, channelID string, c *openChallen
 	}
 	if closed {
 		// Edited outside the lock: a slow Discord must not hold up the channel.
-		b.editLater(c.msg, renderChallenge(c.Challenge, challengeExpired, b.cfg.Table.ChallengeTimeout), channelID)
+		// Nobody asked: the message keeps the language it was drawn in.
+		// The guild's timeout as it is now (a challenge does not keep
+		// the one it was opened with); the bot's if it cannot be read.
+		timeout := b.cfg.Table.ChallengeTimeout
+		if tc, _, err := b.rules(ctx, guildID); err == nil {
+			timeout = tc.ChallengeTimeout
+		}
+		b.editLater(c.msg, renderChallenge(b.lang(c.locale), c.Challenge, challengeExpired, timeout), channelID)
 	}
 }
 
-// storedChallenge is c, shown on msg, as the store keeps it.
-func storedChallenge(c *table.Challenge, guildID, channelID string, msg table.Board) *store.Challenge {
+// storedChallenge is c, shown on msg in the Discord locale locale, as the
+// store keeps it.
+func storedChallenge(c *table.Challenge, guildID, channelID string, msg table.Board, locale string) *store.Challenge {
 	return &store.Challenge{ID: c.ID, GuildID: guildID, ChannelID: channelID, From: c.From, To: c.To, Size: c.Size, Win: c.Win,
-		Expires: c.Expires, Message: store.Board{AppID: msg.AppID, Token: msg.Token, At: msg.At}}
+		Expires: c.Expires, Message: store.Board{AppID: msg.AppID, Token: msg.Token, At: msg.At}, Locale: locale}
 }

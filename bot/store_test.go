@@ -20,20 +20,21 @@ func TestStoredRoundTrip(t *testing.T) {
 	m.Computer, m.Level, m.Serial = game.O, game.Medium, 4
 	m.Times = []time.Time{time.Unix(100, 0), time.Unix(200, 0)}
 	m.Board = table.Board{AppID: "1", Token: "tok", At: time.Unix(300, 0)}
-	got, err := fromStored(toStored(m))
+	got, err := fromStored(toStored(&match{Match: m, locale: "pt-BR"}))
 	if err != nil {
 		t.Fatalf("fromStored(toStored(m)) = %v", err)
 	}
-	if a, b := renderMatch(got, "").content, renderMatch(m, "").content; a != b {
+	if a, b := renderMatch(english(), got.Match).content, renderMatch(english(), m).content; a != b {
 		t.Errorf("round trip draws\n%s\nwant\n%s", a, b)
 	}
-	if got.Serial != 4 || got.Computer != game.O || got.Level != game.Medium || got.Board != m.Board || got.Judge.Len() != 2 || !got.Times[1].Equal(m.Times[1]) {
+	if got.Serial != 4 || got.Computer != game.O || got.Level != game.Medium || got.Board != m.Board || got.Judge.Len() != 2 || !got.Times[1].Equal(m.Times[1]) ||
+		got.locale != "pt-BR" {
 		t.Errorf("round trip = %+v; want the same match", got)
 	}
 }
 
 func TestStoredRejectsCorruption(t *testing.T) {
-	good := toStored(testMatch(t, 3, 3, game.Move{Row: 0, Col: 0, Player: game.X}))
+	good := toStored(&match{Match: testMatch(t, 3, 3, game.Move{Row: 0, Col: 0, Player: game.X})})
 	for name, spoil := range map[string]func(g *store.Game){
 		"occupied twice": func(g *store.Game) {
 			g.Moves = append(g.Moves, store.Move{Move: game.Move{Row: 0, Col: 0, Player: game.O}})
@@ -122,4 +123,56 @@ func TestAnswerAfterTheHandlersTimeRanOut(t *testing.T) {
 	defer cancel()
 	b.handle(ctx, slashPayload(t, "start", nil, nil).Interaction, viaDiscord{rec, nil})
 	wantEphemeral(t, rec.last(t), internalErrorText)
+}
+
+// Two processes on one store play the same channel. Each keeps the game it
+// last saved in memory, so each one's copy goes out of date when the other
+// plays: a move it would refuse, or a move it would take but cannot save,
+// is judged again on the stored game, and that verdict is the answer.
+func TestMoveOnAStaleCopy(t *testing.T) {
+	st := new(store.Memory)
+	channelID := slashPayload(t, "board", nil, nil).ChannelID
+	if err := st.Save(context.Background(), runningRecord(t, channelID, time.Now().Add(time.Hour))); err != nil {
+		t.Fatal(err)
+	}
+	recA, recB := &recorder{}, &recorder{}
+	a, b := newBotOn(t, st, recA), newBotOn(t, st, recB)
+	defer a.Close()
+	defer b.Close()
+	move := func(p *Bot, rec *recorder, user string, row, col int) *discordgo.InteractionResponse {
+		t.Helper()
+		ic := slashPayload(t, "move", []map[string]any{intOpt("row", row), intOpt("col", col)}, nil)
+		ic.Member.User.ID = user
+		p.serveIC(context.Background(), ic)
+		return rec.last(t)
+	}
+	stored := func() int {
+		t.Helper()
+		g, err := st.Current(context.Background(), channelID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(g.Moves)
+	}
+	board := func(what string, r *discordgo.InteractionResponse, moves int) {
+		t.Helper()
+		if r.Data.Flags&discordgo.MessageFlagsEphemeral != 0 {
+			t.Fatalf("%s answered %q; want the board", what, r.Data.Content)
+		}
+		if n := stored(); n != moves {
+			t.Fatalf("after %s the stored game has %d moves; want %d", what, n, moves)
+		}
+	}
+
+	board("mason's first move, on A", move(a, recA, mason, 1, 1), 1)
+	board("the reply, on B", move(b, recB, "2", 2, 2), 2)
+	// A's copy says it is O's turn; the stored game says mason's.
+	board("mason's move on A's stale copy", move(a, recA, mason, 1, 2), 3)
+	// B's copy says it is mason's turn, and would take this move; the
+	// stored game says O's.
+	wantEphemeral(t, move(b, recB, mason, 1, 3), "not your turn")
+	if n := stored(); n != 3 {
+		t.Fatalf("a refused move changed the stored game: %d moves; want 3", n)
+	}
+	board("O's move on B, which reloaded", move(b, recB, "2", 3, 3), 4)
 }

@@ -66,7 +66,8 @@ func (b *Bot) timeOut(ctx context.Context, ch *channel) bool {
 	ch.saveFailures = 0
 	b.counted(ch.match, next)
 	ch.match = next
-	b.editBoard(next, renderMatch(next, ""))
+	// Nobody asked: the board keeps the language it was drawn in.
+	b.editBoard(next, renderMatch(b.lang(next.locale), next.Match))
 	return true
 }
 
@@ -151,7 +152,9 @@ func (b *Bot) sweepDue(ctx context.Context) error {
 }
 
 // sweep ends every running game whose time ran out, and arms the turn
-// timer of the others.
+// timer of the others; a correspondence game whose new board message the
+// bot had not yet read when it stopped has it read now, if its token is
+// still good (lookupLater).
 func (b *Bot) sweep(ctx context.Context) error {
 	gs, err := b.store.Running(ctx)
 	if err != nil {
@@ -171,6 +174,7 @@ func (b *Bot) sweep(ctx context.Context) error {
 				b.armTurn(ch, g.Deadline)
 			}
 			b.channels.unlock(ch)
+			b.lookupLater(g.ChannelID, g.ID, boardOf(g.Board), g.Deadline)
 		default:
 			if err := b.touch(ctx, g.ChannelID); err != nil { // loading ends it
 				return err

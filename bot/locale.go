@@ -1,0 +1,97 @@
+package bot
+
+import (
+	"cmp"
+	"sync"
+
+	"github.com/bwmarrin/discordgo"
+	"github.com/tttbot/tttbot/i18n"
+	"github.com/tttbot/tttbot/table"
+)
+
+// Languages. Every text players see is a text of package i18n's catalog,
+// written in the language of whoever sees it:
+//
+//   - what only the user sees (refusals, errors, help, the "busy" and
+//     "restarting" answers) in the user's Discord language: req.lang;
+//   - what the channel sees (boards, challenges, stats, leaderboard,
+//     history) in the guild's language (req.newLocale, req.keptLocale);
+//     outside a guild, which has no guild locale, in the language the game
+//     or challenge already speaks, or for a new one in the user's.
+//
+// A game and a challenge keep the locale of their messages in the store
+// (store.Game.Locale, store.Challenge.Locale), so that a message edited
+// without an interaction (a turn timeout, an expired challenge, an old
+// board retired by a later one) stays in the language it was drawn in.
+
+// catalog parses the embedded message catalog, once per process. It cannot
+// fail in a tested build (package i18n's tests parse the same embedded
+// files); if it does, Register returns the error, so the bot does not
+// start, and whatever is answered until then shows the catalog's keys.
+var catalog = sync.OnceValues(i18n.New)
+
+// english writes texts in English, for logs and error strings.
+func english() *i18n.Localizer {
+	c, _ := catalog()
+	return c.For()
+}
+
+// guildLocale is the Discord locale of i's guild, or "" outside a guild.
+func guildLocale(i *discordgo.Interaction) string {
+	if i.GuildLocale == nil {
+		return ""
+	}
+	return string(*i.GuildLocale)
+}
+
+// newLocale is the locale of a new public message (a new game, a
+// challenge, stats): the guild's, or outside a guild the user's.
+func (req *request) newLocale() string {
+	return cmp.Or(guildLocale(req.Interaction), string(req.Locale))
+}
+
+// keptLocale is the locale of a public message about a game or challenge
+// whose messages speak prev: the guild's, or outside a guild prev, so that
+// a game in a DM keeps its language whoever clicks.
+func (req *request) keptLocale(prev string) string {
+	return cmp.Or(guildLocale(req.Interaction), prev)
+}
+
+// lang returns the Localizer of a stored or chosen locale ("" is English).
+func (b *Bot) lang(locale string) *i18n.Localizer { return b.texts.For(locale) }
+
+// A match is a channel's game as the bot holds it: the table's match and
+// the Discord locale its public messages speak ("": English), which the
+// store keeps with it.
+type match struct {
+	*table.Match
+	locale string
+}
+
+// Clone returns a deep copy, in the same locale.
+func (m *match) Clone() *match { return &match{Match: m.Match.Clone(), locale: m.locale} }
+
+// A text is a catalog text not yet written in any language: its key and
+// the values of its placeholders. A value that is itself a text (an
+// option's name, say) is written in the same language. Refusals are texts,
+// because their language is chosen where they are answered.
+type text struct {
+	key  string
+	data map[string]any
+}
+
+// in writes x with l. It leaves x as it is, so that a text can be written
+// in any number of languages.
+func (x text) in(l *i18n.Localizer) string {
+	var data map[string]any
+	if len(x.data) > 0 {
+		data = make(map[string]any, len(x.data))
+		for k, v := range x.data {
+			if nested, ok := v.(text); ok {
+				v = nested.in(l)
+			}
+			data[k] = v
+		}
+	}
+	return l.T(x.key, data)
+}

@@ -1,0 +1,285 @@
+package bot
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+	"github.com/tttbot/tttbot/game"
+	"github.com/tttbot/tttbot/picture"
+	"github.com/tttbot/tttbot/store"
+	"github.com/tttbot/tttbot/table"
+)
+
+// Pictures of big boards. A server that turns on /ttt config pictures sees
+// every board bigger than pictureAbove×pictureAbove (none has buttons) as
+// a PNG picture drawn by package picture, in place of the emoji grid:
+// easier to read on a phone. It is off by default: each board then costs
+// a drawing (about 7 ms of CPU for 10×10) and an upload.
+//
+// An interaction answered over the HTTP endpoint cannot carry files in its
+// answer, so on both transports a board is answered as ever, with its emoji
+// grid, and the picture follows in the background by an edit of that
+// message (the @original of the interaction that drew it): board.png, and
+// the text without the grid. If that edit fails, the emoji board stays, as
+// the text fallback, and a warning is logged. Every such edit names no
+// attachment to keep (an empty attachments array: with API v9 the files
+// it uploads are added all the same), so its picture replaces the one
+// before: a message carries one picture, of its latest state.
+//
+// The background edits of a big board's message keep the order in which
+// the bot decided them under the channel's lock; one that a newer edit of
+// the same message overtook before it began is dropped (boardEdits).
+
+const (
+	// pictureAbove is the largest board never shown as a picture: up to
+	// 8×8 the emoji grid stays readable on a phone.
+	pictureAbove = 8
+	// pictureName is the file name of a board's picture.
+	pictureName = "board.png"
+)
+
+// pictured says whether m's board is shown as a picture in a guild with
+// settings s.
+func pictured(s store.Settings, m *table.Match) bool {
+	return s.Pictures && m.Judge.Size() > pictureAbove
+}
+
+// showsPicture says whether m's board is shown as a picture in the guild.
+// Only for a board bigger than pictureAbove does it read the guild's
+// settings (from memory, mostly); if they cannot be read, the board is
+// emoji.
+func (b *Bot) showsPicture(ctx context.Context, guildID string, m *table.Match) bool {
+	if m.Judge.Size() <= pictureAbove {
+		return false
+	}
+	s, err := b.settings(ctx, guildID)
+	if err != nil {
+		b.log.Warn("could not tell whether a board is a picture; it stays an emoji board", "guild", guildID, "err", err)
+		return false
+	}
+	return pictured(s, m)
+}
+
+// pictureLater puts, in the background, the picture of m's board on its
+// board message, which an answer has just shown as an emoji board, and
+// takes the grid out of its text; the buttons stay as answered. m must
+// not change any more: the bot changes a committed match only on a
+// clone.
+func (b *Bot) pictureLater(m *match) {
+	ref := b.boardRef(m)
+	if ref == nil {
+		return
+	}
+	text := renderPictured(b.lang(m.locale), m.Match).content
+	turn := b.boardEdits.take(ref.Token)
+	b.background(func() {
+		turn.do(func(current func() bool) {
+			ctx, cancel := context.WithTimeout(context.Background(), editWithin)
+			defer cancel()
+			if err := b.editPicture(ctx, ref, m.Judge, text, nil, current); err != nil {
+				b.logPictureFailure(m.ChannelID, current, err)
+			}
+		})
+	})
+}
+
+// editBigBoard edits, in the background, the message ref of m's board,
+// bigger than pictureAbove, with v: as a picture where the guild wants
+// one, else (or if the picture cannot be put there) as v's emoji board.
+// Either way the edit keeps no attachment, so that no picture of an
+// earlier state stays beside a grid.
+func (b *Bot) editBigBoard(ref *discordgo.Interaction, m *match, v view) {
+	comps := v.buttons()
+	turn := b.boardEdits.take(ref.Token)
+	b.background(func() {
+		turn.do(func(current func() bool) {
+			ctx, cancel := context.WithTimeout(context.Background(), editWithin)
+			defer cancel()
+			if b.showsPicture(ctx, m.GuildID, m.Match) {
+				text := renderPictured(b.lang(m.locale), m.Match).content
+				err := b.editPicture(ctx, ref, m.Judge, text, &comps, current)
+				if err == nil {
+					return
+				}
+				b.logPictureFailure(m.ChannelID, current, err)
+			}
+			_, err := b.dc.InteractionResponseEdit(ref, &discordgo.WebhookEdit{
+				Content:         &v.content,
+				Components:      &comps,
+				Attachments:     &[]*discordgo.MessageAttachment{},
+				AllowedMentions: allowed(""),
+			}, discordgo.WithContext(ctx))
+			if err != nil {
+				b.log.Warn("could not update a board", "channel", m.ChannelID, "err", fmt.Errorf("edit message: %w", err))
+			}
+		})
+	})
+}
+
+// editButtonsLater takes, in the background, the buttons off the message
+// ref, leaving its text and attachments as they are.
+func (b *Bot) editButtonsLater(ref *discordgo.Interaction, channelID string) {
+	b.background(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), editWithin)
+		defer cancel()
+		none := []discordgo.MessageComponent{}
+		_, err := b.dc.InteractionResponseEdit(ref, &discordgo.WebhookEdit{Components: &none, AllowedMentions: allowed("")}, discordgo.WithContext(ctx))
+		if err != nil {
+			b.log.Warn("could not update an old message", "channel", channelID, "err", fmt.Errorf("edit message: %w", err))
+		}
+	})
+}
+
+// logPictureFailure logs why a picture could not be put on a board
+// message; a message that a newer one replaced meanwhile is no surprise.
+func (b *Bot) logPictureFailure(channelID string, current func() bool, err error) {
+	if !current() {
+		b.log.Debug("a board's picture came too late: the board was replaced", "channel", channelID, "err", err)
+		return
+	}
+	b.log.Warn("could not show a board as a picture; it stays an emoji board", "channel", channelID, "err", err)
+}
+
+// Retries of a picture's edit that found no message (see editPicture).
+const (
+	pictureTries      = 5
+	pictureFirstPause = 50 * time.Millisecond // doubled after each try
+)
+
+// editPicture edits the message ref with g's picture, attached as
+// pictureName in place of any attachment, and text; with comps, its
+// buttons too. A message that is not there may not be there yet: over
+// the HTTP endpoint, Discord creates an answer's message once it has read
+// the response, perhaps after the bot's edit arrives. So Unknown Message
+// is tried again a few times, after a pause, while current says the edit
+// is still the message's newest.
+func (b *Bot) editPicture(ctx context.Context, ref *discordgo.Interaction, g *game.Game, text string, comps *[]discordgo.MessageComponent, current func() bool) error {
+	var png bytes.Buffer
+	if err := picture.Draw(&png, g); err != nil {
+		return err
+	}
+	file := &discordgo.File{Name: pictureName, ContentType: "image/png"}
+	e := &discordgo.WebhookEdit{
+		Content:         &text,
+		Components:      comps,
+		Files:           []*discordgo.File{file},
+		Attachments:     &[]*discordgo.MessageAttachment{},
+		AllowedMentions: allowed(""),
+	}
+	pause := pictureFirstPause
+	for try := 1; ; try++ {
+		file.Reader = bytes.NewReader(png.Bytes()) // each try reads it all
+		_, err := b.dc.InteractionResponseEdit(ref, e, discordgo.WithContext(ctx))
+		if err == nil {
+			return nil
+		}
+		if !unknownMessage(err) || try == pictureTries || !current() {
+			return fmt.Errorf("edit message with a picture: %w", err)
+		}
+		t := time.NewTimer(pause)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("edit message with a picture: %w", err)
+		}
+		pause *= 2
+	}
+}
+
+// unknownMessage says whether Discord answered that the message does not
+// exist.
+func unknownMessage(err error) bool {
+	var rerr *discordgo.RESTError
+	return errors.As(err, &rerr) && rerr.Message != nil && rerr.Message.Code == discordgo.ErrCodeUnknownMessage
+}
+
+// boardEdits puts the background edits of each big board's message in the
+// order they were decided: an edit waits for the one before it, and one
+// that a newer edit of the same message overtook before it began is
+// dropped, since the newer one shows a later state. Messages are known by
+// the interaction token that edits them. The zero value is ready to use
+// and safe for concurrent use; it holds a message only while an edit of
+// it is waiting or running.
+type boardEdits struct {
+	busy   atomic.Int64 // len(boards), for drop to read without mu
+	mu     sync.Mutex
+	boards map[string]*boardTurns // by token
+}
+
+type boardTurns struct {
+	sending sync.Mutex // held while one of the message's edits runs
+	newest  uint64     // the number of the newest edit taken; guarded by boardEdits.mu
+	pending int        // edits taken and not done; guarded by boardEdits.mu
+}
+
+// An editTurn is one edit's place in the order of its message's edits.
+type editTurn struct {
+	e     *boardEdits
+	token string
+	t     *boardTurns
+	n     uint64
+}
+
+// take returns the turn of a new edit of the message of token, after every
+// edit taken before it. Take it where the edit is decided (under the
+// channel's lock), and run it once with do (a turn never run, because the
+// bot closed, keeps its message in memory).
+func (e *boardEdits) take(token string) editTurn {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	t := e.boards[token]
+	if t == nil {
+		if e.boards == nil {
+			e.boards = make(map[string]*boardTurns)
+		}
+		t = new(boardTurns)
+		e.boards[token] = t
+		e.busy.Add(1)
+	}
+	t.newest++
+	t.pending++
+	return editTurn{e: e, token: token, t: t, n: t.newest}
+}
+
+// do runs f once the edits taken before this one are done, unless a newer
+// edit of the message was taken (or the message dropped) first. current
+// tells f whether that is still so, for an edit that tries again.
+func (et editTurn) do(f func(current func() bool)) {
+	current := func() bool {
+		et.e.mu.Lock()
+		defer et.e.mu.Unlock()
+		return et.t.newest == et.n
+	}
+	et.t.sending.Lock()
+	if current() {
+		f(current)
+	}
+	et.t.sending.Unlock()
+	et.e.mu.Lock()
+	defer et.e.mu.Unlock()
+	if et.t.pending--; et.t.pending == 0 {
+		delete(et.e.boards, et.token)
+		et.e.busy.Add(-1)
+	}
+}
+
+// drop makes the edits of the message of token that are waiting or running
+// out of date: the message is gone. With no edit waiting anywhere it costs
+// one atomic load.
+func (e *boardEdits) drop(token string) {
+	if e.busy.Load() == 0 {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if t := e.boards[token]; t != nil {
+		t.newest++
+	}
+}

@@ -1,0 +1,387 @@
+package bot
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"image/png"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+	"github.com/tttbot/tttbot/game"
+	"github.com/tttbot/tttbot/picture"
+	"github.com/tttbot/tttbot/store"
+	"github.com/tttbot/tttbot/table"
+)
+
+// serveSlash answers /ttt sub with opts in the fixture's guild and channel,
+// through an interaction with a token of its own, as Discord gives each.
+func serveSlash(t *testing.T, b *Bot, sub string, opts ...map[string]any) *discordgo.InteractionCreate {
+	t.Helper()
+	ic := slashPayload(t, sub, opts, nil)
+	ic.Token = "token-" + ic.ID
+	b.serveIC(context.Background(), ic)
+	return ic
+}
+
+// setPictures turns the fixture guild's pictures setting on or off.
+func setPictures(t *testing.T, b *Bot, on bool) {
+	t.Helper()
+	if err := b.saveSettings(context.Background(), store.Settings{GuildID: fixtureGuild, Pictures: on}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// currentMatch returns the game of the fixture's channel as the bot holds it.
+func currentMatch(t *testing.T, b *Bot) *match {
+	t.Helper()
+	ch, err := b.lock(context.Background(), fixtureChannel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.unlock(ch)
+	if ch.match == nil {
+		t.Fatal("no game in the channel")
+	}
+	return ch.match
+}
+
+// wantPicture checks that edit i of rec put m's picture on the message of
+// token: one PNG named board.png, the picture of m at its size, the text
+// without the grid, and no other attachment kept.
+func wantPicture(t *testing.T, rec *recorder, i int, token string, m *match) {
+	t.Helper()
+	rec.mu.Lock()
+	e, files, ref := rec.edits[i], rec.files[i], rec.editRefs[i]
+	rec.mu.Unlock()
+	if ref != token {
+		t.Errorf("edit %d is of the message of %s; want %s", i, ref, token)
+	}
+	if len(files) != 1 || files[0].name != pictureName || files[0].contentType != "image/png" {
+		t.Fatalf("edit %d uploads %d files (%+v); want one image/png named %s", i, len(files), files, pictureName)
+	}
+	cfg, err := png.DecodeConfig(bytes.NewReader(files[0].data))
+	if err != nil {
+		t.Fatalf("the uploaded %s is not a PNG: %v", pictureName, err)
+	}
+	img, err := picture.Render(m.Judge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if size := img.Bounds().Size(); cfg.Width != size.X || cfg.Height != size.Y {
+		t.Errorf("the picture is %d×%d; want %d×%d", cfg.Width, cfg.Height, size.X, size.Y)
+	}
+	var want bytes.Buffer
+	if err := picture.Draw(&want, m.Judge); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(files[0].data, want.Bytes()) {
+		t.Error("the uploaded picture is not the picture of the game as it stands")
+	}
+	if e.Attachments == nil || len(*e.Attachments) != 0 {
+		t.Errorf("edit %d keeps attachments %v; want an empty list, so that its picture replaces any other", i, e.Attachments)
+	}
+	if e.Content == nil {
+		t.Fatalf("edit %d leaves the text as it was; want the text without the grid", i)
+	}
+	if got, want := *e.Content, renderPictured(english(), m.Match).content; got != want {
+		t.Errorf("edit %d says %q; want %q", i, got, want)
+	}
+	if strings.Contains(*e.Content, cellEmpty) || strings.Contains(*e.Content, corner) {
+		t.Errorf("edit %d still shows the emoji grid: %q", i, *e.Content)
+	}
+}
+
+func editCount(rec *recorder) (edits, failed int) {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return len(rec.edits), rec.failedUploads
+}
+
+// With pictures on, a move on a 10×10 board is answered with the emoji
+// board, and one edit of that message then puts the picture in place of
+// the grid; header, last move, status and legend stay.
+func TestPictureFollowsMove(t *testing.T) {
+	b, rec, _ := newTestBot(t)
+	serveSlash(t, b, "start", intOpt("size", 10))
+	setPictures(t, b, true)
+	move := serveSlash(t, b, "move", intOpt("row", 5), intOpt("col", 5))
+	if r := rec.last(t); r.Data.Flags&discordgo.MessageFlagsEphemeral != 0 || !strings.Contains(r.Data.Content, cellEmpty) {
+		t.Fatalf("the move answered %q; want the emoji board", r.Data.Content)
+	}
+	b.Close() // waits for the edits in flight
+	if n, _ := editCount(rec); n != 1 {
+		t.Fatalf("%d edits after the move; want 1, its picture", n)
+	}
+	m := currentMatch(t, b)
+	wantPicture(t, rec, 0, move.Token, m)
+	rec.mu.Lock()
+	e := rec.edits[0]
+	rec.mu.Unlock()
+	if e.Components != nil {
+		t.Errorf("the picture's edit sets the buttons %v; want them left as answered", *e.Components)
+	}
+	l := english()
+	for _, want := range []string{
+		l.T("board.header", map[string]any{"MarkX": cellX, "PlayerX": mention(mason), "MarkO": cellO, "PlayerO": mention(botID), "Size": 10, "Win": 10}),
+		"Last move: " + cellO + " " + mention(botID),
+		mention(mason) + " to move",
+		l.T("board.legend_last_picture", nil),
+	} {
+		if !strings.Contains(*e.Content, want) {
+			t.Errorf("the pictured board says %q; want it to contain %q", *e.Content, want)
+		}
+	}
+}
+
+// No picture without the setting, nor for a board of 8×8 or less: the
+// emoji board stays, and nothing is drawn.
+func TestNoPicture(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		pictures bool
+		size     int
+	}{
+		{"pictures off, 10×10", false, 10},
+		{"pictures on, 8×8", true, 8},
+		{"pictures on, 5×5", true, 5},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b, rec, _ := newTestBot(t)
+			setPictures(t, b, tt.pictures)
+			serveSlash(t, b, "start", intOpt("size", tt.size))
+			serveSlash(t, b, "move", intOpt("row", 1), intOpt("col", 1))
+			b.Close()
+			if n, _ := editCount(rec); n != 0 {
+				t.Errorf("%d edits; want none: the board stays as answered", n)
+			}
+		})
+	}
+}
+
+// If the picture cannot be uploaded, the emoji board stays as it was
+// answered, and the failure is logged.
+func TestPictureUploadFails(t *testing.T) {
+	b, rec, logs := newTestBot(t)
+	serveSlash(t, b, "start", intOpt("size", 10))
+	setPictures(t, b, true)
+	rec.mu.Lock()
+	rec.failUploads = func() error {
+		return &discordgo.RESTError{Response: &http.Response{StatusCode: http.StatusRequestEntityTooLarge},
+			Message: &discordgo.APIErrorMessage{Code: 40005, Message: "Request entity too large"}}
+	}
+	rec.mu.Unlock()
+	serveSlash(t, b, "move", intOpt("row", 5), intOpt("col", 5))
+	answer := rec.last(t).Data.Content
+	b.Close()
+	if n, failed := editCount(rec); n != 0 || failed != 1 {
+		t.Errorf("%d edits and %d failed uploads; want none and 1 (not tried again)", n, failed)
+	}
+	if !strings.Contains(answer, cellEmpty) {
+		t.Errorf("the board answered %q; want the emoji board, which stays", answer)
+	}
+	if !strings.Contains(logs.String(), "could not show a board as a picture") {
+		t.Errorf("log %q; want a warning about the picture", logs.String())
+	}
+}
+
+// Over the HTTP endpoint the picture's edit may come before Discord made
+// the message: Unknown Message is tried again.
+func TestPictureWaitsForItsMessage(t *testing.T) {
+	b, rec, _ := newTestBot(t)
+	serveSlash(t, b, "start", intOpt("size", 10))
+	setPictures(t, b, true)
+	missing := 2
+	rec.mu.Lock()
+	rec.failUploads = func() error {
+		if missing == 0 {
+			return nil
+		}
+		missing--
+		return &discordgo.RESTError{Response: &http.Response{StatusCode: http.StatusNotFound},
+			Message: &discordgo.APIErrorMessage{Code: discordgo.ErrCodeUnknownMessage, Message: "Unknown Message"}}
+	}
+	rec.mu.Unlock()
+	move := serveSlash(t, b, "move", intOpt("row", 5), intOpt("col", 5))
+	b.Close()
+	if n, failed := editCount(rec); n != 1 || failed != 2 {
+		t.Fatalf("%d edits and %d failed; want the picture after 2 tries that found no message", n, failed)
+	}
+	wantPicture(t, rec, 0, move.Token, currentMatch(t, b))
+}
+
+// A turn timeout edits a pictured board with its picture, the Rematch
+// button and the text without the grid; if the upload fails, with the
+// emoji board, keeping no older picture beside the grid.
+func TestPictureOfTimeout(t *testing.T) {
+	for _, fail := range []bool{false, true} {
+		name := "picture"
+		if fail {
+			name = "upload fails"
+		}
+		t.Run(name, func(t *testing.T) {
+			b, rec, clk := newClockedBot(t)
+			setPictures(t, b, true)
+			start := serveSlash(t, b, "start", intOpt("size", 10))
+			if fail {
+				rec.mu.Lock()
+				rec.failUploads = func() error { return errors.New("connection reset by peer") }
+				rec.mu.Unlock()
+			}
+			clk.advance(b.cfg.Table.TurnTimeout + time.Second)
+			b.turnTimedOut(fixtureChannel)
+			b.Close()
+			m := currentMatch(t, b)
+			n, _ := editCount(rec)
+			if n == 0 || n > 2 {
+				t.Fatalf("%d edits; want the timeout's, after the start's picture or instead of it", n)
+			}
+			last := n - 1
+			rec.mu.Lock()
+			e := rec.edits[last]
+			rec.mu.Unlock()
+			if !fail {
+				wantPicture(t, rec, last, start.Token, m)
+			} else {
+				want := renderMatch(english(), m.Match).content
+				if e.Content == nil || *e.Content != want || len(rec.files[last]) != 0 {
+					t.Errorf("after a failed upload the board says %v; want the emoji board %q", e.Content, want)
+				}
+				if e.Attachments == nil || len(*e.Attachments) != 0 {
+					t.Errorf("the emoji board keeps attachments %v; want none", e.Attachments)
+				}
+			}
+			if e.Content == nil || !strings.Contains(*e.Content, "did not move in time") {
+				t.Errorf("the board after the timeout says %v; want the timeout", e.Content)
+			}
+			if e.Components == nil || len(*e.Components) != 1 {
+				t.Errorf("the board after the timeout has components %v; want the Rematch row", e.Components)
+			}
+		})
+	}
+}
+
+// A finished big board that a new game replaces loses its Rematch button
+// and nothing else: its text and its picture stay.
+func TestRetiredPictureStays(t *testing.T) {
+	b, rec, _ := newTestBot(t)
+	setPictures(t, b, true)
+	serveSlash(t, b, "start", intOpt("size", 10))
+	resign := serveSlash(t, b, "resign")
+	serveSlash(t, b, "start", intOpt("size", 10))
+	b.Close()
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	found := false
+	for i, e := range rec.edits {
+		if rec.editRefs[i] != resign.Token || len(rec.files[i]) > 0 {
+			continue
+		}
+		found = true
+		if e.Content != nil || e.Attachments != nil || e.Components == nil || len(*e.Components) != 0 {
+			t.Errorf("the retired board's edit sets content %v, attachments %v, components %v; want only its buttons removed",
+				e.Content, e.Attachments, e.Components)
+		}
+	}
+	if !found {
+		t.Error("the finished board was not retired")
+	}
+}
+
+// Edits of one message run in the order they were taken; one overtaken by
+// a newer edit before it began, or whose message was dropped, does not
+// run.
+func TestBoardEditsOrder(t *testing.T) {
+	var e boardEdits
+	var ran []int
+	run := func(n int) func(func() bool) {
+		return func(func() bool) { ran = append(ran, n) }
+	}
+	first, second := e.take("a"), e.take("a")
+	other := e.take("b")
+	second.do(run(2))
+	first.do(run(1)) // overtaken by 2
+	other.do(run(3)) // another message
+	third := e.take("a")
+	e.drop("a")
+	third.do(run(4)) // its message is gone
+	if want := []int{2, 3}; !slices.Equal(ran, want) {
+		t.Errorf("ran %v; want %v", ran, want)
+	}
+	if n := e.busy.Load(); n != 0 || len(e.boards) != 0 {
+		t.Errorf("%d messages (%d in the map) kept after every edit ran; want none", n, len(e.boards))
+	}
+
+	// While an edit runs, a newer one waits, and the running one learns
+	// that it is no longer the newest.
+	running := e.take("c")
+	started, release := make(chan struct{}), make(chan bool)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		running.do(func(current func() bool) {
+			close(started)
+			<-release
+			if current() {
+				t.Error("a running edit overtaken by a newer one is told it is current")
+			}
+		})
+	}()
+	<-started
+	newer := e.take("c")
+	release <- true
+	<-done
+	newerRan := false
+	newer.do(func(func() bool) { newerRan = true })
+	if !newerRan {
+		t.Error("the newest edit did not run")
+	}
+}
+
+// The text beside a picture is the emoji board's without the grid, and
+// names the picture's colours: a yellow last move, a green winning line.
+func TestRenderPictured(t *testing.T) {
+	l := english()
+	running := testMatch(t, 9, 3, game.Move{Row: 4, Col: 4, Player: game.X})
+	won := testMatch(t, 9, 3,
+		game.Move{Row: 0, Col: 0, Player: game.X}, game.Move{Row: 8, Col: 8, Player: game.O},
+		game.Move{Row: 0, Col: 1, Player: game.X}, game.Move{Row: 8, Col: 7, Player: game.O},
+		game.Move{Row: 0, Col: 2, Player: game.X})
+	for _, tt := range []struct {
+		name   string
+		m      *table.Match
+		want   []string
+		unlike string // a line of the emoji board that the picture replaces
+	}{
+		{"running", running, []string{"Last move: " + cellX, l.T("board.legend_last_picture", nil)}, l.T("board.legend_last", map[string]any{"Marker": lastX})},
+		{"won", won, []string{"(in " + greenCells + ")", l.T("board.legend_win_buttons", nil)}, l.T("board.legend_win", map[string]any{"Marker": winX})},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			emoji, pic := renderMatch(l, tt.m), renderPictured(l, tt.m)
+			if !strings.Contains(emoji.content, cellEmpty) || !strings.Contains(emoji.content, tt.unlike) {
+				t.Fatalf("the emoji board %q has no grid or no %q", emoji.content, tt.unlike)
+			}
+			for _, bad := range []string{cellEmpty, corner, tt.unlike} {
+				if strings.Contains(pic.content, bad) {
+					t.Errorf("the pictured board %q contains %q", pic.content, bad)
+				}
+			}
+			for _, want := range tt.want {
+				if !strings.Contains(pic.content, want) {
+					t.Errorf("the pictured board %q; want it to contain %q", pic.content, want)
+				}
+			}
+			if !slices.Equal(strings.Split(emoji.content, "\n")[:1], strings.Split(pic.content, "\n")[:1]) {
+				t.Errorf("headers differ: %q and %q", emoji.content, pic.content)
+			}
+			if len(pic.components) != len(emoji.components) || pic.ping != emoji.ping {
+				t.Errorf("the pictured board has components %v and ping %q; want the emoji board's %v and %q",
+					pic.components, pic.ping, emoji.components, emoji.ping)
+			}
+		})
+	}
+}

@@ -26,9 +26,10 @@ import (
 // even if the process dies); only a crash of the operating system or a
 // power cut can lose the last saves, and the database stays consistent
 // even then. FULL would add an fsync to every save. Writes go through one
-// connection and each is one IMMEDIATE transaction, so a save never fails
-// with SQLITE_BUSY half-way; reads use a small pool of their own and see
-// one snapshot each.
+// connection in IMMEDIATE transactions, so a save never fails with
+// SQLITE_BUSY half-way; the writes of concurrent callers share one
+// transaction (groupCommit), each undone alone if it fails. Reads use a
+// small pool of their own and see one snapshot each.
 //
 // Each save costs one transaction: an indexed read of the stored row (and
 // of its moves when they are not cached), one row update and
@@ -38,7 +39,8 @@ import (
 // more for the moves otherwise. What limits throughput is the one writer:
 // transactions are serial, each pays for its statements through
 // database/sql and for writing its pages to the WAL; SQLite's checkpoints
-// (every 1000 pages of WAL) pay the fsyncs.
+// (every 1000 pages of WAL) pay the fsyncs. Group commit shares a
+// transaction's fixed cost among the saves that wait for it.
 type SQLite struct {
 	sqlStore
 	writer, reader *stmtCache
@@ -100,9 +102,7 @@ func OpenSQLite(path string) (*SQLite, error) {
 		direct: func(ctx context.Context, fn func(tx) error) error {
 			return sqlDirect(ctx, reader, fn)
 		},
-		write: func(ctx context.Context, fn func(tx) error) error {
-			return sqlTx(ctx, writer, nil, fn)
-		},
+		write: newGroupCommit(writer).write,
 	}
 	return s, nil
 }
@@ -216,6 +216,17 @@ type sqlAdapter struct {
 	t      *sql.Tx // nil outside a transaction
 	c      *stmtCache
 	missed []string
+	// ctx, when set, runs every statement instead of the context it is
+	// given: a transaction shared by several callers must not be rolled
+	// back because one of them gave up (see groupCommit).
+	ctx context.Context
+}
+
+func (a *sqlAdapter) context(ctx context.Context) context.Context {
+	if a.ctx != nil {
+		return a.ctx
+	}
+	return ctx
 }
 
 func (a *sqlAdapter) stmt(ctx context.Context, query string) *sql.Stmt {
@@ -230,6 +241,7 @@ func (a *sqlAdapter) stmt(ctx context.Context, query string) *sql.Stmt {
 }
 
 func (a *sqlAdapter) exec(ctx context.Context, query string, args ...any) (int64, error) {
+	ctx = a.context(ctx)
 	var r sql.Result
 	var err error
 	if s := a.stmt(ctx, query); s != nil {
@@ -244,6 +256,7 @@ func (a *sqlAdapter) exec(ctx context.Context, query string, args ...any) (int64
 }
 
 func (a *sqlAdapter) query(ctx context.Context, query string, args ...any) (rows, error) {
+	ctx = a.context(ctx)
 	var r *sql.Rows
 	var err error
 	if s := a.stmt(ctx, query); s != nil {
@@ -258,6 +271,7 @@ func (a *sqlAdapter) query(ctx context.Context, query string, args ...any) (rows
 }
 
 func (a *sqlAdapter) queryRow(ctx context.Context, query string, args ...any) row {
+	ctx = a.context(ctx)
 	if s := a.stmt(ctx, query); s != nil {
 		return sqlRow{s.QueryRowContext(ctx, args...)}
 	}

@@ -1,0 +1,170 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// groupCommit runs the writes of concurrent callers in shared
+// transactions of the SQLite writer (group commit). A transaction's cost
+// is mostly fixed: BEGIN, COMMIT, the file locks, and writing each page it
+// changed to the WAL, where the saves of many games share the pages of the
+// games table. Batching N writes pays that once instead of N times.
+//
+// Each write runs inside a SAVEPOINT of its own, so one write that fails
+// (a version conflict, say) is rolled back alone and the others commit.
+// A caller returns once the transaction holding its write is committed: a
+// write that returned nil is as durable as before.
+//
+// There is no goroutine of its own: the first caller to find nobody
+// writing leads, runs one batch (its own write and all that queued
+// meanwhile), and hands the lead to the first caller still queued, whose
+// write goes into the next batch.
+type groupCommit struct {
+	db *stmtCache
+
+	mu      sync.Mutex // guards queue and leading
+	queue   []*writeJob
+	leading bool
+}
+
+// maxBatch bounds one transaction: a batch that waits for a huge one to
+// commit would see its latency grow with it.
+const maxBatch = 64
+
+type writeJob struct {
+	ctx  context.Context
+	fn   func(tx) error
+	done chan error // errLead: this caller leads the next batch
+}
+
+var errLead = errors.New("store: lead the next batch")
+
+func newGroupCommit(db *stmtCache) *groupCommit {
+	return &groupCommit{db: db}
+}
+
+// write runs fn in a transaction shared with other writers and returns
+// fn's error, or the commit's.
+func (g *groupCommit) write(ctx context.Context, fn func(tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	j := &writeJob{ctx: ctx, fn: fn, done: make(chan error, 1)}
+	g.mu.Lock()
+	g.queue = append(g.queue, j)
+	lead := !g.leading
+	g.leading = true
+	g.mu.Unlock()
+	if !lead {
+		err := <-j.done
+		if err != errLead {
+			return err
+		}
+	}
+	// Lead: take what is queued (j is in it), run it, pass the lead on.
+	g.mu.Lock()
+	n := min(len(g.queue), maxBatch)
+	batch := g.queue[:n:n]
+	g.queue = g.queue[n:]
+	g.mu.Unlock()
+	g.run(batch)
+	g.mu.Lock()
+	if len(g.queue) == 0 {
+		g.leading = false
+	} else {
+		g.queue[0].done <- errLead
+	}
+	g.mu.Unlock()
+	return <-j.done
+}
+
+// run writes batch in one transaction and tells each of its callers how
+// its write went.
+func (g *groupCommit) run(batch []*writeJob) {
+	// The statements run under a context of the batch, not of any one
+	// caller: SQLite answers a statement interrupted by a cancelled
+	// context by rolling back the whole transaction, the others' writes
+	// with it.
+	ctx, cancel := context.WithTimeout(context.Background(), busyTimeout+5*time.Second)
+	defer cancel()
+	// Writes rarely fail, and savepoints cost three statements each: try
+	// the batch without them first, and only if a write fails, roll it
+	// all back and write it again with a savepoint for each.
+	errs, err := g.try(ctx, batch, false)
+	if err == errRetry {
+		errs, err = g.try(ctx, batch, true)
+	}
+	for i, j := range batch {
+		if err != nil {
+			j.done <- err
+		} else {
+			j.done <- errs[i]
+		}
+	}
+}
+
+var errRetry = errors.New("store: write the batch again with savepoints")
+
+// try runs batch in one transaction, each write in a savepoint of its own
+// when savepoints is set, and commits what succeeded. errs are the writes'
+// own errors; err is an error of the whole transaction, or errRetry when a
+// write failed without savepoints and nothing was committed.
+func (g *groupCommit) try(ctx context.Context, batch []*writeJob, savepoints bool) (errs []error, err error) {
+	t, err := g.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	a := &sqlAdapter{q: t, t: t, c: g.db, ctx: ctx}
+	defer func() {
+		for _, q := range a.missed {
+			g.db.prepare(ctx, q)
+		}
+	}()
+	errs = make([]error, len(batch))
+	ok := 0
+	for i, j := range batch {
+		if errs[i] = j.ctx.Err(); errs[i] != nil {
+			continue
+		}
+		if !savepoints {
+			errs[i] = j.fn(a)
+			if errs[i] != nil && len(batch) > 1 {
+				t.Rollback()
+				return nil, errRetry
+			}
+		} else if errs[i], err = savepoint(a, j.fn); err != nil {
+			t.Rollback() // the transaction is in no known state
+			return nil, err
+		}
+		if errs[i] == nil {
+			ok++
+		}
+	}
+	if ok == 0 {
+		t.Rollback()
+		return errs, nil
+	}
+	return errs, t.Commit()
+}
+
+// savepoint runs fn inside a savepoint of a's transaction and rolls back
+// to it when fn fails. fnErr is fn's error; err means the savepoint itself
+// failed and the transaction must be abandoned.
+func savepoint(a *sqlAdapter, fn func(tx) error) (fnErr, err error) {
+	if _, err := a.exec(a.ctx, `SAVEPOINT w`); err != nil {
+		return nil, fmt.Errorf("store: savepoint: %w", err)
+	}
+	if fnErr = fn(a); fnErr != nil {
+		if _, err := a.exec(a.ctx, `ROLLBACK TO w`); err != nil {
+			return fnErr, fmt.Errorf("store: roll back to savepoint after %v: %w", fnErr, err)
+		}
+	}
+	if _, err := a.exec(a.ctx, `RELEASE w`); err != nil {
+		return fnErr, fmt.Errorf("store: release savepoint: %w", err)
+	}
+	return fnErr, nil
+}

@@ -1,0 +1,179 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+)
+
+// groupFixture is a group commit on the writer of a fresh SQLite file,
+// with a table of its own, and a write that holds the lead until told, so
+// that the writes queued behind it form one batch.
+type groupFixture struct {
+	s       *SQLite
+	g       *groupCommit
+	release chan struct{}
+	held    chan error
+}
+
+func newGroupFixture(t *testing.T) *groupFixture {
+	s := openSQLite(t, filepath.Join(t.TempDir(), "group.db"))
+	if _, err := s.writer.Exec(`CREATE TABLE notes (n INTEGER PRIMARY KEY)`); err != nil {
+		t.Fatal(err)
+	}
+	f := &groupFixture{s: s, g: newGroupCommit(s.writer), release: make(chan struct{}), held: make(chan error, 1)}
+	started := make(chan struct{})
+	go func() {
+		f.held <- f.g.write(context.Background(), func(t tx) error {
+			close(started)
+			<-f.release
+			_, err := t.exec(context.Background(), `INSERT INTO notes (n) VALUES (0)`)
+			return err
+		})
+	}()
+	<-started
+	return f
+}
+
+// queue starts a write and waits until it is queued behind the held one.
+func (f *groupFixture) queue(t *testing.T, ctx context.Context, fn func(tx) error) chan error {
+	t.Helper()
+	f.g.mu.Lock()
+	before := len(f.g.queue)
+	f.g.mu.Unlock()
+	done := make(chan error, 1)
+	go func() { done <- f.g.write(ctx, fn) }()
+	for {
+		f.g.mu.Lock()
+		n := len(f.g.queue)
+		f.g.mu.Unlock()
+		if n > before {
+			return done
+		}
+		time.Sleep(time.Millisecond) // polling a condition, not timing
+	}
+}
+
+func insertNote(n int) func(tx) error {
+	return func(t tx) error {
+		_, err := t.exec(context.Background(), `INSERT INTO notes (n) VALUES (?)`, n)
+		return err
+	}
+}
+
+func (f *groupFixture) notes(t *testing.T) []int {
+	t.Helper()
+	rs, err := f.s.writer.Query(`SELECT n FROM notes ORDER BY n`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rs.Close()
+	var out []int
+	for rs.Next() {
+		var n int
+		if err := rs.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// Writes queued while another commits go in together, and a write that
+// fails in the batch, after writing, is undone alone: the others commit.
+func TestGroupCommitFailureUndoesOneWrite(t *testing.T) {
+	f := newGroupFixture(t)
+	errOwn := errors.New("a conflict of its own")
+	var dones []chan error
+	for n := 1; n <= 5; n++ {
+		fn := insertNote(n)
+		if n == 3 {
+			fn = func(t tx) error {
+				if err := insertNote(3)(t); err != nil {
+					return err
+				}
+				return errOwn
+			}
+		}
+		dones = append(dones, f.queue(t, context.Background(), fn))
+	}
+	close(f.release)
+	if err := <-f.held; err != nil {
+		t.Fatalf("the held write: %v", err)
+	}
+	for i, d := range dones {
+		err := <-d
+		if n := i + 1; n == 3 && !errors.Is(err, errOwn) {
+			t.Errorf("the failing write returned %v; want its own error", err)
+		} else if n != 3 && err != nil {
+			t.Errorf("write %d returned %v", n, err)
+		}
+	}
+	if got, want := f.notes(t), []int{0, 1, 2, 4, 5}; !slices.Equal(got, want) {
+		t.Errorf("notes %v; want %v (3 undone, the rest kept)", got, want)
+	}
+}
+
+// A write whose caller gave up while it was queued is not made, and the
+// others in its batch are.
+func TestGroupCommitCancelledWhileQueued(t *testing.T) {
+	f := newGroupFixture(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	first := f.queue(t, context.Background(), insertNote(1))
+	gaveUp := f.queue(t, ctx, insertNote(2))
+	last := f.queue(t, context.Background(), insertNote(3))
+	cancel()
+	close(f.release)
+	for _, d := range []chan error{f.held, first, last} {
+		if err := <-d; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := <-gaveUp; !errors.Is(err, context.Canceled) {
+		t.Errorf("the cancelled write returned %v; want context.Canceled", err)
+	}
+	if got, want := f.notes(t), []int{0, 1, 3}; !slices.Equal(got, want) {
+		t.Errorf("notes %v; want %v", got, want)
+	}
+}
+
+// Many writers at once: every write is stored, once. (Whether they shared
+// transactions depends on the scheduler: the tests above force a batch.)
+func TestGroupCommitManyWriters(t *testing.T) {
+	s := openSQLite(t, filepath.Join(t.TempDir(), "group.db"))
+	if _, err := s.writer.Exec(`CREATE TABLE notes (n INTEGER PRIMARY KEY)`); err != nil {
+		t.Fatal(err)
+	}
+	g := newGroupCommit(s.writer)
+	var mu sync.Mutex
+	txs := map[*sqlAdapter]bool{} // the transactions seen
+	const writers, each = 16, 50
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for i := range each {
+				n := w*each + i
+				err := g.write(context.Background(), func(t tx) error {
+					mu.Lock()
+					txs[t.(*sqlAdapter)] = true
+					mu.Unlock()
+					return insertNote(n)(t)
+				})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	f := &groupFixture{s: s}
+	if got := len(f.notes(t)); got != writers*each {
+		t.Errorf("%d notes stored; want %d", got, writers*each)
+	}
+	t.Logf("%d writes in %d transactions", writers*each, len(txs))
+}

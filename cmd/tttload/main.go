@@ -63,6 +63,10 @@ import (
 	"time"
 )
 
+// closedLoopPresign is the rate a closed loop is presigned for: above the
+// 5,000 moves per second that the scale-out issue asks of the bot.
+const closedLoopPresign = 6000
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -324,12 +328,15 @@ func runOne(ctx context.Context, cfg config, kind, botPath, dir string, stdout i
 			size: cfg.size,
 		}
 	}
-	if ht != nil && cfg.presign && cfg.rate > 0 {
-		expected := cfg.rate * cfg.duration.Seconds()
+	if ht != nil && cfg.presign {
+		// A closed loop goes as fast as the bot: presign for more than
+		// the targets ask (the rest is signed during the run).
+		rate := cmp.Or(cfg.rate, closedLoopPresign)
+		expected := rate * cfg.duration.Seconds()
 		if cfg.interactions > 0 && (cfg.duration == 0 || float64(cfg.interactions) < expected) {
 			expected = float64(cfg.interactions)
 		}
-		if expected <= 600_000 && expected/cfg.rate <= 240 {
+		if expected <= 600_000 && expected/rate <= 240 {
 			games := int(math.Ceil(expected/float64(len(chans))/float64(movesPerGame(cfg.size)+2))) + 1
 			t0 := time.Now()
 			ht.presign(chans, games)

@@ -112,11 +112,21 @@ func load(fsys fs.FS, dir string) (*Catalog, error) {
 	// A fixed order, so that a match never depends on map iteration.
 	slices.SortFunc(c.tags[1:], func(a, b language.Tag) int { return strings.Compare(a.String(), b.String()) })
 	for _, tag := range c.tags {
-		c.localizers[tag] = &Localizer{
+		l := &Localizer{
 			lang:    tag,
 			loc:     goi18n.NewLocalizer(bundle, tag.String()),
 			english: english,
+			simple:  make(map[string]*simple, len(c.messages[language.English])),
 		}
+		for key, m := range c.messages[language.English] {
+			if own, ok := c.messages[tag][key]; ok {
+				m = own
+			}
+			if s := compile(m); s != nil {
+				l.simple[key] = s
+			}
+		}
+		c.localizers[tag] = l
 	}
 	c.matcher = language.NewMatcher(c.tags)
 	return c, nil

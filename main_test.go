@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"testing"
@@ -315,5 +316,18 @@ func TestParseDatabase(t *testing.T) {
 	slog.New(slog.NewTextHandler(&buf, nil)).Info("x", "database", d)
 	if strings.Contains(buf.String(), "hunter2") {
 		t.Errorf("log %q shows the database password", buf.String())
+	}
+}
+
+// Without GOGC the bot collects at gcPercent; an operator's GOGC stands.
+func TestSetGC(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	setGC("")
+	if got := debug.SetGCPercent(100); got != gcPercent {
+		t.Errorf("GOGC unset: the collector's percent is %d; want %d", got, gcPercent)
+	}
+	setGC("50") // the runtime read it at start; setGC leaves it alone
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("GOGC set: setGC changed the collector's percent to %d", got)
 	}
 }

@@ -14,10 +14,10 @@ import (
 // changed to the WAL, where the saves of many games share the pages of the
 // games table. Batching N writes pays that once instead of N times.
 //
-// Each write runs inside a SAVEPOINT of its own, so one write that fails
-// (a version conflict, say) is rolled back alone and the others commit.
-// A caller returns once the transaction holding its write is committed: a
-// write that returned nil is as durable as before.
+// A write that fails (a version conflict, say) is undone alone and the
+// others commit: the batch is then written again with a SAVEPOINT for
+// each write (see run). A caller returns once the transaction holding its
+// write is committed: a write that returned nil is as durable as before.
 //
 // There is no goroutine of its own: the first caller to find nobody
 // writing leads, runs one batch (its own write and all that queued
@@ -69,7 +69,11 @@ func (g *groupCommit) write(ctx context.Context, fn func(tx) error) error {
 	g.mu.Lock()
 	n := min(len(g.queue), maxBatch)
 	batch := g.queue[:n:n]
-	g.queue = g.queue[n:]
+	if n == len(g.queue) {
+		g.queue = nil // the next writes get an array of their own: this one goes with batch
+	} else {
+		g.queue = g.queue[n:]
+	}
 	g.mu.Unlock()
 	g.run(batch)
 	g.mu.Lock()

@@ -177,3 +177,26 @@ func TestGroupCommitManyWriters(t *testing.T) {
 	}
 	t.Logf("%d writes in %d transactions", writers*each, len(txs))
 }
+
+// More writes queued than one batch takes are all written, in batches.
+func TestGroupCommitMoreThanABatch(t *testing.T) {
+	f := newGroupFixture(t)
+	var dones []chan error
+	for n := 1; n <= maxBatch+6; n++ {
+		dones = append(dones, f.queue(t, context.Background(), insertNote(n)))
+	}
+	close(f.release)
+	for i, d := range append([]chan error{f.held}, dones...) {
+		if err := <-d; err != nil {
+			t.Errorf("write %d: %v", i, err)
+		}
+	}
+	if got := len(f.notes(t)); got != maxBatch+7 {
+		t.Errorf("%d notes; want %d", got, maxBatch+7)
+	}
+	f.g.mu.Lock()
+	defer f.g.mu.Unlock()
+	if len(f.g.queue) != 0 || f.g.leading {
+		t.Errorf("after the writes: %d queued, leading %v; want none, false", len(f.g.queue), f.g.leading)
+	}
+}

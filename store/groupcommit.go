@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 )
@@ -48,7 +49,9 @@ func newGroupCommit(db *stmtCache) *groupCommit {
 }
 
 // write runs fn in a transaction shared with other writers and returns
-// fn's error, or the commit's.
+// fn's error, or the commit's. A caller whose ctx ends while its write is
+// still queued leaves the queue and returns ctx's error; once its write is
+// in a batch being written, it waits for that batch.
 func (g *groupCommit) write(ctx context.Context, fn func(tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -60,12 +63,49 @@ func (g *groupCommit) write(ctx context.Context, fn func(tx) error) error {
 	g.leading = true
 	g.mu.Unlock()
 	if !lead {
-		err := <-j.done
-		if err != errLead {
+		var err error
+		select {
+		case err = <-j.done:
+		case <-ctx.Done():
+			if err, lead = g.leave(j); !lead && err == nil {
+				err = <-j.done // j is in a batch being written
+			}
+		}
+		if !lead && err != errLead {
 			return err
 		}
 	}
-	// Lead: take what is queued (j is in it), run it, pass the lead on.
+	g.lead()
+	return <-j.done
+}
+
+// leave takes j out of the queue after its caller gave up, and returns its
+// ctx's error. If j is no longer queued it returns nil; if j was handed
+// the lead meanwhile, lead is true and the caller must lead (its own write
+// is then skipped as cancelled).
+func (g *groupCommit) leave(j *writeJob) (err error, lead bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	select {
+	case err := <-j.done:
+		if err == errLead {
+			return nil, true
+		}
+		j.done <- err // answered after all: keep the answer for the caller
+		return nil, false
+	default:
+	}
+	if i := slices.Index(g.queue, j); i >= 0 {
+		g.queue = slices.Delete(g.queue, i, i+1)
+		return j.ctx.Err(), false
+	}
+	return nil, false
+}
+
+// lead runs one batch from the head of the queue and passes the lead to
+// the first write still queued, or gives it up when none is. The lead is
+// passed on even if the batch panics.
+func (g *groupCommit) lead() {
 	g.mu.Lock()
 	n := min(len(g.queue), maxBatch)
 	batch := g.queue[:n:n]
@@ -75,20 +115,35 @@ func (g *groupCommit) write(ctx context.Context, fn func(tx) error) error {
 		g.queue = g.queue[n:]
 	}
 	g.mu.Unlock()
+	defer func() {
+		g.mu.Lock()
+		if len(g.queue) == 0 {
+			g.leading = false
+		} else {
+			g.queue[0].done <- errLead
+		}
+		g.mu.Unlock()
+	}()
 	g.run(batch)
-	g.mu.Lock()
-	if len(g.queue) == 0 {
-		g.leading = false
-	} else {
-		g.queue[0].done <- errLead
-	}
-	g.mu.Unlock()
-	return <-j.done
 }
 
 // run writes batch in one transaction and tells each of its callers how
-// its write went.
+// its write went, even if something panics on the way.
 func (g *groupCommit) run(batch []*writeJob) {
+	var errs []error
+	var err error
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("store: a batch of writes panicked: %v", r)
+		}
+		for i, j := range batch {
+			if err != nil {
+				j.done <- err
+			} else {
+				j.done <- errs[i]
+			}
+		}
+	}()
 	// The statements run under a context of the batch, not of any one
 	// caller: SQLite answers a statement interrupted by a cancelled
 	// context by rolling back the whole transaction, the others' writes
@@ -98,16 +153,9 @@ func (g *groupCommit) run(batch []*writeJob) {
 	// Writes rarely fail, and savepoints cost three statements each: try
 	// the batch without them first, and only if a write fails, roll it
 	// all back and write it again with a savepoint for each.
-	errs, err := g.try(ctx, batch, false)
+	errs, err = g.try(ctx, batch, false)
 	if err == errRetry {
 		errs, err = g.try(ctx, batch, true)
-	}
-	for i, j := range batch {
-		if err != nil {
-			j.done <- err
-		} else {
-			j.done <- errs[i]
-		}
 	}
 }
 
@@ -122,6 +170,12 @@ func (g *groupCommit) try(ctx context.Context, batch []*writeJob, savepoints boo
 	if err != nil {
 		return nil, err
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			t.Rollback() // free the writer's one connection
+			panic(r)
+		}
+	}()
 	a := &sqlAdapter{q: t, t: t, c: g.db, ctx: ctx}
 	defer func() {
 		for _, q := range a.missed {
@@ -135,7 +189,7 @@ func (g *groupCommit) try(ctx context.Context, batch []*writeJob, savepoints boo
 			continue
 		}
 		if !savepoints {
-			errs[i] = j.fn(a)
+			errs[i] = call(j.fn, a)
 			if errs[i] != nil && len(batch) > 1 {
 				t.Rollback()
 				return nil, errRetry
@@ -162,7 +216,7 @@ func savepoint(a *sqlAdapter, fn func(tx) error) (fnErr, err error) {
 	if _, err := a.exec(a.ctx, `SAVEPOINT w`); err != nil {
 		return nil, fmt.Errorf("store: savepoint: %w", err)
 	}
-	if fnErr = fn(a); fnErr != nil {
+	if fnErr = call(fn, a); fnErr != nil {
 		if _, err := a.exec(a.ctx, `ROLLBACK TO w`); err != nil {
 			return fnErr, fmt.Errorf("store: roll back to savepoint after %v: %w", fnErr, err)
 		}
@@ -171,4 +225,16 @@ func savepoint(a *sqlAdapter, fn func(tx) error) (fnErr, err error) {
 		return fnErr, fmt.Errorf("store: release savepoint: %w", err)
 	}
 	return fnErr, nil
+}
+
+// call runs fn, and turns a panic in it into an error of that write
+// alone: a panic must not leave the lead taken and every later write
+// waiting for it.
+func call(fn func(tx) error, a *sqlAdapter) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("store: a write panicked: %v", r)
+		}
+	}()
+	return fn(a)
 }

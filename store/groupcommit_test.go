@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -118,8 +119,9 @@ func TestGroupCommitFailureUndoesOneWrite(t *testing.T) {
 	}
 }
 
-// A write whose caller gave up while it was queued is not made, and the
-// others in its batch are.
+// A caller that gives up while its write is queued returns at once, before
+// the batch ahead of it is written; its write is not made, and the others
+// are.
 func TestGroupCommitCancelledWhileQueued(t *testing.T) {
 	f := newGroupFixture(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -127,14 +129,14 @@ func TestGroupCommitCancelledWhileQueued(t *testing.T) {
 	gaveUp := f.queue(t, ctx, insertNote(2))
 	last := f.queue(t, context.Background(), insertNote(3))
 	cancel()
+	if err := <-gaveUp; !errors.Is(err, context.Canceled) { // the held write still leads
+		t.Errorf("the cancelled write returned %v; want context.Canceled", err)
+	}
 	close(f.release)
 	for _, d := range []chan error{f.held, first, last} {
 		if err := <-d; err != nil {
 			t.Fatal(err)
 		}
-	}
-	if err := <-gaveUp; !errors.Is(err, context.Canceled) {
-		t.Errorf("the cancelled write returned %v; want context.Canceled", err)
 	}
 	if got, want := f.notes(t), []int{0, 1, 3}; !slices.Equal(got, want) {
 		t.Errorf("notes %v; want %v", got, want)
@@ -198,5 +200,33 @@ func TestGroupCommitMoreThanABatch(t *testing.T) {
 	defer f.g.mu.Unlock()
 	if len(f.g.queue) != 0 || f.g.leading {
 		t.Errorf("after the writes: %d queued, leading %v; want none, false", len(f.g.queue), f.g.leading)
+	}
+}
+
+// A write that panics fails alone, in a batch or by itself, and the writes
+// after it are not left waiting for a lead nobody passes on.
+func TestGroupCommitPanic(t *testing.T) {
+	f := newGroupFixture(t)
+	panics := func(tx) error { panic("a bug in a write") }
+	first := f.queue(t, context.Background(), insertNote(1))
+	bad := f.queue(t, context.Background(), panics)
+	last := f.queue(t, context.Background(), insertNote(3))
+	close(f.release)
+	for _, d := range []chan error{f.held, first, last} {
+		if err := <-d; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := <-bad; err == nil || !strings.Contains(err.Error(), "a bug in a write") {
+		t.Errorf("the panicking write returned %v; want an error with the panic", err)
+	}
+	if err := f.g.write(context.Background(), panics); err == nil {
+		t.Error("a panicking write alone returned nil")
+	}
+	if err := f.g.write(context.Background(), insertNote(4)); err != nil {
+		t.Errorf("a write after the panics: %v", err)
+	}
+	if got, want := f.notes(t), []int{0, 1, 3, 4}; !slices.Equal(got, want) {
+		t.Errorf("notes %v; want %v", got, want)
 	}
 }

@@ -154,15 +154,25 @@ func (m *Match) Side(userID string) game.Player {
 	return game.None
 }
 
-// Play puts userID's mark at the 1-based row and col, then lets the
-// computer answer if it plays.
-func (m *Match) Play(cfg Config, userID string, row, col int, now time.Time) error {
+// player returns userID's side in a match still being played: ErrOver
+// once it is over, ErrNotPlayer for anyone else.
+func (m *Match) player(userID string) (game.Player, error) {
 	if m.Over() {
-		return ErrOver
+		return game.None, ErrOver
 	}
 	side := m.Side(userID)
 	if side == game.None {
-		return ErrNotPlayer
+		return game.None, ErrNotPlayer
+	}
+	return side, nil
+}
+
+// Play puts userID's mark at the 1-based row and col, then lets the
+// computer answer if it plays.
+func (m *Match) Play(cfg Config, userID string, row, col int, now time.Time) error {
+	side, err := m.player(userID)
+	if err != nil {
+		return err
 	}
 	if m.Turn() != side {
 		return ErrNotYourTurn
@@ -235,12 +245,9 @@ func (m *Match) setDeadline(cfg Config, now time.Time) {
 
 // Resign ends the match: userID's side loses.
 func (m *Match) Resign(userID string, now time.Time) error {
-	if m.Over() {
-		return ErrOver
-	}
-	side := m.Side(userID)
-	if side == game.None {
-		return ErrNotPlayer
+	side, err := m.player(userID)
+	if err != nil {
+		return err
 	}
 	m.Loser = side
 	m.end(game.EndResigned, now)
@@ -251,13 +258,10 @@ func (m *Match) Resign(userID string, now time.Time) error {
 // opponent's AcceptDraw or DeclineDraw, or the next move. The computer
 // plays every game out.
 func (m *Match) OfferDraw(userID string) error {
-	if m.Over() {
-		return ErrOver
-	}
-	side := m.Side(userID)
+	side, err := m.player(userID)
 	switch {
-	case side == game.None:
-		return ErrNotPlayer
+	case err != nil:
+		return err
 	case m.Computer != game.None:
 		return ErrComputer
 	case m.DrawOffer == side:
@@ -290,13 +294,10 @@ func (m *Match) DeclineDraw(userID string) error {
 
 // offeredTo checks that a draw is offered to userID.
 func (m *Match) offeredTo(userID string) error {
-	if m.Over() {
-		return ErrOver
-	}
-	side := m.Side(userID)
+	side, err := m.player(userID)
 	switch {
-	case side == game.None:
-		return ErrNotPlayer
+	case err != nil:
+		return err
 	case m.DrawOffer != side.Other():
 		return ErrNoOffer
 	}

@@ -9,22 +9,8 @@ import (
 
 // CommandGuilds returns the guilds that hold a copy of the commands of
 // their own (see SetCommandGuild), sorted.
-func (s *sqlStore) CommandGuilds(ctx context.Context) (guilds []string, err error) {
-	err = s.direct(ctx, func(t tx) error {
-		rs, err := t.query(ctx, `SELECT guild_id FROM command_guilds ORDER BY guild_id`)
-		if err != nil {
-			return err
-		}
-		defer rs.Close()
-		for rs.Next() {
-			var g string
-			if err := rs.Scan(&g); err != nil {
-				return err
-			}
-			guilds = append(guilds, g)
-		}
-		return rs.Err()
-	})
+func (s *sqlStore) CommandGuilds(ctx context.Context) ([]string, error) {
+	guilds, err := s.column(ctx, `SELECT guild_id FROM command_guilds ORDER BY guild_id`)
 	if err != nil {
 		return nil, fmt.Errorf("store: command guilds: %w", err)
 	}

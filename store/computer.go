@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"slices"
 )
 
 // The players who did best against the computer, for servers whose
@@ -46,20 +45,5 @@ func (s *sqlStore) ComputerLeaderboard(ctx context.Context, guildID string, limi
 // game against the computer, best first, Rank set; at most limit of them
 // (limit <= 0: all). See sqlStore.ComputerLeaderboard.
 func (m *Memory) ComputerLeaderboard(ctx context.Context, guildID string, limit int) ([]Stats, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var out []Stats
-	for k, s := range m.stats {
-		if k.guild == guildID && s.Computer.Games > 0 {
-			out = append(out, *s)
-		}
-	}
-	slices.SortFunc(out, func(a, b Stats) int { return compareComputer(&a, &b) })
-	if limit > 0 && len(out) > limit {
-		out = out[:limit]
-	}
-	for i := range out {
-		out[i].Rank = i + 1
-	}
-	return out, nil
+	return m.ranked(guildID, func(s *Stats) bool { return s.Computer.Games > 0 }, compareComputer, limit), nil
 }

@@ -206,22 +206,28 @@ func (m *Memory) Stats(ctx context.Context, guildID, userID string, minRated int
 // rated games, best first, Rank set; at most limit of them (limit <= 0:
 // all).
 func (m *Memory) Leaderboard(ctx context.Context, guildID string, minRated, limit int) ([]Stats, error) {
+	return m.ranked(guildID, func(s *Stats) bool { return s.Rated >= minRated }, compareRank, limit), nil
+}
+
+// ranked returns the players of the guild that keep takes, sorted by
+// compare, Rank set; at most limit of them (limit <= 0: all).
+func (m *Memory) ranked(guildID string, keep func(*Stats) bool, compare func(a, b *Stats) int, limit int) []Stats {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []Stats
 	for k, s := range m.stats {
-		if k.guild == guildID && s.Rated >= minRated {
+		if k.guild == guildID && keep(s) {
 			out = append(out, *s)
 		}
 	}
-	slices.SortFunc(out, func(a, b Stats) int { return compareRank(&a, &b) })
+	slices.SortFunc(out, func(a, b Stats) int { return compare(&a, &b) })
 	if limit > 0 && len(out) > limit {
 		out = out[:limit]
 	}
 	for i := range out {
 		out[i].Rank = i + 1
 	}
-	return out, nil
+	return out
 }
 
 // History returns the player's ended games in the guild, the most recently

@@ -744,25 +744,32 @@ func (s *sqlStore) Ping(ctx context.Context) error {
 // Due returns the channels whose running game has a deadline at or before
 // before, for the sweep that ends games whose time ran out. It reads the
 // running games' rows, not their moves.
-func (s *sqlStore) Due(ctx context.Context, before time.Time) (channels []string, err error) {
+func (s *sqlStore) Due(ctx context.Context, before time.Time) ([]string, error) {
+	channels, err := s.column(ctx, `SELECT channel_id FROM games WHERE ending = 0 AND deadline IS NOT NULL AND deadline <= ? ORDER BY channel_id`, before.UnixMicro())
+	if err != nil {
+		return nil, fmt.Errorf("store: games due: %w", err)
+	}
+	return channels, nil
+}
+
+// column returns the one text column of the rows that query finds, read
+// outside a transaction.
+func (s *sqlStore) column(ctx context.Context, query string, args ...any) (out []string, err error) {
 	err = s.direct(ctx, func(t tx) error {
-		channels = nil
-		rs, err := t.query(ctx, `SELECT channel_id FROM games WHERE ending = 0 AND deadline IS NOT NULL AND deadline <= ? ORDER BY channel_id`, before.UnixMicro())
+		out = nil
+		rs, err := t.query(ctx, query, args...)
 		if err != nil {
 			return err
 		}
 		defer rs.Close()
 		for rs.Next() {
-			var ch string
-			if err := rs.Scan(&ch); err != nil {
+			var v string
+			if err := rs.Scan(&v); err != nil {
 				return err
 			}
-			channels = append(channels, ch)
+			out = append(out, v)
 		}
 		return rs.Err()
 	})
-	if err != nil {
-		return nil, fmt.Errorf("store: games due: %w", err)
-	}
-	return channels, nil
+	return out, err
 }

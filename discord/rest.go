@@ -46,26 +46,22 @@ func (d REST) InteractionRespond(i *discordgo.Interaction, r *discordgo.Interact
 // InteractionResponse returns the interaction's @original message, which
 // names its channel and id.
 func (d REST) InteractionResponse(i *discordgo.Interaction, opts ...discordgo.RequestOption) (*discordgo.Message, error) {
-	body, err := d.call(http.MethodGet, discordgo.EndpointWebhookMessage(i.AppID, i.Token, "@original"), nil, opts)
-	if err != nil {
-		return nil, err
-	}
-	m := new(discordgo.Message)
-	if err := json.Unmarshal(body, m); err != nil {
-		return nil, fmt.Errorf("decode the original message: %w", err)
-	}
-	return m, nil
+	return message(d.call(http.MethodGet, discordgo.EndpointWebhookMessage(i.AppID, i.Token, "@original"), nil, opts))
 }
 
 // InteractionResponseEdit edits the interaction's @original message.
 func (d REST) InteractionResponseEdit(i *discordgo.Interaction, e *discordgo.WebhookEdit, opts ...discordgo.RequestOption) (*discordgo.Message, error) {
-	body, err := d.call(http.MethodPatch, discordgo.EndpointWebhookMessage(i.AppID, i.Token, "@original"), e, opts)
+	return message(d.call(http.MethodPatch, discordgo.EndpointWebhookMessage(i.AppID, i.Token, "@original"), e, opts))
+}
+
+// message decodes the message a call answered with.
+func message(body []byte, err error) (*discordgo.Message, error) {
 	if err != nil {
 		return nil, err
 	}
 	m := new(discordgo.Message)
 	if err := json.Unmarshal(body, m); err != nil {
-		return nil, fmt.Errorf("decode edited message: %w", err)
+		return nil, fmt.Errorf("decode the message: %w", err)
 	}
 	return m, nil
 }

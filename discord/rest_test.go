@@ -150,9 +150,11 @@ func TestInteractionRateLimited(t *testing.T) {
 	}
 }
 
-// An edit can upload a file (multipart/form-data), and replace the file of
-// an earlier edit by naming only the new one; the message can be deleted.
-func TestEditUploadsAndDeletes(t *testing.T) {
+// answeredBoard connects a bot that answers every interaction with the
+// message "board", sends it /help, and returns the interaction and the
+// answer Discord took.
+func answeredBoard(t *testing.T) (*discordtest.Server, *discordgo.Session, *discordtest.Interaction, *discordtest.Response) {
+	t.Helper()
 	srv, s, guild := connected(t, func(s *discordgo.Session, ic *discordgo.InteractionCreate) {
 		err := REST{s}.InteractionRespond(ic.Interaction, &discordgo.InteractionResponse{
 			Type: discordgo.InteractionResponseChannelMessageWithSource,
@@ -165,10 +167,17 @@ func TestEditUploadsAndDeletes(t *testing.T) {
 	in := help(t, srv, guild)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	msg, err := in.Response(ctx)
+	r, err := in.Response(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return srv, s, in, r
+}
+
+// An edit can upload a file (multipart/form-data), and replace the file of
+// an earlier edit by naming only the new one; the message can be deleted.
+func TestEditUploadsAndDeletes(t *testing.T) {
+	srv, s, in, msg := answeredBoard(t)
 	i := &discordgo.Interaction{AppID: srv.AppID, Token: in.Token}
 	for n, name := range []string{"one.png", "two.png"} {
 		m, err := REST{s}.InteractionResponseEdit(i, &discordgo.WebhookEdit{
@@ -193,22 +202,9 @@ func TestEditUploadsAndDeletes(t *testing.T) {
 // InteractionResponse reads the @original message, with its channel and
 // id, and leaves no rate-limit bucket behind.
 func TestInteractionResponse(t *testing.T) {
-	srv, s, guild := connected(t, func(s *discordgo.Session, ic *discordgo.InteractionCreate) {
-		err := REST{s}.InteractionRespond(ic.Interaction, &discordgo.InteractionResponse{
-			Type: discordgo.InteractionResponseChannelMessageWithSource,
-			Data: &discordgo.InteractionResponseData{Content: "board"},
-		})
-		if err != nil {
-			t.Error(err)
-		}
-	})
-	in := help(t, srv, guild)
+	srv, s, in, r := answeredBoard(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	r, err := in.Response(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	before := buckets(s)
 	m, err := REST{s}.InteractionResponse(&discordgo.Interaction{AppID: srv.AppID, Token: in.Token}, discordgo.WithContext(ctx))
 	if err != nil || m.ID != r.Message.ID || m.ChannelID != in.ChannelID || m.Content != "board" {

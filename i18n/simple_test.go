@@ -12,27 +12,17 @@ import (
 // and with no data at all.
 func TestSimpleTextsAsTemplates(t *testing.T) {
 	c := newCatalog(t)
-	names := map[string]bool{}
-	for _, byKey := range c.messages {
-		for _, m := range byKey {
-			for _, sub := range placeholder.FindAllStringSubmatch(m.Other, -1) {
-				names[sub[1]] = true
-			}
-		}
-	}
-	strs, ints := map[string]any{}, map[string]any{}
-	i := 0
-	for n := range names {
-		strs[n] = "«" + n + "»"
-		ints[n] = 1000 + i
-		i++
-	}
 	filled := 0
 	for tag, l := range c.localizers {
 		if len(l.simple) == 0 {
 			t.Fatalf("%s: no simple text at all", tag)
 		}
 		for key := range c.messages[language.English] {
+			strs := sample(c, key, 7) // strings, and Count an int
+			ints := map[string]any{}
+			for i, name := range englishPlaceholders(c, key) {
+				ints[name] = 1000 + i
+			}
 			for _, data := range []map[string]any{strs, ints, nil} {
 				want := l.localize(&goi18n.LocalizeConfig{MessageID: key, TemplateData: data})
 				if got := l.T(key, data); got != want {

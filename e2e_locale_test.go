@@ -67,13 +67,7 @@ func TestE2ELocalized(t *testing.T) {
 
 		// To the end, by the buttons: the last board offers a German rematch.
 		for moves := 0; ; moves++ {
-			var cell string
-			for _, b := range board.Buttons() {
-				if !b.Disabled && strings.HasPrefix(b.CustomID, "move/") {
-					cell = b.CustomID
-					break
-				}
-			}
+			cell := freeCell(board)
 			if cell == "" {
 				break
 			}

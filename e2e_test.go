@@ -275,6 +275,17 @@ func wantSaid(t testing.TB, r *discordtest.Response, want string) {
 	}
 }
 
+// freeCell returns the custom id of the first cell button of m that can
+// still be clicked, or "" when the game is over.
+func freeCell(m discordtest.Message) string {
+	for _, b := range m.Buttons() {
+		if !b.Disabled && strings.HasPrefix(b.CustomID, "move/") {
+			return b.CustomID
+		}
+	}
+	return ""
+}
+
 // button returns the custom_id of the button at (row, col) of m's grid, or
 // of the first button whose id starts with prefix when row < 0.
 func button(t testing.TB, m discordtest.Message, row, col int, prefix string) string {
@@ -410,13 +421,7 @@ func TestE2EComputer(t *testing.T) {
 		wantBoard(t, r, discordgo.InteractionResponseChannelMessageWithSource, mention(alice)+" to move", "<@"+h.srv.BotUser.ID+">")
 		board := r.Message
 		for moves := 0; ; moves++ {
-			var cell string
-			for _, b := range board.Buttons() {
-				if !b.Disabled && strings.HasPrefix(b.CustomID, "move/") {
-					cell = b.CustomID
-					break
-				}
-			}
+			cell := freeCell(board)
 			if cell == "" {
 				break // over: only Rematch is left
 			}

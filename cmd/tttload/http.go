@@ -22,8 +22,7 @@ type httpTransport struct {
 	key    ed25519.PrivateKey
 	pubHex string
 	sink   *sink
-	url    string
-	client *http.Client
+	addr   string // the bot's endpoint, host:port
 }
 
 func newHTTPTransport(sc scene, ids *snowflakes, restTLS bool, dir string) (*httpTransport, error) {
@@ -55,16 +54,7 @@ func (t *httpTransport) ready(p *botProcess, channels int) error {
 	if p.interactions == "" {
 		return fmt.Errorf("the bot's ready line names no interactions address")
 	}
-	t.url = "http://" + p.interactions + "/interactions"
-	t.client = &http.Client{
-		Timeout: 3 * time.Second, // Discord's limit
-		Transport: &http.Transport{
-			MaxIdleConns:        channels + 16,
-			MaxIdleConnsPerHost: channels + 16,
-			IdleConnTimeout:     time.Minute,
-			DisableCompression:  true,
-		},
-	}
+	t.addr = p.interactions
 	return nil
 }
 
@@ -142,30 +132,19 @@ func (t *httpTransport) presign(chans []*chanState, games int) {
 	wg.Wait()
 }
 
-// send posts c's next step and reads the answer.
-func (t *httpTransport) send(ctx context.Context, c *chanState) outcome {
+// send posts c's next step on c's own connection and reads the answer.
+func (t *httpTransport) send(_ context.Context, c *chanState) outcome {
 	p := t.payload(c)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.url, bytes.NewReader(p.body))
+	if c.wire.addr == "" {
+		c.wire.addr = t.addr
+	}
+	status, ans, err := c.wire.post("/interactions", p, 3*time.Second, c.ans[:0]) // Discord's limit
+	c.ans = ans
 	if err != nil {
 		return outcome{text: err.Error()}
 	}
-	req.Header = http.Header{
-		"Content-Type":          {"application/json"},
-		"User-Agent":            {"Discord-Interactions/1.0 (+https://discord.com)"},
-		"X-Signature-Ed25519":   {p.signature},
-		"X-Signature-Timestamp": {p.timestamp},
-	}
-	resp, err := t.client.Do(req)
-	if err != nil {
-		return outcome{text: err.Error()}
-	}
-	c.ans, err = readAll(c.ans[:0], resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		return outcome{text: err.Error()}
-	}
-	if resp.StatusCode != http.StatusOK {
-		return outcome{text: strconv.Itoa(resp.StatusCode) + " " + string(c.ans[:min(len(c.ans), 120)])}
+	if status != http.StatusOK {
+		return outcome{text: strconv.Itoa(status) + " " + string(c.ans[:min(len(c.ans), 120)])}
 	}
 	var o outcome
 	o.read(c.ans)

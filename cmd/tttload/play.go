@@ -44,6 +44,8 @@ type chanState struct {
 	buf []byte     // for payloads built on the fly
 	ans []byte     // for reading answers
 
+	wire wireConn // http: the channel's connection to the bot
+
 	run chan time.Time // the time each send is due, from the pacer
 }
 

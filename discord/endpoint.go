@@ -98,10 +98,8 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "invalid request signature", http.StatusUnauthorized)
 		return
 	}
-	// Its own decoder, called directly: json.Unmarshal would scan the
-	// body twice more before handing it over.
-	i := new(discordgo.Interaction)
-	if err := i.UnmarshalJSON(body); err != nil {
+	i, err := DecodeInteraction(body)
+	if err != nil {
 		http.Error(w, "not an interaction", http.StatusBadRequest)
 		return
 	}

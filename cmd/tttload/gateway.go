@@ -102,6 +102,10 @@ func (t *gatewayTransport) send(ctx context.Context, c *chanState) outcome {
 		in = t.srv.Click(t.guildID, c.id, t.member(c.b), c.messageID, "accept/"+c.challenge)
 	case stepMove:
 		row, col, p := c.cell(c.k)
+		if c.clicks {
+			in = t.srv.Click(t.guildID, c.id, t.member(p), c.messageID, cellID(c.cells, row, col))
+			break
+		}
 		in = t.srv.SlashCommand(t.guildID, c.id, t.member(p), "ttt",
 			discordtest.Sub("move", discordtest.Int("row", int64(row)), discordtest.Int("col", int64(col))))
 	default:
@@ -122,6 +126,9 @@ func (t *gatewayTransport) send(ctx context.Context, c *chanState) outcome {
 	for _, b := range r.Message.Buttons() {
 		if id, ok := strings.CutPrefix(b.CustomID, "accept/"); ok {
 			o.challenge = id
+		}
+		if o.cells == "" && strings.HasPrefix(b.CustomID, "move/") {
+			o.cells = cellsPrefix([]byte(`"` + b.CustomID))
 		}
 	}
 	if o.ephemeral || o.internal {

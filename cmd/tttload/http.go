@@ -87,9 +87,13 @@ func (t *httpTransport) appendStep(buf []byte, c *chanState, kind stepKind, k in
 	case stepStart:
 		return t.build.start(buf, c.id, c.a, c.b, c.size)
 	case stepAccept:
-		return t.build.click(buf, c.id, c.b, c.messageID, "accept/"+c.challenge)
+		accept := "accept/" + c.challenge
+		return t.build.click(buf, c.id, c.b, c.messageID, accept, acceptRow(accept))
 	case stepMove:
 		row, col, p := c.cell(k)
+		if c.clicks {
+			return t.build.click(buf, c.id, p, c.messageID, cellID(c.cells, row, col), c.board)
+		}
 		return t.build.move(buf, c.id, p, row, col)
 	default:
 		return t.build.resign(buf, c.id, c.a)
@@ -99,6 +103,8 @@ func (t *httpTransport) appendStep(buf []byte, c *chanState, kind stepKind, k in
 // presign builds and signs, for every channel, games start and move
 // payloads for that many games, on every core, so that the run itself
 // spends no CPU on signatures. The signatures are good for 5 minutes.
+// A click names the board its answer drew, so with clicks only the starts
+// are presigned.
 func (t *httpTransport) presign(chans []*chanState, games int) {
 	if games <= 0 {
 		return
@@ -110,6 +116,9 @@ func (t *httpTransport) presign(chans []*chanState, games int) {
 		wg.Go(func() {
 			for c := range work {
 				moves := movesPerGame(c.size)
+				if c.clicks {
+					moves = 0
+				}
 				c.pre = make([][]signed, 1+moves)
 				for step := range c.pre {
 					for range games {

@@ -70,9 +70,15 @@ func TestPayloads(t *testing.T) {
 		t.Errorf("two payloads share id %s or token; want unique", move.ID)
 	}
 
-	click := decode(t, b.click(nil, channelID, bob, "1400000000000000001", "accept/abc123"))
+	click := decode(t, b.click(nil, channelID, bob, "1400000000000000001", "accept/abc123", acceptRow("accept/abc123")))
 	if click.Type != discordgo.InteractionMessageComponent || click.MessageComponentData().CustomID != "accept/abc123" || click.Message.ID != "1400000000000000001" {
 		t.Errorf("click = type %v custom_id %q message %q; want a click of accept/abc123", click.Type, click.MessageComponentData().CustomID, click.Message.ID)
+	}
+
+	board := `[{"type":1,"components":[{"type":2,"style":2,"emoji":{"name":"⬜"},"custom_id":"move/g1/3/2/4"}]}]`
+	cell := decode(t, b.click(nil, channelID, alice, "1400000000000000001", cellID("move/g1/3/", 2, 4), board))
+	if id := cell.MessageComponentData().CustomID; id != "move/g1/3/2/4" || len(cell.Message.Components) != 1 || cell.Member.User.ID != alice.id {
+		t.Errorf("cell click = custom_id %q, %d action rows, by %s; want move/g1/3/2/4 on the board's one row, by alice", id, len(cell.Message.Components), cell.Member.User.ID)
 	}
 
 	resign := decode(t, b.resign(nil, channelID, alice))
@@ -145,7 +151,9 @@ func TestAdvance(t *testing.T) {
 		{outcome{}, stepResign, false},
 		{outcome{answered: true}, stepStart, true},
 		{outcome{answered: true, challenge: "c2"}, stepAccept, true},
-		{outcome{answered: true}, stepMove, true},
+		{outcome{answered: true, cells: "move/g2/1/", board: "[1]"}, stepMove, true},
+		{outcome{answered: true, cells: "move/g2/2/", board: "[2]"}, stepMove, true},
+		{outcome{answered: true}, stepMove, true}, // no board: the last one stands
 		{outcome{answered: true, over: true}, stepStart, true},
 	}
 	for i, s := range steps {
@@ -156,6 +164,9 @@ func TestAdvance(t *testing.T) {
 	}
 	if c.challenge != "c2" || c.messageID != "1400000000000000009" {
 		t.Errorf("challenge %q message %q; want c2 and the new message id", c.challenge, c.messageID)
+	}
+	if c.cells != "move/g2/2/" || c.board != "[2]" {
+		t.Errorf("cells %q board %q; want the last board drawn, move/g2/2/ and [2]", c.cells, c.board)
 	}
 }
 
@@ -168,6 +179,8 @@ func TestOutcomeRead(t *testing.T) {
 			outcome{answered: true, challenge: "0a1b2c"}},
 		{`{"type":4,"data":{"content":"🏆 ❌ <@1> wins with 10 in a row (in 🟩)!"}}`, outcome{answered: true, over: true}},
 		{`{"type":4,"data":{"content":"🤝 Draw: the board is full"}}`, outcome{answered: true, over: true}},
+		{`{"type":7,"data":{"content":"<@1>, your move","allowed_mentions":{},"components":[{"type":1,"components":[{"type":2,"label":"\\\"]}","custom_id":"move/g1/3/1/1"},{"type":2,"custom_id":"move/g1/3/1/2"}]}],"flags":0}}`,
+			outcome{answered: true, cells: "move/g1/3/", board: `[{"type":1,"components":[{"type":2,"label":"\\\"]}","custom_id":"move/g1/3/1/1"},{"type":2,"custom_id":"move/g1/3/1/2"}]}]`}},
 		{`{"type":4,"data":{"content":"Something went wrong on our side","flags":64}}`, outcome{answered: true, ephemeral: true, internal: true}},
 		{`{"type":4,"data":{"content":"This channel's game is busy with another move.","flags":64}}`, outcome{answered: true, ephemeral: true, busy: true}},
 	}

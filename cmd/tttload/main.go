@@ -61,6 +61,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tttbot/tttbot/bot"
 )
 
 // closedLoopPresign is the rate a closed loop is presigned for: above the
@@ -84,6 +86,7 @@ type config struct {
 	duration     time.Duration // 0: until -interactions
 	channels     int
 	size         int
+	clicks       bool
 	interactions int64
 	sample       time.Duration
 	bot          string
@@ -101,6 +104,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fl.DurationVar(&c.duration, "duration", 30*time.Second, "how long to send (default 30s, or no limit when -interactions is given)")
 	fl.IntVar(&c.channels, "channels", 200, "with -rate: channels (games at once); each sends one interaction at a time")
 	fl.IntVar(&c.size, "size", 10, "board size, 3 to 10")
+	fl.BoolVar(&c.clicks, "clicks", false, "play moves by clicking the board's buttons, as players do on boards up to 5×5, instead of /ttt move")
 	fl.Int64Var(&c.interactions, "interactions", 0, "stop after this many interactions (0: no limit)")
 	fl.DurationVar(&c.sample, "sample", 0, "print a row of throughput, latency and the bot's memory every this often (0: none)")
 	fl.StringVar(&c.bot, "bot", "", "the bot binary (default: go build the module's bot into a temporary directory)")
@@ -123,6 +127,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return c, errors.New("-rate must be 0 or more")
 	case c.size < 3 || c.size > 10:
 		return c, errors.New("-size must be from 3 to 10")
+	case c.clicks && c.size > bot.MaxButtonSize:
+		return c, fmt.Errorf("-clicks: boards bigger than %d×%d have no buttons", bot.MaxButtonSize, bot.MaxButtonSize)
 	case c.rate > 0 && c.channels < 1, c.rate == 0 && c.concurrency < 1:
 		return c, errors.New("-channels and -concurrency must be 1 or more")
 	case c.duration <= 0 && c.interactions <= 0:
@@ -322,10 +328,11 @@ func runOne(ctx context.Context, cfg config, kind, botPath, dir string, stdout i
 	chans := make([]*chanState, cfg.channels)
 	for i := range chans {
 		chans[i] = &chanState{
-			id:   id(),
-			a:    player{id: id(), name: fmt.Sprintf("alice%d", i)},
-			b:    player{id: id(), name: fmt.Sprintf("bob%d", i)},
-			size: cfg.size,
+			id:     id(),
+			a:      player{id: id(), name: fmt.Sprintf("alice%d", i)},
+			b:      player{id: id(), name: fmt.Sprintf("bob%d", i)},
+			size:   cfg.size,
+			clicks: cfg.clicks,
 		}
 	}
 	if ht != nil && cfg.presign {
@@ -515,7 +522,11 @@ func printReports(w io.Writer, cfg config, rs []*report) {
 	n := func(r *report) float64 { return float64(max(r.st.sent.Load(), 1)) }
 	add("target", func(*report) string { return target })
 	add("board", func(*report) string {
-		return fmt.Sprintf("%d×%d, %d moves a game", cfg.size, cfg.size, movesPerGame(cfg.size))
+		how := "/ttt move"
+		if cfg.clicks {
+			how = "clicks"
+		}
+		return fmt.Sprintf("%d×%d, %d moves a game, by %s", cfg.size, cfg.size, movesPerGame(cfg.size), how)
 	})
 	add("sent for", func(r *report) string { return r.elapsed.Round(time.Millisecond).String() })
 	add("interactions", func(r *report) string { return strconv.FormatInt(r.st.sent.Load(), 10) })

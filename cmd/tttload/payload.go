@@ -168,20 +168,33 @@ func (b *builder) resign(buf []byte, channelID string, p player) []byte {
 }
 
 // click appends p's click on the button customID of message messageID in
-// the channel; the message is the bot's, with that one button.
-func (b *builder) click(buf []byte, channelID string, p player, messageID, customID string) []byte {
+// the channel; the message is the bot's, with the action rows components
+// (JSON), as Discord sends it.
+func (b *builder) click(buf []byte, channelID string, p player, messageID, customID, components string) []byte {
 	buf = b.header(buf, 3, channelID, p)
 	buf = append(buf, `,"message":{"type":0,"tts":false,"timestamp":"2025-01-01T00:00:00.000000+00:00","pinned":false,"mentions":[],"mention_roles":[],"mention_everyone":false,"id":"`...)
 	buf = append(buf, messageID...)
-	buf = append(buf, `","flags":0,"embeds":[],"edited_timestamp":null,"content":"","components":[{"type":1,"components":[{"type":2,"label":"Accept","style":3,"custom_id":"`...)
-	buf = append(buf, customID...)
-	buf = append(buf, `"}]}],"channel_id":"`...)
+	buf = append(buf, `","flags":0,"embeds":[],"edited_timestamp":null,"content":"","components":`...)
+	buf = append(buf, components...)
+	buf = append(buf, `,"channel_id":"`...)
 	buf = append(buf, channelID...)
 	buf = append(buf, `","author":`...)
 	buf = appendUser(buf, player{id: b.botID, name: "tttbot"})
 	buf = append(buf, `,"attachments":[]},"data":{"custom_id":"`...)
 	buf = append(buf, customID...)
 	return append(buf, `","component_type":2}}`...)
+}
+
+// acceptRow is the components of a challenge message, as far as a click
+// on Accept needs them.
+func acceptRow(customID string) string {
+	return `[{"type":1,"components":[{"type":2,"label":"Accept","style":3,"custom_id":"` + customID + `"}]}]`
+}
+
+// cellID returns the custom_id of the cell at row and col (1-based) of the
+// board whose cells are "move/<game>/<serial>/".
+func cellID(cells string, row, col int) string {
+	return cells + strconv.Itoa(row) + "/" + strconv.Itoa(col)
 }
 
 // signed is a payload with Discord's signature headers' values.

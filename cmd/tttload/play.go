@@ -10,8 +10,10 @@ import (
 // in reading order. On an even size X owns every odd column, so X wins with
 // the first move of the last row (91 moves on 10×10); on an odd size X owns
 // both diagonals and wins with the same move, completing the anti-diagonal
-// (7 moves on 3×3). A new game starts in the
-// channel when one ends. After an unexpected answer, A resigns (which also
+// (7 moves on 3×3). With clicks (boards up to 5×5, whose buttons are the
+// board), a move is a click on the cell's button of the board the last
+// answer drew, as players play, instead of /ttt move. A new game starts in
+// the channel when one ends. After an unexpected answer, A resigns (which also
 // withdraws an open challenge) and the channel starts over.
 
 // stepKind is what a channel sends next.
@@ -20,7 +22,7 @@ type stepKind uint8
 const (
 	stepStart  stepKind = iota // A: /ttt start opponent:B size:N
 	stepAccept                 // B: click accept/<challenge>
-	stepMove                   // A or B: /ttt move, cell k in reading order
+	stepMove                   // A or B: /ttt move or a click, cell k in reading order
 	stepResign                 // A: /ttt resign, to start over
 )
 
@@ -31,14 +33,17 @@ func (k stepKind) String() string {
 // chanState is one channel and its two players. Only the goroutine that
 // plays the channel touches it.
 type chanState struct {
-	id   string
-	a, b player
-	size int
+	id     string
+	a, b   player
+	size   int
+	clicks bool // moves are clicks on the board's buttons
 
 	next      stepKind
 	k         int    // the move to play, 0-based, when next is stepMove
 	challenge string // the open challenge's id, when next is stepAccept
-	messageID string // the challenge message, when next is stepAccept
+	messageID string // the challenge message, which becomes the board
+	cells     string // with clicks: "move/<game>/<serial>/", the current board's cells
+	board     string // with clicks: the current board's components, as JSON
 
 	pre [][]signed // presigned payloads by step (0: start, 1+k: move k), used from the end
 	buf []byte     // for payloads built on the fly
@@ -68,6 +73,8 @@ type outcome struct {
 	over      bool          // the answer says the game ended
 	challenge string        // the challenge id on an Accept button
 	messageID string        // the message the answer created
+	cells     string        // the custom_id of the board's cells, up to row and column
+	board     string        // the components of the answer's message (http)
 	text      string        // a short extract of an unexpected answer
 }
 
@@ -85,6 +92,57 @@ func (o *outcome) read(body []byte) {
 			o.challenge = string(rest[:j])
 		}
 	}
+	o.cells = cellsPrefix(body)
+	if o.cells != "" {
+		o.board = components(body)
+	}
+}
+
+// cellsPrefix returns "move/<game>/<serial>/" from the first cell button
+// in body, or "".
+func cellsPrefix(body []byte) string {
+	i := bytes.Index(body, []byte(`"move/`))
+	if i < 0 {
+		return ""
+	}
+	rest := body[i+1:]
+	game := bytes.IndexByte(rest[len("move/"):], '/')
+	if game < 0 {
+		return ""
+	}
+	end := len("move/") + game + 1
+	serial := bytes.IndexByte(rest[end:], '/')
+	if serial < 0 {
+		return ""
+	}
+	return string(rest[:end+serial+1])
+}
+
+// components returns the JSON array after the first "components" key of
+// an answer, which is its message's action rows, or "".
+func components(body []byte) string {
+	i := bytes.Index(body, []byte(`"components":[`))
+	if i < 0 {
+		return ""
+	}
+	rest := body[i+len(`"components":`):]
+	depth, inString := 0, false
+	for j := 0; j < len(rest); j++ {
+		switch ch := rest[j]; {
+		case inString && ch == '\\':
+			j++
+		case ch == '"':
+			inString = !inString
+		case inString:
+		case ch == '[' || ch == '{':
+			depth++
+		case ch == ']' || ch == '}':
+			if depth--; depth == 0 {
+				return string(rest[:j+1])
+			}
+		}
+	}
+	return ""
 }
 
 // advance moves the channel on after the step it sent got o, and says
@@ -103,11 +161,15 @@ func (c *chanState) advance(o outcome, newMessageID func() string) (expected boo
 	case stepAccept:
 		if ok {
 			c.next, c.k = stepMove, 0
+			c.cells, c.board = o.cells, o.board
 			return true
 		}
 	case stepMove:
 		if ok {
 			c.k++
+			if o.cells != "" {
+				c.cells, c.board = o.cells, o.board
+			}
 			switch {
 			case o.over:
 				c.next = stepStart

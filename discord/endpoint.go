@@ -1,7 +1,6 @@
 package discord
 
 import (
-	"bytes"
 	"context"
 	"crypto/ed25519"
 	"encoding/hex"
@@ -203,10 +202,8 @@ var errRequestOver = errors.New("the interaction's HTTP request is over")
 // Respond writes r as the response body. It returns once the response is
 // written; an error wraps a notSent when nothing went out.
 func (a *httpAnswer) Respond(ctx context.Context, r *discordgo.InteractionResponse) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(r); err != nil {
+	body, err := encodeResponse(r, false)
+	if err != nil {
 		return notSent{fmt.Errorf("encode the answer: %w", err)}
 	}
 	a.mu.Lock()
@@ -220,7 +217,7 @@ func (a *httpAnswer) Respond(ctx context.Context, r *discordgo.InteractionRespon
 		return notSent{fmt.Errorf("discord closed the request: %w", a.req.Err())}
 	}
 	a.sent, a.took = true, time.Since(a.start)
-	if err := writeJSON(a.w, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))); err != nil {
+	if err := writeJSON(a.w, body); err != nil {
 		// Part of it may have gone out.
 		return fmt.Errorf("write the answer: %w", err)
 	}

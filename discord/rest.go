@@ -114,6 +114,8 @@ func (d REST) call(method, endpoint string, body any, opts []discordgo.RequestOp
 	var err error
 	if files := filesOf(body); len(files) > 0 {
 		contentType, payload, err = discordgo.MultipartBodyWithJSON(body, files)
+	} else if r, ok := body.(*discordgo.InteractionResponse); ok {
+		payload, err = encodeResponse(r, true)
 	} else if body != nil {
 		payload, err = json.Marshal(body)
 	}

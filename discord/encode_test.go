@@ -1,0 +1,107 @@
+package discord
+
+import (
+	"encoding/json"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/bwmarrin/discordgo"
+)
+
+// board is a size×size board of buttons with the answer's other fields
+// set, as the bot answers a click.
+func board(size int) *discordgo.InteractionResponse {
+	var rows []discordgo.MessageComponent
+	for r := range size {
+		var row []discordgo.MessageComponent
+		for c := range size {
+			b := discordgo.Button{Style: discordgo.SecondaryButton, Emoji: &discordgo.ComponentEmoji{Name: "⬜"},
+				CustomID: "move/g1/4/" + strconv.Itoa(r+1) + "/" + strconv.Itoa(c+1)}
+			switch {
+			case r == 0 && c == 0:
+				b = discordgo.Button{Label: "❌", Disabled: true} // style 0: encoded as primary
+			case r == 1 && c == 1:
+				b.Style, b.Emoji = discordgo.SuccessButton, &discordgo.ComponentEmoji{Name: "⭕", ID: "12", Animated: true}
+			}
+			row = append(row, b)
+		}
+		rows = append(rows, discordgo.ActionsRow{Components: row, ID: r})
+	}
+	return &discordgo.InteractionResponse{
+		Type: discordgo.InteractionResponseUpdateMessage,
+		Data: &discordgo.InteractionResponseData{
+			Content:         "<@1>, your move & \"quotes\"",
+			Components:      rows,
+			AllowedMentions: &discordgo.MessageAllowedMentions{Users: []string{"1"}},
+			Flags:           discordgo.MessageFlagsSuppressEmbeds,
+		},
+	}
+}
+
+// TestEncodeResponse: encodeResponse writes the JSON discordgo's own
+// encoding writes, whatever the fields' order.
+func TestEncodeResponse(t *testing.T) {
+	ephemeral := []discordgo.MessageComponent{
+		discordgo.ActionsRow{},
+		discordgo.ActionsRow{Components: []discordgo.MessageComponent{
+			discordgo.SelectMenu{CustomID: "pick", Options: []discordgo.SelectMenuOption{{Label: "a", Value: "a"}}},
+			&discordgo.Button{Label: "pointer", CustomID: "p"},
+			discordgo.Button{Label: "link", Style: discordgo.LinkButton, URL: "https://example.com/?a=1&b=<2>"},
+		}},
+	}
+	for name, r := range map[string]*discordgo.InteractionResponse{
+		"5×5 board":     board(5),
+		"3×3 board":     board(3),
+		"no data":       {Type: discordgo.InteractionResponseDeferredMessageUpdate},
+		"no components": {Type: discordgo.InteractionResponseChannelMessageWithSource, Data: &discordgo.InteractionResponseData{Content: "hi"}},
+		"empty list":    {Type: discordgo.InteractionResponseChannelMessageWithSource, Data: &discordgo.InteractionResponseData{Components: []discordgo.MessageComponent{}}},
+		"other kinds":   {Type: discordgo.InteractionResponseChannelMessageWithSource, Data: &discordgo.InteractionResponseData{Components: ephemeral, Flags: discordgo.MessageFlagsEphemeral}},
+		"empty":         {},
+	} {
+		for _, escape := range []bool{false, true} {
+			got, err := encodeResponse(r, escape)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			want, err := json.Marshal(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var g, w any
+			if err := json.Unmarshal(got, &g); err != nil {
+				t.Fatalf("%s: not JSON: %v\n%s", name, err, got)
+			}
+			_ = json.Unmarshal(want, &w)
+			if !reflect.DeepEqual(g, w) {
+				t.Errorf("%s (escape HTML %v):\n got %s\nwant %s", name, escape, got, want)
+			}
+			// json.Marshal escapes <, > and &; the endpoint's answer
+			// keeps them as they are, which is as valid.
+			if strings.HasPrefix(name, "5×5") && escape == strings.Contains(string(got), "<@1>") {
+				t.Errorf("%s: escape HTML %v, but the content is written %s", name, escape, got)
+			}
+		}
+	}
+}
+
+func BenchmarkEncodeBoard(b *testing.B) {
+	r := board(5)
+	b.Run("discordgo", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := json.Marshal(r); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("encodeResponse", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := encodeResponse(r, false); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

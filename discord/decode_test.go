@@ -12,13 +12,13 @@ import (
 	"github.com/bwmarrin/discordgo"
 )
 
-// boardClick is a click on a cell of a 3×3 board: the message holds the
-// whole board, as Discord sends it.
-func boardClick() []byte {
+// boardClick is a click on a cell of a size×size board: the message holds
+// the whole board, as Discord sends it.
+func boardClick(size int) []byte {
 	var rows []string
-	for r := 1; r <= 3; r++ {
+	for r := 1; r <= size; r++ {
 		var cells []string
-		for c := 1; c <= 3; c++ {
+		for c := 1; c <= size; c++ {
 			cells = append(cells, fmt.Sprintf(`{"type":2,"style":2,"emoji":{"name":"⬜"},"custom_id":"move/g1/4/%d/%d"}`, r, c))
 		}
 		rows = append(rows, `{"type":1,"components":[`+strings.Join(cells, ",")+`]}`)
@@ -38,7 +38,7 @@ func samples(t testing.TB) map[string][]byte {
 	if err != nil || len(files) < 4 {
 		t.Fatalf("testdata: %v files, %v", len(files), err)
 	}
-	s := map[string][]byte{"board click": boardClick()}
+	s := map[string][]byte{"board click": boardClick(3)}
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
@@ -102,7 +102,23 @@ func TestDecodeInteraction(t *testing.T) {
 			}
 		})
 	}
-	for _, bad := range []string{``, `null`, `[]`, `{"type":2}`, `{"type":3,"data":[]}`, `{"type":3,"message":7,"data":{}}`, `{"type":2,"data":{"options":{}}}`} {
+	// Spellings the message scan leaves to encoding/json, which matches
+	// keys without regard to case and lets the last of two win.
+	for _, body := range []string{
+		`{"type":3,"Message":{"id":"1"},"data":{"custom_id":"x"}}`,
+		`{"type":3,"message":{"id":"1"},"message":{"id":"2"},"data":{"custom_id":"x"}}`,
+		`{"type":3,"message":{"id":"1","ID":"3","channel_id":"4"},"data":{"custom_id":"x"}}`,
+		`{"type":3,"message":{"id":"1","id":"5"},"data":{"custom_id":"x"}}`,
+		`{"type":3,"message":null,"data":{"custom_id":"x"}}`,
+		`{"type":3,"message":{},"data":{"custom_id":"x"}}`,
+		` { "type" : 3 , "message" : { "flags" : 64 , "x" : [ { } , "]" ] } , "data" : { } } `,
+	} {
+		if _, ok := sameAsDiscordgo(t, []byte(body)); !ok {
+			t.Errorf("discordgo does not decode %s", body)
+		}
+	}
+	for _, bad := range []string{``, `null`, `[]`, `{"type":2}`, `{"type":3,"data":[]}`, `{"type":3,"message":7,"data":{}}`, `{"type":2,"data":{"options":{}}}`,
+		`{"type":3,"message":{"id":"1","flags":"x"},"data":{}}`, `{"type":3,"message":{"id":2},"data":{}}`} {
 		if i, err := DecodeInteraction([]byte(bad)); err == nil && bad != `null` {
 			t.Errorf("DecodeInteraction(%s) = %+v; want an error, as discordgo gives", bad, i)
 		}
@@ -119,5 +135,26 @@ func FuzzDecodeInteraction(f *testing.F) {
 	f.Add([]byte(`{"type":2,"data":null,"member":null,"message":null}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		sameAsDiscordgo(t, body)
+	})
+}
+
+func BenchmarkDecodeClick(b *testing.B) {
+	body := boardClick(5)
+	b.Run("discordgo", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var i discordgo.Interaction
+			if err := json.Unmarshal(body, &i); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("DecodeInteraction", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := DecodeInteraction(body); err != nil {
+				b.Fatal(err)
+			}
+		}
 	})
 }

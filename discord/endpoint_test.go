@@ -236,3 +236,15 @@ func TestEndpointAnswerAfterDiscordHungUp(t *testing.T) {
 		t.Errorf("the answer was written after Discord hung up: %s", rec.Body.String())
 	}
 }
+
+// readAfter reads the whole body after the prefix whatever length the
+// request announced.
+func TestReadAfter(t *testing.T) {
+	body := strings.Repeat("board ", 200)
+	for _, n := range []int64{-1, 0, 3, int64(len(body)), int64(len(body)) + 10, MaxBody + 1} {
+		got, err := readAfter("1700000000", n, strings.NewReader(body))
+		if err != nil || string(got) != "1700000000"+body {
+			t.Errorf("readAfter with length %d = %d bytes, %v; want the prefix and %d bytes", n, len(got), err, len(body))
+		}
+	}
+}

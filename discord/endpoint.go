@@ -1,6 +1,7 @@
 package discord
 
 import (
+	"bytes"
 	"context"
 	"crypto/ed25519"
 	"encoding/hex"
@@ -164,24 +165,16 @@ func (e *Endpoint) verify(ts, sigHex string, msg []byte) bool {
 // readAfter returns prefix followed by all of r, read into one buffer
 // sized for a body of length n (-1: unknown).
 func readAfter(prefix string, n int64, r io.Reader) ([]byte, error) {
-	size := 512
+	var size int64
 	if n > 0 && n <= MaxBody {
-		size = int(n) + 1 // room to see the end without growing
+		size = n
 	}
-	buf := append(make([]byte, 0, len(prefix)+size), prefix...)
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		m, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+m]
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err
-		}
-	}
+	// ReadFrom wants MinRead bytes free before each read, the last one
+	// (which finds the end) included.
+	buf := bytes.NewBuffer(make([]byte, 0, int64(len(prefix))+size+bytes.MinRead))
+	buf.WriteString(prefix)
+	_, err := buf.ReadFrom(r)
+	return buf.Bytes(), err
 }
 
 // Sign returns the headers Discord would send with body at t, signed with

@@ -68,6 +68,19 @@ type messageRef struct {
 	Flags     discordgo.MessageFlags `json:"flags"`
 }
 
+// UnmarshalJSON replaces m whole, as discordgo's Message.UnmarshalJSON
+// does: of two messages in one body (under keys that differ only in case)
+// the last one counts, not a merge of both.
+func (m *messageRef) UnmarshalJSON(b []byte) error {
+	type fields messageRef
+	var v fields
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*m = messageRef(v)
+	return nil
+}
+
 // decodeData decodes an interaction's data as a T, as discordgo does: data
 // is required of these types, and null gives T's zero value.
 func decodeData[T any](raw json.RawMessage) (T, error) {
@@ -79,11 +92,16 @@ func decodeData[T any](raw json.RawMessage) (T, error) {
 // cutMessage finds the message of an interaction, reads its id, channel
 // and flags, and returns the body with null in its place. ok is false,
 // and the body must be decoded whole, unless body is an object with one
-// key "message" (as spelled; encoding/json would also take "Message"),
-// whose value is an object with at most one of each of the keys it reads.
+// key "message" (as spelled; encoding/json would also take "Message" or
+// "messag\u0065"), whose value is an object with at most one of each of
+// the keys it reads; a key with an escape, at either level, also gives
+// way to encoding/json, which decodes escapes before it compares keys.
 func cutMessage(body []byte) (rest []byte, m *messageRef, ok bool) {
 	start, end := -1, -1
 	if !eachKey(body, func(key []byte, vs, ve int) bool {
+		if bytes.IndexByte(key, '\\') >= 0 {
+			return false
+		}
 		if !bytes.EqualFold(key, []byte("message")) {
 			return true
 		}
@@ -102,6 +120,8 @@ func cutMessage(body []byte) (rest []byte, m *messageRef, ok bool) {
 		var field any
 		var k int
 		switch {
+		case bytes.IndexByte(key, '\\') >= 0:
+			return false
 		case string(key) == "id":
 			field, k = &m.ID, 0
 		case string(key) == "channel_id":

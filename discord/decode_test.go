@@ -67,7 +67,7 @@ func sameAsDiscordgo(t *testing.T, body []byte) (ours *discordgo.Interaction, th
 		theirs.Message = &discordgo.Message{ID: m.ID, ChannelID: m.ChannelID, Flags: m.Flags}
 	}
 	if !reflect.DeepEqual(ours, &theirs) {
-		t.Fatalf("DecodeInteraction(%s)\n = %+v\nwant %+v", body, ours, &theirs)
+		t.Fatalf("DecodeInteraction(%s)\n = %+v, message %+v\nwant %+v, message %+v", body, ours, ours.Message, &theirs, theirs.Message)
 	}
 	return ours, true
 }
@@ -112,6 +112,13 @@ func TestDecodeInteraction(t *testing.T) {
 		`{"type":3,"message":null,"data":{"custom_id":"x"}}`,
 		`{"type":3,"message":{},"data":{"custom_id":"x"}}`,
 		` { "type" : 3 , "message" : { "flags" : 64 , "x" : [ { } , "]" ] } , "data" : { } } `,
+		// Escaped keys: encoding/json decodes the escape first.
+		`{"type":3,"message":{"i\u0064":"2"},"data":{"custom_id":"x"}}`,
+		`{"type":3,"message":{"id":"1","fl\u0061gs":64},"data":{"custom_id":"x"}}`,
+		`{"type":3,"message":{"id":"1"},"messag\u0065":{"id":"2"},"data":{"custom_id":"x"}}`,
+		// Two messages: the last replaces the first whole.
+		`{"type":3,"message":{"id":"1","channel_id":"5","flags":64},"Message":{"id":"2"},"data":{"custom_id":"x"}}`,
+		`{"type":3,"message":{"id":"1","channel_id":"5","flags":64},"message":{"id":"2"},"data":{"custom_id":"x"}}`,
 	} {
 		if _, ok := sameAsDiscordgo(t, []byte(body)); !ok {
 			t.Errorf("discordgo does not decode %s", body)
@@ -133,6 +140,7 @@ func FuzzDecodeInteraction(f *testing.F) {
 	}
 	f.Add([]byte(`{"type":3,"message":{"id":"1","components":[{"type":1,"components":[{"type":99}]}]},"data":{"custom_id":"x"}}`))
 	f.Add([]byte(`{"type":2,"data":null,"member":null,"message":null}`))
+	f.Add([]byte(`{"type":3,"message":{"i\u0064":"2","id":"1"},"Message":{"flags":4},"data":{"custom_id":"x"}}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		sameAsDiscordgo(t, body)
 	})

@@ -17,6 +17,9 @@ import (
 // buttons are plain structs of the same fields, encoded in one pass; any
 // other component still encodes itself.
 func encodeResponse(r *discordgo.InteractionResponse, escapeHTML bool) ([]byte, error) {
+	if r == nil {
+		return []byte("null"), nil // as json.Marshal writes it
+	}
 	v := responseJSON{Type: r.Type}
 	if r.Data != nil {
 		v.Data = &responseDataJSON{dataFields: (*dataFields)(r.Data), Components: plainComponents(r.Data.Components)}

@@ -59,6 +59,7 @@ func TestEncodeResponse(t *testing.T) {
 		"empty list":    {Type: discordgo.InteractionResponseChannelMessageWithSource, Data: &discordgo.InteractionResponseData{Components: []discordgo.MessageComponent{}}},
 		"other kinds":   {Type: discordgo.InteractionResponseChannelMessageWithSource, Data: &discordgo.InteractionResponseData{Components: ephemeral, Flags: discordgo.MessageFlagsEphemeral}},
 		"empty":         {},
+		"nil":           nil,
 	} {
 		for _, escape := range []bool{false, true} {
 			got, err := encodeResponse(r, escape)

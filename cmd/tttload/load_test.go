@@ -179,6 +179,7 @@ func TestOutcomeRead(t *testing.T) {
 			outcome{answered: true, challenge: "0a1b2c"}},
 		{`{"type":4,"data":{"content":"🏆 ❌ <@1> wins with 10 in a row (in 🟩)!"}}`, outcome{answered: true, over: true}},
 		{`{"type":4,"data":{"content":"🤝 Draw: the board is full"}}`, outcome{answered: true, over: true}},
+		{`{"type":4,"data":{"content":"say \"move/x/y/\" now","components":[]}}`, outcome{answered: true}},
 		{`{"type":7,"data":{"content":"<@1>, your move","allowed_mentions":{},"components":[{"type":1,"components":[{"type":2,"label":"\\\"]}","custom_id":"move/g1/3/1/1"},{"type":2,"custom_id":"move/g1/3/1/2"}]}],"flags":0}}`,
 			outcome{answered: true, cells: "move/g1/3/", board: `[{"type":1,"components":[{"type":2,"label":"\\\"]}","custom_id":"move/g1/3/1/1"},{"type":2,"custom_id":"move/g1/3/1/2"}]}]`}},
 		{`{"type":4,"data":{"content":"Something went wrong on our side","flags":64}}`, outcome{answered: true, ephemeral: true, internal: true}},

@@ -92,9 +92,11 @@ func (o *outcome) read(body []byte) {
 			o.challenge = string(rest[:j])
 		}
 	}
-	o.cells = cellsPrefix(body)
-	if o.cells != "" {
-		o.board = components(body)
+	// Only the buttons: the content may quote anything.
+	if board := components(body); board != "" {
+		if o.cells = cellsPrefix([]byte(board)); o.cells != "" {
+			o.board = board
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -19,11 +20,18 @@ import (
 // bot's endpoint sends is understood: a status line, headers, and a body
 // with Content-Length or chunked.
 type wireConn struct {
-	addr string // host:port
-	conn net.Conn
-	r    *bufio.Reader
-	req  []byte
+	addr    string        // host:port
+	maxIdle time.Duration // a connection idle longer is dialled again; 0: maxIdle
+	conn    net.Conn
+	r       *bufio.Reader
+	used    time.Time // when conn last answered
+	req     []byte
 }
+
+// maxIdle is how long a connection may wait unused before the next post
+// dials a new one: well under the 2 minutes after which the bot's server
+// closes an idle connection, which a post would otherwise find closed.
+const maxIdle = 30 * time.Second
 
 // errWire is a response the client cannot read.
 var errWire = errors.New("malformed HTTP response")
@@ -32,6 +40,11 @@ var errWire = errors.New("malformed HTTP response")
 // response body to ans. Any error closes the connection; the next post
 // dials again. The whole exchange must end within timeout.
 func (w *wireConn) post(path string, p signed, timeout time.Duration, ans []byte) (status int, _ []byte, err error) {
+	now := time.Now()
+	deadline := now.Add(timeout)
+	if w.conn != nil && now.Sub(w.used) > cmp.Or(w.maxIdle, maxIdle) {
+		w.close()
+	}
 	if w.conn == nil {
 		conn, err := net.DialTimeout("tcp", w.addr, timeout)
 		if err != nil {
@@ -42,9 +55,11 @@ func (w *wireConn) post(path string, p signed, timeout time.Duration, ans []byte
 	defer func() {
 		if err != nil {
 			w.close()
+		} else {
+			w.used = time.Now()
 		}
 	}()
-	if err := w.conn.SetDeadline(time.Now().Add(timeout)); err != nil {
+	if err := w.conn.SetDeadline(deadline); err != nil {
 		return 0, ans, err
 	}
 	w.req = append(w.req[:0], "POST "...)

@@ -107,3 +107,45 @@ func TestWireConnTimeout(t *testing.T) {
 		t.Errorf("post after the timeout: %d %q %v, want 200 \"ok\"", status, ans, err)
 	}
 }
+
+// TestWireConnIdle: the bot's server closes connections left idle; a
+// post after such a pause dials a new connection instead of writing into
+// the closed one.
+func TestWireConnIdle(t *testing.T) {
+	closed := make(chan struct{}, 4)
+	var conns atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "ok")
+	}))
+	srv.Config.IdleTimeout = 20 * time.Millisecond
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		switch s {
+		case http.StateNew:
+			conns.Add(1)
+		case http.StateClosed:
+			closed <- struct{}{}
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+
+	w := &wireConn{addr: strings.TrimPrefix(srv.URL, "http://"), maxIdle: time.Millisecond}
+	defer w.close()
+	post := func() {
+		t.Helper()
+		status, ans, err := w.post("/interactions", signed{body: []byte("{}"), timestamp: "1"}, 3*time.Second, nil)
+		if err != nil || status != 200 || string(ans) != "ok" {
+			t.Fatalf("post: %d %q %v; want 200 \"ok\"", status, ans, err)
+		}
+	}
+	post()
+	select {
+	case <-closed: // the server closed the idle connection
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server never closed the idle connection")
+	}
+	post()
+	if n := conns.Load(); n != 2 {
+		t.Errorf("%d connections; want 2: the post after the pause dials again", n)
+	}
+}

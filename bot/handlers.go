@@ -318,11 +318,7 @@ func (b *Bot) offerDraw(ctx context.Context, req *request) error {
 // message says how it was answered; an accepted draw ends the game, and its
 // board shows the result.
 func (b *Bot) answerDraw(ctx context.Context, req *request, accept bool) error {
-	r, err := parseRoute(req.componentData().CustomID)
-	if err != nil {
-		return err
-	}
-	ch, err := b.lock(ctx, req.ChannelID)
+	r, ch, err := b.lockClicked(ctx, req)
 	if err != nil {
 		return err
 	}
@@ -412,14 +408,21 @@ func (b *Bot) claim(ctx context.Context, ch *channel, c *openChallenge) error {
 	return nil
 }
 
+// lockClicked reads the route of the button req clicked and locks its
+// channel. The caller unlocks ch.
+func (b *Bot) lockClicked(ctx context.Context, req *request) (route, *channel, error) {
+	r, err := parseRoute(req.componentData().CustomID)
+	if err != nil {
+		return route{}, nil, err
+	}
+	ch, err := b.lock(ctx, req.ChannelID)
+	return r, ch, err
+}
+
 // challengeClick locks the channel of a click on a challenge button and
 // returns the open challenge the button belongs to. The caller unlocks ch.
 func (b *Bot) challengeClick(ctx context.Context, req *request) (*channel, *openChallenge, error) {
-	r, err := parseRoute(req.componentData().CustomID)
-	if err != nil {
-		return nil, nil, err
-	}
-	ch, err := b.lock(ctx, req.ChannelID)
+	r, ch, err := b.lockClicked(ctx, req)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -519,11 +522,7 @@ func (b *Bot) decline(ctx context.Context, req *request) error {
 }
 
 func (b *Bot) rematch(ctx context.Context, req *request) error {
-	r, err := parseRoute(req.componentData().CustomID)
-	if err != nil {
-		return err
-	}
-	ch, err := b.lock(ctx, req.ChannelID)
+	r, ch, err := b.lockClicked(ctx, req)
 	if err != nil {
 		return err
 	}

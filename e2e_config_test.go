@@ -18,8 +18,7 @@ import (
 func TestE2EConfigTurnTimeout(t *testing.T) {
 	t.Parallel()
 	bothTransports(t, nil, func(t *testing.T, h *harness) {
-		admin, alice := h.srv.NewMember("admin"), h.srv.NewMember("alice")
-		admin.Permissions |= discordgo.PermissionManageServer
+		admin, alice := h.manager("admin"), h.srv.NewMember("alice")
 		ch := h.srv.NewID()
 
 		wantSaid(t, h.slash(alice, ch, "config", discordtest.Int("turn_timeout", 600)), "Only members with the Manage Server permission")

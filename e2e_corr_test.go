@@ -25,8 +25,7 @@ import (
 func TestE2ECorrespondence(t *testing.T) {
 	t.Parallel()
 	bothTransports(t, nil, func(t *testing.T, h *harness) {
-		admin, alice, bob := h.srv.NewMember("admin"), h.srv.NewMember("alice"), h.srv.NewMember("bob")
-		admin.Permissions |= discordgo.PermissionManageServer
+		admin, alice, bob := h.manager("admin"), h.srv.NewMember("alice"), h.srv.NewMember("bob")
 		wantSaid(t, h.slash(admin, h.srv.NewID(), "config", discordtest.Int("turn_timeout", 86400)),
 			"• ✏️ Time per move (`turn_timeout`): **24 hours** (was 5 minutes)")
 		help := h.srv.SlashCommand(h.guild, h.srv.NewID(), alice, "ttt", discordtest.Sub("help"))

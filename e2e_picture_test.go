@@ -20,8 +20,7 @@ import (
 func TestE2EPictures(t *testing.T) {
 	t.Parallel()
 	bothTransports(t, nil, func(t *testing.T, h *harness) {
-		admin, alice, bob := h.srv.NewMember("admin"), h.srv.NewMember("alice"), h.srv.NewMember("bob")
-		admin.Permissions |= discordgo.PermissionManageServer
+		admin, alice, bob := h.manager("admin"), h.srv.NewMember("alice"), h.srv.NewMember("bob")
 		ch := h.srv.NewID()
 		wantSaid(t, h.slash(admin, ch, "config", discordtest.Bool("pictures", true)),
 			"• ✏️ Boards bigger than 8×8 as a picture, one upload per move (`pictures`): **yes** (was no)")

@@ -240,6 +240,13 @@ func (h *harness) send(in *discordtest.Interaction) *discordtest.Response {
 	return r
 }
 
+// manager returns a new member with Manage Server, who may use /ttt config.
+func (h *harness) manager(name string) discordtest.Member {
+	m := h.srv.NewMember(name)
+	m.Permissions |= discordgo.PermissionManageServer
+	return m
+}
+
 func (h *harness) slash(who discordtest.Member, channel, sub string, opts ...discordtest.Option) *discordtest.Response {
 	h.t.Helper()
 	return h.send(h.srv.SlashCommand(h.guild, channel, who, "ttt", discordtest.Sub(sub, opts...)))

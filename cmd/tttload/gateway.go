@@ -127,8 +127,8 @@ func (t *gatewayTransport) send(ctx context.Context, c *chanState) outcome {
 		if id, ok := strings.CutPrefix(b.CustomID, "accept/"); ok {
 			o.challenge = id
 		}
-		if o.cells == "" && strings.HasPrefix(b.CustomID, "move/") {
-			o.cells = cellsPrefix([]byte(`"` + b.CustomID))
+		if o.cells == "" {
+			o.cells = cellsOf(b.CustomID)
 		}
 	}
 	if o.ephemeral || o.internal {

@@ -6,7 +6,6 @@ import (
 	"crypto/ed25519"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"net/http"
 	"runtime"
 	"strconv"
@@ -161,23 +160,6 @@ func (t *httpTransport) send(_ context.Context, c *chanState) outcome {
 		o.text = snippet(c.ans)
 	}
 	return o
-}
-
-// readAll appends r's contents to buf.
-func readAll(buf []byte, r io.Reader) ([]byte, error) {
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err
-		}
-	}
 }
 
 // snippet returns the content of an answer, shortened, for error reports.

@@ -265,3 +265,16 @@ func TestParseMachineCPU(t *testing.T) {
 		t.Errorf("parseMachineCPU = %v, %v; want 1.6s (160 busy ticks)", got, err)
 	}
 }
+
+func TestCellsOf(t *testing.T) {
+	for id, want := range map[string]string{
+		"move/g1/3/2/4": "move/g1/3/",
+		"accept/g1":     "",
+		"move/g1/3":     "",
+		"rematch/g1":    "",
+	} {
+		if got := cellsOf(id); got != want {
+			t.Errorf("cellsOf(%q) = %q; want %q", id, got, want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"strings"
 	"time"
 )
 
@@ -100,24 +101,29 @@ func (o *outcome) read(body []byte) {
 	}
 }
 
-// cellsPrefix returns "move/<game>/<serial>/" from the first cell button
-// in body, or "".
+// cellsPrefix returns "move/<game>/<serial>/" of the first cell button in
+// body, or "".
 func cellsPrefix(body []byte) string {
 	i := bytes.Index(body, []byte(`"move/`))
 	if i < 0 {
 		return ""
 	}
-	rest := body[i+1:]
-	game := bytes.IndexByte(rest[len("move/"):], '/')
-	if game < 0 {
+	id, _, ok := bytes.Cut(body[i+1:], []byte(`"`))
+	if !ok {
 		return ""
 	}
-	end := len("move/") + game + 1
-	serial := bytes.IndexByte(rest[end:], '/')
-	if serial < 0 {
+	return cellsOf(string(id))
+}
+
+// cellsOf returns the custom_id of a cell, "move/<game>/<serial>/<row>/<col>",
+// up to its row: the part every cell of one board shares. It returns "" for
+// any other custom_id.
+func cellsOf(customID string) string {
+	parts := strings.Split(customID, "/")
+	if len(parts) != 5 || parts[0] != "move" {
 		return ""
 	}
-	return string(rest[:end+serial+1])
+	return strings.Join(parts[:3], "/") + "/"
 }
 
 // components returns the JSON array after the first "components" key of

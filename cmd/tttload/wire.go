@@ -21,17 +21,17 @@ import (
 // with Content-Length or chunked.
 type wireConn struct {
 	addr    string        // host:port
-	maxIdle time.Duration // a connection idle longer is dialled again; 0: maxIdle
+	maxIdle time.Duration // a connection idle longer is dialled again; 0: defaultMaxIdle
 	conn    net.Conn
 	r       *bufio.Reader
 	used    time.Time // when conn last answered
 	req     []byte
 }
 
-// maxIdle is how long a connection may wait unused before the next post
+// defaultMaxIdle is how long a connection may wait unused before the next post
 // dials a new one: well under the 2 minutes after which the bot's server
 // closes an idle connection, which a post would otherwise find closed.
-const maxIdle = 30 * time.Second
+const defaultMaxIdle = 30 * time.Second
 
 // errWire is a response the client cannot read.
 var errWire = errors.New("malformed HTTP response")
@@ -42,7 +42,7 @@ var errWire = errors.New("malformed HTTP response")
 func (w *wireConn) post(path string, p signed, timeout time.Duration, ans []byte) (status int, _ []byte, err error) {
 	now := time.Now()
 	deadline := now.Add(timeout)
-	if w.conn != nil && now.Sub(w.used) > cmp.Or(w.maxIdle, maxIdle) {
+	if w.conn != nil && now.Sub(w.used) > cmp.Or(w.maxIdle, defaultMaxIdle) {
 		w.close()
 	}
 	if w.conn == nil {
@@ -164,6 +164,23 @@ func (w *wireConn) readChunks(ans []byte) ([]byte, error) {
 		}
 		if len(bytes.TrimRight(line, "\r\n")) == 0 {
 			return ans, nil
+		}
+	}
+}
+
+// readAll appends r's contents to buf.
+func readAll(buf []byte, r io.Reader) ([]byte, error) {
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
 		}
 	}
 }

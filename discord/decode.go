@@ -97,6 +97,9 @@ func decodeData[T any](raw json.RawMessage) (T, error) {
 // the keys it reads; a key with an escape, at either level, also gives
 // way to encoding/json, which decodes escapes before it compares keys.
 func cutMessage(body []byte) (rest []byte, m *messageRef, ok bool) {
+	if !bytes.Contains(body, []byte(`"message"`)) {
+		return nil, nil, false // a command: no message to cut, and no scan
+	}
 	start, end := -1, -1
 	if !eachKey(body, func(key []byte, vs, ve int) bool {
 		if bytes.IndexByte(key, '\\') >= 0 {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -169,6 +170,7 @@ func testRoundTrip(t *testing.T, s storeUnderTest) {
 	g.Deadline = t0.Add(time.Hour)
 	g.Serial = 7
 	g.Board = Board{AppID: "app", Token: "secret-token", At: t0.Add(time.Minute), ChannelID: "chan", MessageID: "m1"}
+	g.Ping = "p1"
 	g.Locale = "pt-BR"
 	g.DrawOffer = game.X
 	in := g.Clone()
@@ -206,6 +208,14 @@ func testRoundTrip(t *testing.T, s storeUnderTest) {
 	next.Deadline = t0.Add(24 * time.Hour)
 	mustSave(t, s, next)
 	sameGame(t, "Game(g1) after a new board message", mustGame(t, s, "g1"), stored(next, 2))
+
+	// A ping kept, then one deleted, alone: the row's other columns stay.
+	for i, ping := range []string{"p2", ""} {
+		next = mustGame(t, s, "g1")
+		next.Ping = ping
+		mustSave(t, s, next)
+		sameGame(t, "Game(g1) after ping "+strconv.Quote(ping), mustGame(t, s, "g1"), stored(next, int64(3+i)))
+	}
 	if due, err := s.Due(ctx, t0.Add(24*time.Hour-time.Microsecond)); err != nil || len(due) != 0 {
 		t.Errorf("Due(just before a deadline a day away) = %v, %v; want none", due, err)
 	}

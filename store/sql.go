@@ -63,7 +63,7 @@ type sqlStore struct {
 
 const gameColumns = `id, guild_id, channel_id, player_x, player_o, computer, level, size, win, first,
 	ending, loser, stopped_by, started_at, ended_at, deadline, serial, board_app, board_token, board_at, locale, draw_offer,
-	board_channel, board_message, version`
+	board_channel, board_message, board_ping, version`
 
 // scanGame reads one row of gameColumns.
 func scanGame(r row) (*Game, error) {
@@ -76,7 +76,7 @@ func scanGame(r row) (*Game, error) {
 	err := r.Scan(&g.ID, &g.GuildID, &g.ChannelID, &g.Players[game.X], &g.Players[game.O],
 		&computer, &level, &g.Size, &g.Win, &first, &ending, &loser, &g.StoppedBy,
 		&startedAt, &endedAt, &deadline, &g.Serial, &g.Board.AppID, &g.Board.Token, &boardAt, &g.Locale, &drawOffer,
-		&g.Board.ChannelID, &g.Board.MessageID, &g.Version)
+		&g.Board.ChannelID, &g.Board.MessageID, &g.Ping, &g.Version)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +91,7 @@ func gameArgs(g *Game) []any {
 	return []any{g.ID, g.GuildID, g.ChannelID, g.Players[game.X], g.Players[game.O],
 		int(g.Computer), int(g.Level), g.Size, g.Win, int(g.First), int(g.End), int(g.Loser), g.StoppedBy,
 		micros(g.StartedAt), micros(g.EndedAt), micros(g.Deadline), g.Serial, g.Board.AppID, g.Board.Token, micros(g.Board.At), g.Locale, int(g.DrawOffer),
-		g.Board.ChannelID, g.Board.MessageID}
+		g.Board.ChannelID, g.Board.MessageID, g.Ping}
 }
 
 // loadMoves reads a game's moves in order.
@@ -358,7 +358,7 @@ func (s *sqlStore) Save(ctx context.Context, g *Game) error {
 
 func (s *sqlStore) insert(ctx context.Context, t tx, g *Game) error {
 	affected, err := t.exec(ctx, `INSERT INTO games (`+gameColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
 		ON CONFLICT (id) DO NOTHING`, gameArgs(g)...)
 	if err != nil {
 		return err
@@ -449,19 +449,20 @@ func (s *sqlStore) apply(ctx context.Context, t tx, stored, g *Game) error {
 }
 
 // updateRow replaces the stored row of g. A move usually changes only the
-// deadline and the board message: then only those columns are written,
+// deadline and the board message (and its ping): then only those columns are written,
 // and no index of the table has to change.
 func (s *sqlStore) updateRow(ctx context.Context, t tx, stored, g *Game) error {
 	var affected int64
 	var err error
 	if onlyBoardChanged(stored, g) {
 		affected, err = t.exec(ctx, `UPDATE games SET deadline = ?, serial = ?, board_app = ?, board_token = ?, board_at = ?,
-			board_channel = ?, board_message = ?, version = version + 1
+			board_channel = ?, board_message = ?, board_ping = ?, version = version + 1
 			WHERE id = ? AND version = ?`,
-			micros(g.Deadline), g.Serial, g.Board.AppID, g.Board.Token, micros(g.Board.At), g.Board.ChannelID, g.Board.MessageID, g.ID, g.Version)
+			micros(g.Deadline), g.Serial, g.Board.AppID, g.Board.Token, micros(g.Board.At), g.Board.ChannelID, g.Board.MessageID, g.Ping,
+			g.ID, g.Version)
 	} else {
 		affected, err = t.exec(ctx, `UPDATE games SET (`+gameColumns+`) =
-			(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, version + 1)
+			(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, version + 1)
 			WHERE id = ? AND version = ?`, append(gameArgs(g), g.ID, g.Version)...)
 	}
 	if err != nil {
@@ -474,7 +475,7 @@ func (s *sqlStore) updateRow(ctx context.Context, t tx, stored, g *Game) error {
 }
 
 // onlyBoardChanged reports whether g differs from the stored row at most
-// in its deadline, serial and board message.
+// in its deadline, serial, board message and ping.
 func onlyBoardChanged(stored, g *Game) bool {
 	return identityOf(stored) == identityOf(g)
 }

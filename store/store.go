@@ -60,6 +60,7 @@ type Game struct {
 	DrawOffer game.Player // the side whose draw offer waits, or game.None
 	Serial    int         // numbers the game's board messages
 	Board     Board       // the current board message, to edit it later
+	Ping      string      // the id of the last "your move" reply to the board, in its channel; "" if none
 	Locale    string      // the Discord locale its public messages speak; empty: English
 
 	// Version is the version this copy was read at: 0 for a game never

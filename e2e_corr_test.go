@@ -15,8 +15,9 @@ import (
 )
 
 // A correspondence game, end to end: a server gives a day per move; a
-// click pings the player to move once, in a reply to the board; a day
-// later, after a restart, and with every interaction token long expired,
+// click pings the player to move once, in a reply to the board, and the
+// move deletes that ping; a day later, after a restart, and with every
+// interaction token long expired, the last ping is deleted, and
 // the timeout still shows on the boards, edited through the channel with
 // the bot's token: the board of a game of clicks, whose id the click
 // carried, and the board that /ttt start drew, whose id the bot read while
@@ -54,8 +55,24 @@ func TestE2ECorrespondence(t *testing.T) {
 					i, p.Content, p.Reference, p.AllowedMentions, want, who.User.Username)
 			}
 		}
-		if msgs := h.srv.Messages(clicks); len(msgs) != 3 {
-			t.Errorf("the channel has %d messages; want the board and two pings", len(msgs))
+		// Alice's ping served once she moved; bob's stays for his turn,
+		// kept with the game.
+		var ids [2]string
+		for i, p := range pings {
+			var m discordgo.Message
+			if err := json.Unmarshal(p.Reply, &m); err != nil || m.ID == "" {
+				t.Fatalf("ping %d answered %s: %v", i, p.Reply, err)
+			}
+			ids[i] = m.ID
+		}
+		if _, err := h.srv.WaitRequests(h.ctx, 1, deleted(clicks, ids[0])); err != nil {
+			t.Errorf("alice's ping was not deleted after her move: %v", err)
+		}
+		if err := h.logs.waitFor(h.ctx, `msg="ping kept" channel=`+clicks+" ping="+ids[1]); err != nil {
+			t.Fatal(err)
+		}
+		if msgs := h.srv.Messages(clicks); len(msgs) != 2 || msgs[0].ID != board.ID && msgs[1].ID != board.ID {
+			t.Errorf("the channel has %d messages; want the board and bob's ping", len(msgs))
 		}
 
 		// A game against the computer, drawn by /ttt start.
@@ -86,7 +103,23 @@ func TestE2ECorrespondence(t *testing.T) {
 				t.Errorf("board %s was not edited through PATCH %s: %v", b.id, path, err)
 			}
 		}
+		// Bob's turn ended with the game: the bot that started after the
+		// ping was posted deletes it, from what the store kept.
+		if _, err := h.srv.WaitRequests(h.ctx, 1, deleted(clicks, ids[1])); err != nil {
+			t.Errorf("bob's ping was not deleted when his time ran out: %v", err)
+		}
+		if msgs := h.srv.Messages(clicks); len(msgs) != 1 || msgs[0].ID != board.ID {
+			t.Errorf("the channel has %d messages after the game; want the board alone", len(msgs))
+		}
 	})
+}
+
+// deleted matches a successful DELETE of message id in channel.
+func deleted(channel, id string) func(discordtest.Request) bool {
+	path := "/api/v9/channels/" + channel + "/messages/" + id
+	return func(r discordtest.Request) bool {
+		return r.Method == http.MethodDelete && r.Path == path && r.Status == http.StatusNoContent
+	}
 }
 
 // dayLater moves every time of the channels' games a day back, and their

@@ -22,6 +22,7 @@ import (
 // still returned: what players may see must be what the game is.
 func (b *Bot) commit(ctx context.Context, req *request, ch *channel, next *match, answer func() error, after func()) error {
 	prev := ch.match
+	served := servedPing(prev, next)
 	if err := b.save(ctx, next); err != nil {
 		if errors.Is(err, store.ErrConflict) {
 			if ch.cached {
@@ -38,6 +39,9 @@ func (b *Bot) commit(ctx context.Context, req *request, ch *channel, next *match
 	}
 	b.counted(prev, next)
 	ch.match = next
+	if served != "" {
+		b.deletePing(prev.Board.ChannelID, served)
+	}
 	b.syncTurn(ctx, ch)
 	if after != nil {
 		after()

@@ -55,6 +55,11 @@ import (
 // token, which over the HTTP transport could reach Discord before the
 // click's answer. A turn has one move, so one ping; /ttt board pings
 // nobody.
+//
+// A ping serves one turn. Its id is stored with the game (keepPing), and
+// the change that ends that turn (a move, the end of the game) deletes it
+// (servedPing), whichever process makes it, even after a restart: a long
+// game leaves its board in the channel, not a trail of pings.
 
 // hasChannel says whether i shows the bot in i's server able to reach its
 // messages in i's channel with its own token: the server installed the app
@@ -194,8 +199,74 @@ func (b *Bot) pingMover(req *request, next *match) {
 	b.background(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), editWithin)
 		defer cancel()
-		if _, err := b.dc.ChannelMessageSendComplex(bd.ChannelID, m, discordgo.WithContext(ctx)); err != nil {
+		msg, err := b.dc.ChannelMessageSendComplex(bd.ChannelID, m, discordgo.WithContext(ctx))
+		if err != nil {
 			b.log.Warn("could not tell a player it is their move", "channel", next.ChannelID, "user", mover, "err", err)
+			return
+		}
+		b.keepPing(ctx, next, msg.ID)
+	})
+}
+
+// keepPing stores id, the ping just posted for the turn of next, with the
+// game, so that the change that ends the turn deletes it. If that change
+// came first (here or in another process), the ping has served already:
+// it is deleted now.
+func (b *Bot) keepPing(ctx context.Context, next *match, id string) {
+	ch, err := b.lock(ctx, next.ChannelID)
+	if err != nil {
+		b.log.Warn("could not keep a ping", "channel", next.ChannelID, "err", err)
+		return
+	}
+	defer b.unlock(ch)
+	m := ch.match
+	if m == nil || !sameTurn(next, m) {
+		b.deletePing(next.Board.ChannelID, id)
+		return
+	}
+	kept := m.Clone()
+	kept.ping = id
+	if err := b.save(ctx, kept); err != nil {
+		// Most likely a conflict: another process changed the game since
+		// the lock read it, with the move this ping asks for. A ping the
+		// game cannot keep would stay for good: it goes now.
+		b.log.Warn("could not keep a ping; deleting it", "channel", next.ChannelID, "err", err)
+		b.deletePing(next.Board.ChannelID, id)
+		return
+	}
+	ch.match = kept
+	if m.ping != "" && m.ping != id {
+		b.deletePing(m.Board.ChannelID, m.ping) // one ping per turn
+	}
+	b.log.Debug("ping kept", "channel", next.ChannelID, "ping", id)
+}
+
+// sameTurn says whether now is still the turn that then showed: the same
+// game, running, with as many moves. A board drawn again (/ttt board)
+// keeps the turn, and its ping: the new board pings nobody.
+func sameTurn(then, now *match) bool {
+	return now.ID == then.ID && !now.Over() && now.Judge.Len() == then.Judge.Len()
+}
+
+// servedPing takes from next, the change about to be saved over prev, the
+// ping of prev's turn if next ends that turn, and returns it, for
+// deletePing once next is current; "" if there is nothing to delete.
+func servedPing(prev, next *match) string {
+	if prev == nil || prev.ping == "" || prev.ID != next.ID || sameTurn(prev, next) {
+		return ""
+	}
+	next.ping = ""
+	return prev.ping
+}
+
+// deletePing deletes, in the background, the ping id in channelID, whose
+// turn is over. One that somebody deleted already is no matter.
+func (b *Bot) deletePing(channelID, id string) {
+	b.background(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), editWithin)
+		defer cancel()
+		if err := b.dc.ChannelMessageDelete(channelID, id, discordgo.WithContext(ctx)); err != nil && !unknownMessage(err) {
+			b.log.Warn("could not delete a ping whose turn is over", "channel", channelID, "err", err)
 		}
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -115,6 +116,7 @@ func TestCorrespondenceTimeoutEditsThroughChannel(t *testing.T) {
 	if got, want := m.Deadline.Sub(clk.now()).Round(time.Millisecond), 20*time.Hour; got != want { // the store keeps microseconds
 		t.Errorf("the first turn lasts %v; want %v", got, want)
 	}
+	b.bg.Wait() // Mason's ping is kept with the game
 	clk.advance(20*time.Hour + time.Second)
 	b.turnTimedOut(fixtureChannel) // what the turn timer does when it fires
 	b.Close()
@@ -133,6 +135,11 @@ func TestCorrespondenceTimeoutEditsThroughChannel(t *testing.T) {
 	}
 	if e.AllowedMentions == nil || len(e.AllowedMentions.Users) != 0 || len(e.AllowedMentions.Parse) != 0 {
 		t.Errorf("the edit allows mentions %+v; want none", e.AllowedMentions)
+	}
+	// Mason was pinged when bob accepted; his turn is over, and the
+	// timeout deletes the ping.
+	if want := []string{fixtureChannel + "/sent-1"}; len(rec.sent) != 1 || !slices.Equal(rec.channelDeletes, want) {
+		t.Errorf("%d pings sent, deleted %v; want Mason's ping deleted, %v", len(rec.sent), rec.channelDeletes, want)
 	}
 }
 
@@ -182,6 +189,7 @@ func TestCorrespondenceClickPingsOnce(t *testing.T) {
 		t.Errorf("/ttt board allows mentions %+v; want it to ping nobody", r.Data.AllowedMentions)
 	}
 	b.Close()
+	kept := current(t, b).ping
 
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
@@ -208,6 +216,43 @@ func TestCorrespondenceClickPingsOnce(t *testing.T) {
 		if r := p.Reference; r == nil || r.MessageID != boardMessage || r.FailIfNotExists == nil || *r.FailIfNotExists {
 			t.Errorf("ping %d replies to %+v; want the board %s, sent even if it is gone", i, p.Reference, boardMessage)
 		}
+		// Mason's ping served once he moved. Bob's stays, kept with the
+		// game, for his turn: /ttt board drew that turn again on a new
+		// message, which pings nobody.
+		id := "sent-" + strconv.Itoa(i+1)
+		deleted := slices.Contains(rec.channelDeletes, fixtureChannel+"/"+id)
+		switch {
+		case who == mason && !deleted:
+			t.Errorf("Mason's ping %s was not deleted after his move; deleted %v", id, rec.channelDeletes)
+		case who == bob && (deleted || kept != id):
+			t.Errorf("bob's ping %s: deleted %v, the game keeps %q; want it kept for his turn", id, deleted, kept)
+		}
+	}
+}
+
+// A ping lives as long as its turn: the move that ends the turn deletes
+// the ping kept with the game, and a ping whose turn ended before it could
+// be kept is deleted at once.
+func TestCorrespondencePingLivesOneTurn(t *testing.T) {
+	b, rec, _ := corrBot(t, 20*time.Hour)
+	ctx := context.Background()
+	m := challengeAccepted(t, b, rec) // Mason is pinged: sent-1
+	b.bg.Wait()
+	if got := current(t, b).ping; got != "sent-1" {
+		t.Fatalf("the game keeps ping %q; want Mason's, sent-1", got)
+	}
+	b.serveIC(ctx, click(t, mason, cell(m, 1, 1))) // bob is pinged: sent-2
+	b.bg.Wait()
+	b.keepPing(ctx, m, "late") // one more ping for Mason's turn, too late
+	b.Close()
+	if got := current(t, b).ping; got != "sent-2" {
+		t.Errorf("the game keeps ping %q; want bob's, sent-2", got)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	slices.Sort(rec.channelDeletes)
+	if want := []string{fixtureChannel + "/late", fixtureChannel + "/sent-1"}; !slices.Equal(rec.channelDeletes, want) {
+		t.Errorf("deleted %v; want %v", rec.channelDeletes, want)
 	}
 }
 
@@ -249,7 +294,9 @@ func TestCorrespondenceOldBoardDeletedThroughChannel(t *testing.T) {
 	b.Close()
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
-	if want := []string{fixtureChannel + "/" + boardMessage}; !slices.Equal(rec.channelDeletes, want) || len(rec.deleted) != 0 {
+	// The old board, and Mason's ping from when bob accepted: he moved.
+	slices.Sort(rec.channelDeletes)
+	if want := []string{fixtureChannel + "/" + boardMessage, fixtureChannel + "/sent-1"}; !slices.Equal(rec.channelDeletes, want) || len(rec.deleted) != 0 {
 		t.Errorf("deleted through the channel %v and through tokens %v; want %v through the channel", rec.channelDeletes, rec.deleted, want)
 	}
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/tttbot/tttbot/i18n"
-	"github.com/tttbot/tttbot/table"
 )
 
 // Languages. Every text players see is a text of package i18n's catalog,
@@ -59,17 +58,6 @@ func (req *request) keptLocale(prev string) string {
 
 // lang returns the Localizer of a stored or chosen locale ("" is English).
 func (b *Bot) lang(locale string) *i18n.Localizer { return b.texts.For(locale) }
-
-// A match is a channel's game as the bot holds it: the table's match and
-// the Discord locale its public messages speak ("": English), which the
-// store keeps with it.
-type match struct {
-	*table.Match
-	locale string
-}
-
-// Clone returns a deep copy, in the same locale.
-func (m *match) Clone() *match { return &match{Match: m.Match.Clone(), locale: m.locale} }
 
 // A text is a catalog text not yet written in any language: its key and
 // the values of its placeholders. A value that is itself a text (an

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -35,9 +36,9 @@ type recorder struct {
 	// What went through the bot token's channel routes, and the @original
 	// messages read (by token); each @original has the id "m-" + token.
 	channelEdits   []*discordgo.MessageEdit
-	channelDeletes []string // "channel/message"
-	sent           []*discordgo.MessageSend
-	sentTo         []string // the channel of each of sent
+	channelDeletes []string                 // "channel/message"
+	sent           []*discordgo.MessageSend // sent[i] got the id "sent-" + (i+1)
+	sentTo         []string                 // the channel of each of sent
 	lookups        []string
 }
 
@@ -52,7 +53,7 @@ func (r *recorder) ChannelMessageSendComplex(channelID string, m *discordgo.Mess
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.sent, r.sentTo = append(r.sent, m), append(r.sentTo, channelID)
-	return &discordgo.Message{ID: "sent", ChannelID: channelID}, nil
+	return &discordgo.Message{ID: "sent-" + strconv.Itoa(len(r.sent)), ChannelID: channelID}, nil
 }
 
 func (r *recorder) ChannelMessageEditComplex(m *discordgo.MessageEdit, _ ...discordgo.RequestOption) (*discordgo.Message, error) {

@@ -55,6 +55,20 @@ type Store interface {
 	Challenges(ctx context.Context) ([]*store.Challenge, error)
 }
 
+// A match is a channel's game as the bot holds it, and as the store keeps
+// it: the table's match, the Discord locale its public messages speak
+// ("": English), and the id of the message that last pinged its player to
+// move (a correspondence game's "your move" reply to the board, deleted
+// once that move is made; "" if none).
+type match struct {
+	*table.Match
+	locale string
+	ping   string
+}
+
+// Clone returns a deep copy, in the same locale, with the same ping.
+func (m *match) Clone() *match { return &match{Match: m.Match.Clone(), locale: m.locale, ping: m.ping} }
+
 // toStored is m as the store keeps it.
 func toStored(m *match) *store.Game {
 	hist := m.Judge.History()
@@ -74,6 +88,7 @@ func toStored(m *match) *store.Game {
 		Serial: m.Serial,
 		Board: store.Board{AppID: m.Board.AppID, Token: m.Board.Token, At: m.Board.At,
 			ChannelID: m.Board.ChannelID, MessageID: m.Board.MessageID},
+		Ping:    m.ping,
 		Locale:  m.locale,
 		Version: m.Version,
 	}
@@ -121,7 +136,7 @@ func fromStored(g *store.Game) (*match, error) {
 		Serial:  g.Serial,
 		Board:   boardOf(g.Board),
 		Version: g.Version,
-	}, locale: g.Locale}, nil
+	}, locale: g.Locale, ping: g.Ping}, nil
 }
 
 // boardOf is the board message that the store keeps as sb.

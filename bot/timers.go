@@ -46,6 +46,7 @@ func (b *Bot) timeOut(ctx context.Context, ch *channel) bool {
 	if err := next.TimeOut(b.now()); err != nil {
 		return true
 	}
+	served := servedPing(ch.match, next)
 	err := b.save(ctx, next)
 	if errors.Is(err, store.ErrConflict) {
 		// Another process changed the game first: what it saved stands.
@@ -65,6 +66,9 @@ func (b *Bot) timeOut(ctx context.Context, ch *channel) bool {
 	}
 	ch.saveFailures = 0
 	b.counted(ch.match, next)
+	if served != "" {
+		b.deletePing(ch.match.Board.ChannelID, served)
+	}
 	ch.match = next
 	// Nobody asked: the board keeps the language it was drawn in.
 	b.editBoard(next, renderMatch(b.lang(next.locale), next.Match))

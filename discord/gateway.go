@@ -151,14 +151,7 @@ func OpenWith(ctx context.Context, o Options) (*Gateway, error) {
 		}
 		if err != nil {
 			g.closing.Store(true)
-			// discordgo's Open cannot be interrupted: close each session
-			// once it has given up or connected.
-			for _, op := range started {
-				go func() {
-					<-op.done
-					_ = op.sh.s.Close()
-				}()
-			}
+			closeOpenings(started, openingGrace)
 			return nil, err
 		}
 	}
@@ -268,6 +261,37 @@ func openRound(ctx context.Context, round []*shard) ([]*opening, error) {
 		}
 	}
 	return ops, errors.Join(errs...)
+}
+
+// openingGrace is how long OpenWith, giving up, waits for a shard's Open
+// in progress to end before it leaves the session to close on its own.
+const openingGrace = 10 * time.Second
+
+// closeOpenings closes the sessions of ops, each once its Open has given up
+// or connected: discordgo's Open cannot be interrupted. It waits up to grace
+// for them, so that no session is still connecting when OpenWith returns: one
+// that connected afterwards would go on by itself, reconnecting when its
+// server goes away, after its caller had shut down. An Open still running
+// after grace (a server that never says Hello) is closed once it ends.
+func closeOpenings(ops []*opening, grace time.Duration) {
+	deadline := time.NewTimer(grace)
+	defer deadline.Stop()
+	late := false
+	for _, op := range ops {
+		if !late {
+			select {
+			case <-op.done:
+				_ = op.sh.s.Close()
+				continue
+			case <-deadline.C:
+				late = true
+			}
+		}
+		go func() {
+			<-op.done
+			_ = op.sh.s.Close()
+		}()
+	}
 }
 
 // openError explains why a shard could not connect.

@@ -99,6 +99,10 @@ func TestChecksFindBrokenCatalog(t *testing.T) {
 			`de: start.self (other) refers to ["opponent"]; want ["gegner"]`,
 			`de: option.move_incomplete (other) refers to ["/ttt move row col"]; want ["/ttt zug zeile spalte"]`,
 		}},
+		{"terms", checkTerms, []string{
+			`de: command.ttt.start.size.description (other) says "Brett"; use Spielfeld`,
+			`de: option.move_incomplete (other) says "Sie"; use du (not Sie)`,
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -31,6 +31,7 @@ var checks = []struct {
 	{"templates", checkTemplates},
 	{"command schema", checkSchema},
 	{"command references", checkCommandRefs},
+	{"terms", checkTerms},
 }
 
 // forms returns the plural forms a message has, by their CLDR names.

@@ -1,0 +1,102 @@
+package i18n
+
+// The checks of a language's style: one word for each thing, one form of
+// address, its typography, and counted forms that read right with digits.
+// Like the checks of check_test.go, each returns one line per problem, and
+// TestChecksFindBrokenCatalog shows that each finds what it should.
+
+import (
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+
+	"golang.org/x/text/language"
+)
+
+// A term is a word (a regular expression) a language's texts must not use,
+// with what they use instead. In its pattern, \b is a boundary between a
+// letter or digit and anything else, in any script (Go's own \b knows
+// ASCII only), and a group named w, if any, is the word to report. allow
+// lists words that are fine after all.
+type term struct {
+	pattern string
+	use     string
+	allow   []string
+}
+
+// terms are, for each language, the words its texts avoid: the other
+// name of something the catalog names one way (a board is a Spielfeld in
+// every German text, never a Brett), and the other form of address (a
+// player is du, tu, ты, tú, você throughout). Spanish is read in Spain
+// and Latin America (es-ES and es-419), so it avoids what only one side
+// says.
+var terms = map[string][]term{
+	"de": {
+		{pattern: `(?i)brett`, use: "Spielfeld"},
+		{pattern: `(?i)remis`, use: "Unentschieden"},
+		{pattern: `\bPartie`, use: "Spiel"},
+		// Sie as address: after a lower-case word or a comma, not at
+		// the start of a sentence, where it may be "sie" (it, they).
+		{pattern: `[\p{Ll},;]\s+(?P<w>Sie|Ihnen|Ihr|Ihre|Ihren|Ihrem|Ihrer|Ihres)\b`, use: "du (not Sie)"},
+		// ihr, the plural address: "Spielt in #spiele" to one player.
+		{pattern: `\b(Spielt|Startet|Wählt|Drückt|Nutzt)\b`, use: "du (not ihr)"},
+	},
+}
+
+// wordBoundary stands for \b in a term's pattern: the start or end of the
+// text, or a character that is neither a letter nor a digit.
+const wordBoundary = `(?:^|$|[^\p{L}\p{N}_])`
+
+// compileTerm compiles a term's pattern with \b made Unicode-aware.
+func compileTerm(pattern string) (*regexp.Regexp, error) {
+	return regexp.Compile(strings.ReplaceAll(pattern, `\b`, wordBoundary))
+}
+
+// allForms returns every form of every text of lang, by key and form.
+func allForms(c *Catalog, lang language.Tag, visit func(key, form, text string)) {
+	for _, key := range keys(c, lang) {
+		f := forms(c.messages[lang][key])
+		for _, form := range slices.Sorted(maps.Keys(f)) {
+			visit(key, form, f[form])
+		}
+	}
+}
+
+// checkTerms finds the words each language has agreed not to use.
+func checkTerms(c *Catalog) []string {
+	var problems []string
+	for _, lang := range c.tags {
+		rules := terms[lang.String()]
+		if len(rules) == 0 {
+			continue
+		}
+		res := make([]*regexp.Regexp, len(rules))
+		for i, r := range rules {
+			re, err := compileTerm(r.pattern)
+			if err != nil {
+				problems = append(problems, fmt.Sprintf("%s: term %q: %v", lang, r.pattern, err))
+				return problems
+			}
+			res[i] = re
+		}
+		allForms(c, lang, func(key, form, text string) {
+			for i, re := range res {
+				w := re.SubexpIndex("w")
+				for _, m := range re.FindAllStringSubmatch(text, -1) {
+					word := strings.TrimFunc(m[0], func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) && r != '{' && r != '}' })
+					if w >= 0 {
+						word = m[w]
+					}
+					if slices.ContainsFunc(rules[i].allow, func(a string) bool { return strings.EqualFold(a, word) }) {
+						continue
+					}
+					problems = append(problems, fmt.Sprintf("%s: %s (%s) says %q; use %s", lang, key, form, word, rules[i].use))
+				}
+			}
+		})
+	}
+	return problems
+}

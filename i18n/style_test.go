@@ -44,6 +44,15 @@ var terms = map[string][]term{
 		// ihr, the plural address: "Spielt in #spiele" to one player.
 		{pattern: `\b(Spielt|Startet|Wählt|Drückt|Nutzt)\b`, use: "du (not ihr)"},
 	},
+	"es": {
+		{pattern: `(?i)\btablas\b`, use: "empate"},
+		{pattern: `(?i)tres en raya`, use: "tres en línea (said in Spain and Latin America)"},
+		{pattern: `(?i)\bordenador`, use: "la máquina (ordenador is said in Spain only)"},
+		{pattern: `(?i)\bcog(er|e|es|ido|ida)\b`, use: "tomar (coger is rude in much of Latin America)"},
+		{pattern: `(?i)\b(vosotros|vosotras|vuestr[oa]s?|os)\b`, use: "tú (vosotros is not said in Latin America)"},
+		{pattern: `(?i)\p{L}+(áis|éis)\b`, use: "tú (vosotros is not said in Latin America)"},
+		{pattern: `(?i)\busted(es)?\b`, use: "tú"},
+	},
 }
 
 // wordBoundary stands for \b in a term's pattern: the start or end of the

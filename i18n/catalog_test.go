@@ -102,6 +102,12 @@ func TestChecksFindBrokenCatalog(t *testing.T) {
 		{"terms", checkTerms, []string{
 			`de: command.ttt.start.size.description (other) says "Brett"; use Spielfeld`,
 			`de: option.move_incomplete (other) says "Sie"; use du (not Sie)`,
+			`fr: start.self (other) says "Vous"; use tu`,
+			`fr: start.self (other) says "plateau"; use grille`,
+		}},
+		{"French spacing", checkFrenchSpacing, []string{
+			`fr: move.not_your_turn (other) has ':' after "as ton tour "`,
+			`fr: start.race (other) has '?' after "u réessaies"`,
 		}},
 	}
 	for _, tt := range tests {

@@ -32,6 +32,7 @@ var checks = []struct {
 	{"command schema", checkSchema},
 	{"command references", checkCommandRefs},
 	{"terms", checkTerms},
+	{"French spacing", checkFrenchSpacing},
 }
 
 // forms returns the plural forms a message has, by their CLDR names.

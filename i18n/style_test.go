@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/language"
 )
@@ -52,6 +53,12 @@ var terms = map[string][]term{
 		{pattern: `(?i)\b(vosotros|vosotras|vuestr[oa]s?|os)\b`, use: "tú (vosotros is not said in Latin America)"},
 		{pattern: `(?i)\p{L}+(áis|éis)\b`, use: "tú (vosotros is not said in Latin America)"},
 		{pattern: `(?i)\busted(es)?\b`, use: "tú"},
+	},
+	"fr": {
+		{pattern: `(?i)\bplateaux?\b`, use: "grille"},
+		{pattern: `(?i)\bnulle\b`, use: "match nul"},
+		{pattern: `(?i)\b(vous|votre|vos)\b`, use: "tu"},
+		{pattern: `(?i)\b\p{L}+ez\b`, use: "tu", allow: []string{"chez", "assez"}},
 	},
 }
 
@@ -107,5 +114,44 @@ func checkTerms(c *Catalog) []string {
 			}
 		})
 	}
+	return problems
+}
+
+// markup matches what a French text keeps as it is, whatever the spacing
+// around its colons: code spans (`/ttt jouer adversaire:@x`), Discord
+// markup (<t:…:R>, <@…>, <https://…>) and placeholders.
+var markup = regexp.MustCompile("`[^`]*`|<[^<>\\s]*>|\\{\\{[^}]*\\}\\}")
+
+// frenchTight are the signs French typography separates from the word
+// before them with a narrow no-break space (U+202F): the high signs
+// : ; ! ? and the percent sign.
+const frenchTight = ":;!?%"
+
+// checkFrenchSpacing finds, in French texts, a : ; ! ? or % that does not
+// follow a narrow no-break space (U+202F): neither a space, where the
+// sign may wrap to the next line alone, nor nothing. A sign right after
+// another (?!) follows it.
+func checkFrenchSpacing(c *Catalog) []string {
+	var problems []string
+	if _, ok := c.messages[language.French]; !ok {
+		return nil
+	}
+	allForms(c, language.French, func(key, form, text string) {
+		if strings.HasPrefix(key, "command.") && strings.HasSuffix(key, ".name") {
+			return // a command name has no punctuation to space
+		}
+		prose := markup.ReplaceAllString(text, "x")
+		prev := rune(0)
+		for i, r := range prose {
+			if strings.ContainsRune(frenchTight, r) && prev != '\u202f' && !strings.ContainsRune(frenchTight, prev) {
+				before := prose[max(0, i-12):i]
+				for !utf8.ValidString(before) {
+					before = before[1:]
+				}
+				problems = append(problems, fmt.Sprintf("fr: %s (%s) has %q after %q; want U+202F (narrow no-break space) before %c", key, form, r, before, r))
+			}
+			prev = r
+		}
+	})
 	return problems
 }

@@ -60,6 +60,10 @@ var terms = map[string][]term{
 		{pattern: `(?i)\b(vous|votre|vos)\b`, use: "tu"},
 		{pattern: `(?i)\b\p{L}+ez\b`, use: "tu", allow: []string{"chez", "assez"}},
 	},
+	"pt-BR": {
+		{pattern: `(?i)\b(tu|teu|tua|teus|tuas|ti|contigo|estás)\b`, use: "você"},
+		{pattern: `(?i)\b(utilizador|ecrã|equipa)\b`, use: "Brazilian Portuguese (usuário, tela, equipe)"},
+	},
 }
 
 // wordBoundary stands for \b in a term's pattern: the start or end of the

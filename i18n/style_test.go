@@ -64,6 +64,12 @@ var terms = map[string][]term{
 		{pattern: `(?i)\b(tu|teu|tua|teus|tuas|ti|contigo|estás)\b`, use: "você"},
 		{pattern: `(?i)\b(utilizador|ecrã|equipa)\b`, use: "Brazilian Portuguese (usuário, tela, equipe)"},
 	},
+	"ru": {
+		{pattern: `(?i)дос(к|ок)`, use: "поле"},
+		{pattern: `(?i)парти[яиюейьм]`, use: "игра"},
+		{pattern: `(?i)\b(вы|вас|вам|вами|ваш\p{L}*)\b`, use: "ты"},
+		{pattern: `(?i)\p{L}+(ите|йте)(сь)?\b`, use: "ты (the imperative of ты)"},
+	},
 }
 
 // wordBoundary stands for \b in a term's pattern: the start or end of the

@@ -70,6 +70,15 @@ var terms = map[string][]term{
 		{pattern: `(?i)\b(вы|вас|вам|вами|ваш\p{L}*)\b`, use: "ты"},
 		{pattern: `(?i)\p{L}+(ите|йте)(сь)?\b`, use: "ты (the imperative of ты)"},
 	},
+	"ja": {
+		{pattern: `対局`, use: "ゲーム"},
+		// Win is 3 to 10, and つ counts to 9 only: 10つ is wrong.
+		{pattern: `\{\{\.Win\}\}\s*つ`, use: "{{.Win}}個"},
+		// "5個並べ" alone is a label, not a sentence: 5個並べたら勝ち.
+		{pattern: `(個|目)並べ([^たてるら]|$)`, use: "{{.Win}}個並べたら勝ち"},
+		// No space between a number and what it counts: 3×3の盤面.
+		{pattern: `\{\{\.(Win|Count|Size|Rated|Max|Given|Row|Col|Rank|Min)\}\}[ \t]+[\p{Han}\p{Hiragana}\p{Katakana}]`, use: "no space after a number"},
+	},
 }
 
 // wordBoundary stands for \b in a term's pattern: the start or end of the

@@ -79,6 +79,10 @@ var terms = map[string][]term{
 		// No space between a number and what it counts: 3×3の盤面.
 		{pattern: `\{\{\.(Win|Count|Size|Rated|Max|Given|Row|Col|Rank|Min)\}\}[ \t]+[\p{Han}\p{Hiragana}\p{Katakana}]`, use: "no space after a number"},
 	},
+	"zh-Hans": {
+		{pattern: `和棋|和局`, use: "平局"},
+		{pattern: `您`, use: "你"},
+	},
 }
 
 // wordBoundary stands for \b in a term's pattern: the start or end of the

@@ -109,6 +109,9 @@ func TestChecksFindBrokenCatalog(t *testing.T) {
 			`fr: move.not_your_turn (other) has ':' after "as ton tour "`,
 			`fr: start.race (other) has '?' after "u réessaies"`,
 		}},
+		{"many as other", checkManyAsOther, []string{
+			`fr: count.games (many) = "{{.Count}} de parties"; want the other form "{{.Count}} parties"`,
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -251,7 +254,9 @@ func TestN(t *testing.T) {
 		{"ru", "count.games", 22, "22 игры"},
 		{"fr", "count.wins", 0, "0 victoire"},
 		{"fr", "count.wins", 2, "2 victoires"},
-		{"fr", "count.wins", 1_000_000, "1000000 de victoires"},
+		{"fr", "count.wins", 1_000_000, "1000000 victoires"},
+		{"es", "count.games", 2_000_000, "2000000 partidas"},
+		{"ru", "count.games", 1_000_000, "1000000 игр"},
 		{"ja", "count.wins", 3, "3勝"},
 		{"de", "duration.minutes", 1, "1 Minute"},
 		{"de", "duration.minutes", 5, "5 Minuten"},

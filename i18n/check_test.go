@@ -33,6 +33,7 @@ var checks = []struct {
 	{"command references", checkCommandRefs},
 	{"terms", checkTerms},
 	{"French spacing", checkFrenchSpacing},
+	{"many as other", checkManyAsOther},
 }
 
 // forms returns the plural forms a message has, by their CLDR names.

@@ -178,3 +178,29 @@ func checkFrenchSpacing(c *Catalog) []string {
 	})
 	return problems
 }
+
+// checkManyAsOther finds counted texts whose "many" form differs from
+// "other" in a language whose CLDR rule gives "many" to whole millions
+// only (French, Spanish, Portuguese: "1 million de parties"). The bot
+// writes counts in digits, and "1000000" reads like any other number:
+// "1000000 parties". Where "many" is a form of everyday numbers, as in
+// Russian ("5 игр"), it stays its own.
+func checkManyAsOther(c *Catalog) []string {
+	var problems []string
+	for _, lang := range c.tags {
+		need, err := pluralForms(lang)
+		if err != nil {
+			continue // checkPluralForms reports it
+		}
+		if first, ok := need["many"]; !ok || first < 1_000_000 {
+			continue
+		}
+		for _, key := range keys(c, lang) {
+			m := c.messages[lang][key]
+			if m.Many != "" && m.Many != m.Other {
+				problems = append(problems, fmt.Sprintf("%s: %s (many) = %q; want the other form %q: %d is written in digits", lang, key, m.Many, m.Other, need["many"]))
+			}
+		}
+	}
+	return problems
+}

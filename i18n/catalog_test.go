@@ -99,6 +99,19 @@ func TestChecksFindBrokenCatalog(t *testing.T) {
 			`de: start.self (other) refers to ["opponent"]; want ["gegner"]`,
 			`de: option.move_incomplete (other) refers to ["/ttt move row col"]; want ["/ttt zug zeile spalte"]`,
 		}},
+		{"terms", checkTerms, []string{
+			`de: command.ttt.start.size.description (other) says "Brett"; use Spielfeld`,
+			`de: option.move_incomplete (other) says "Sie"; use du (not Sie)`,
+			`fr: start.self (other) says "Vous"; use tu`,
+			`fr: start.self (other) says "plateau"; use grille`,
+		}},
+		{"French spacing", checkFrenchSpacing, []string{
+			`fr: move.not_your_turn (other) has ':' after "as ton tour "`,
+			`fr: start.race (other) has '?' after "u réessaies"`,
+		}},
+		{"many as other", checkManyAsOther, []string{
+			`fr: count.games (many) = "{{.Count}} de parties"; want the other form "{{.Count}} parties"`,
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -241,7 +254,9 @@ func TestN(t *testing.T) {
 		{"ru", "count.games", 22, "22 игры"},
 		{"fr", "count.wins", 0, "0 victoire"},
 		{"fr", "count.wins", 2, "2 victoires"},
-		{"fr", "count.wins", 1_000_000, "1000000 de victoires"},
+		{"fr", "count.wins", 1_000_000, "1000000 victoires"},
+		{"es", "count.games", 2_000_000, "2000000 partidas"},
+		{"ru", "count.games", 1_000_000, "1000000 игр"},
 		{"ja", "count.wins", 3, "3勝"},
 		{"de", "duration.minutes", 1, "1 Minute"},
 		{"de", "duration.minutes", 5, "5 Minuten"},

@@ -31,6 +31,9 @@ var checks = []struct {
 	{"templates", checkTemplates},
 	{"command schema", checkSchema},
 	{"command references", checkCommandRefs},
+	{"terms", checkTerms},
+	{"French spacing", checkFrenchSpacing},
+	{"many as other", checkManyAsOther},
 }
 
 // forms returns the plural forms a message has, by their CLDR names.

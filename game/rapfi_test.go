@@ -2,6 +2,7 @@ package game
 
 import (
 	"bufio"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -160,14 +161,22 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// engine is a pbrain engine in a child process.
+// pbrain is a pbrain engine in a child process.
 type pbrain struct {
-	cmd  *exec.Cmd
-	in   io.WriteCloser
-	out  *bufio.Scanner
-	log  []string // the last lines read, for errors
-	info string   // the limit set last
+	cmd   *exec.Cmd
+	in    io.WriteCloser
+	lines chan string // the engine's output, line by line; closed at its end
+	log   []string    // the last lines read, for errors
+	info  string      // the limit set last
 }
+
+// Patience with the engine: ABOUT is sent again after aboutRetry without
+// an answer (Rapfi drops commands that arrive while it finishes a search),
+// and the engine is given up after silence.
+const (
+	aboutRetry = 500 * time.Millisecond
+	silence    = 2 * time.Minute
+)
 
 func startEngine(path string) (*pbrain, error) {
 	cmd := exec.Command(path)
@@ -182,11 +191,18 @@ func startEngine(path string) (*pbrain, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", path, err)
 	}
-	e := &pbrain{cmd: cmd, in: in, out: bufio.NewScanner(out)}
+	e := &pbrain{cmd: cmd, in: in, lines: make(chan string, 64)}
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			e.lines <- strings.TrimSpace(sc.Text())
+		}
+		close(e.lines)
+	}()
 	if err := e.send("START " + strconv.Itoa(rapfiBoard)); err != nil {
 		return nil, err
 	}
-	if _, err := e.expect(func(s string) bool { return s == "OK" }); err != nil {
+	if _, err := e.expect(func(s string) bool { return s == "OK" }, silence); err != nil {
 		return nil, err
 	}
 	for _, s := range []string{"INFO rule 0", "INFO thread_num 1", "INFO timeout_turn 0", "INFO timeout_match 0"} {
@@ -200,32 +216,67 @@ func startEngine(path string) (*pbrain, error) {
 // send sends one command, after the engine has answered ABOUT: Rapfi
 // drops a command that arrives while it still finishes its last search.
 func (e *pbrain) send(lines ...string) error {
-	if _, err := io.WriteString(e.in, "ABOUT\n"); err != nil {
-		return err
+	about := func(s string) bool { return strings.HasPrefix(s, "name=") }
+	for try := 0; ; try++ {
+		if _, err := io.WriteString(e.in, "ABOUT\n"); err != nil {
+			return err
+		}
+		_, err := e.expect(about, aboutRetry)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, errSilent) || time.Duration(try)*aboutRetry > silence {
+			return err
+		}
 	}
-	if _, err := e.expect(func(s string) bool { return strings.HasPrefix(s, "name=") }); err != nil {
-		return err
+	// Answers to the ABOUTs sent again may still come: read them now.
+	for {
+		select {
+		case s, ok := <-e.lines:
+			if !ok {
+				return fmt.Errorf("engine stopped; last lines: %q", e.log)
+			}
+			e.remember(s)
+			continue
+		case <-time.After(10 * time.Millisecond):
+		}
+		break
 	}
 	_, err := io.WriteString(e.in, strings.Join(lines, "\n")+"\n")
 	return err
 }
 
-// expect reads lines until one satisfies ok, and returns it.
-func (e *pbrain) expect(ok func(string) bool) (string, error) {
-	for e.out.Scan() {
-		s := strings.TrimSpace(e.out.Text())
-		e.log = append(e.log, s)
-		if len(e.log) > 20 {
-			e.log = e.log[1:]
-		}
-		if ok(s) {
-			return s, nil
-		}
-		if strings.HasPrefix(s, "ERROR") {
-			return "", fmt.Errorf("engine: %s", s)
+// errSilent: the engine said nothing for a while.
+var errSilent = errors.New("engine silent")
+
+// expect reads lines until one satisfies ok, and returns it; it gives up
+// after wait without a line.
+func (e *pbrain) expect(ok func(string) bool, wait time.Duration) (string, error) {
+	for {
+		select {
+		case s, open := <-e.lines:
+			if !open {
+				return "", fmt.Errorf("engine stopped; last lines: %q", e.log)
+			}
+			e.remember(s)
+			if ok(s) {
+				return s, nil
+			}
+			if strings.HasPrefix(s, "ERROR") {
+				return "", fmt.Errorf("engine: %s", s)
+			}
+		case <-time.After(wait):
+			return "", fmt.Errorf("%w for %v; last lines: %q", errSilent, wait, e.log)
 		}
 	}
-	return "", fmt.Errorf("engine stopped (%v); last lines: %q", e.out.Err(), e.log)
+}
+
+// remember keeps the last lines of the engine, for errors.
+func (e *pbrain) remember(s string) {
+	e.log = append(e.log, s)
+	if len(e.log) > 20 {
+		e.log = e.log[1:]
+	}
 }
 
 var moveLine = regexp.MustCompile(`^(\d+),(\d+)$`)
@@ -305,7 +356,7 @@ func (e *pbrain) move(g *Game) (Cell, error) {
 	if err := e.send(lines...); err != nil {
 		return Cell{}, err
 	}
-	s, err := e.expect(moveLine.MatchString)
+	s, err := e.expect(moveLine.MatchString, silence)
 	if err != nil {
 		return Cell{}, err
 	}

@@ -42,12 +42,13 @@ func randomCell(g *Game, r *rand.Rand) Cell {
 }
 
 // TestHardBeatsRandom plays Hard against a uniformly random player on 7×7
-// with four in a row, 200 games (40 under the race detector), the random
+// with four in a row, 200 games (10 under the race detector), the random
 // player moving first in half.
 func TestHardBeatsRandom(t *testing.T) {
+	t.Parallel()
 	games := 200
 	if raceEnabled {
-		games = 40
+		games = 10
 	}
 	r := rand.New(rand.NewPCG(7, 4))
 	var won, drawn, lost int
@@ -331,11 +332,17 @@ func winningCells(g *Game, p Player) []Cell {
 // TestComputerTakesWinsAndBlocksRandom plays random games on boards from
 // 3×3 to 12×12 with random k >= 2, and at every position checks that
 // Medium and Hard take an immediate win whenever there is one, and
-// otherwise block an immediate loss whenever there is one.
+// otherwise block an immediate loss whenever there is one; 300 games, 60
+// under the race detector.
 func TestComputerTakesWinsAndBlocksRandom(t *testing.T) {
+	t.Parallel()
+	games := 300
+	if raceEnabled {
+		games = 60
+	}
 	r := rand.New(rand.NewPCG(11, 12))
 	wins, blocks := 0, 0
-	for range 300 {
+	for range games {
 		n := 3 + r.IntN(10)
 		k := 2 + r.IntN(n-1)
 		g := newGame(t, n, WinLength(k))
@@ -477,14 +484,20 @@ func TestComputerLargeBoards(t *testing.T) {
 
 // TestComputerLevelsOrdered: on 7×7 with four in a row, each level beats
 // the one below it more often than it loses (100 games, 20 for Hard, first
-// move alternating).
+// move alternating; under the race detector 40, and 6 for Hard).
 func TestComputerLevelsOrdered(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(8, 8))
 	for _, pair := range [][2]Level{{Medium, Easy}, {Hard, Easy}, {Hard, Medium}} {
 		var won, lost int
 		games := 100
-		if pair[0] == Hard {
+		switch {
+		case pair[0] == Hard && raceEnabled:
+			games = 6
+		case pair[0] == Hard:
 			games = 20
+		case raceEnabled:
+			games = 40
 		}
 		for i := range games {
 			g := newGame(t, 7, WinLength(4))

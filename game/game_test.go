@@ -461,6 +461,7 @@ func TestCloneAndReset(t *testing.T) {
 // 9 and every k, comparing the judge with the oracle after every move (a
 // quick complement to FuzzMove in every test run).
 func TestRandomGamesAgainstOracle(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(5, 5))
 	decidedEarly := 0
 	for n := 1; n <= 9; n++ {

@@ -112,12 +112,13 @@ var exhaustive = flag.Bool("exhaustive", false, "check Hard on every reachable p
 // proofStride: without -exhaustive, TestHardPerfectSmallBoards checks Hard
 // on the positions of 4×4 whose base-3 number is a multiple of it (all
 // positions of the smaller boards); the brute-force solver still visits
-// every position. Under the race detector it checks 4×4 with k = 3 only
-// (one position in raceStride) and skips k = 4, whose brute-force walk
-// alone takes minutes there.
+// every position. Under the race detector, whose brute-force walk of 4×4
+// alone takes minutes, it walks and checks on 4×4 only the positions that
+// follow raceRoots random openings of raceOpening moves each.
 const (
 	proofStride = 16
-	raceStride  = 64
+	raceRoots   = 3
+	raceOpening = 6
 )
 
 // TestHardPerfectSmallBoards is the proof that Hard plays perfectly on small
@@ -126,22 +127,23 @@ const (
 // Hard never plays a move that lowers the value of the position for itself
 // — a won position stays won and a drawn one drawn — by the brute-force
 // solver. Without -exhaustive it checks one position in proofStride on 4×4
-// with k = 3 and 4.
+// with k = 3 and 4; under the race detector, the positions after a few
+// random openings (see raceRoots). CI runs it with -exhaustive, without
+// -race.
 //
 // The brute-force walk runs on the test's goroutine; the positions it has
 // valued go to one checker per CPU, which asks Hard for its move (with a
 // source of randomness seeded by the position, so that the result does not
 // depend on which checker gets it) and values that move.
 func TestHardPerfectSmallBoards(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ n, k int }{{3, 3}, {2, 2}, {3, 2}, {4, 2}, {4, 3}, {4, 4}} {
 		t.Run(fmt.Sprintf("%dx%d,k=%d", tt.n, tt.n, tt.k), func(t *testing.T) {
-			stride := 1
+			stride, sampled := 1, false
 			switch {
 			case *exhaustive || tt.n < 4 || tt.k == 2:
-			case raceEnabled && tt.k == 4:
-				t.Skip("too slow under the race detector; run without -race")
 			case raceEnabled:
-				stride = raceStride
+				sampled = true
 			default:
 				stride = proofStride
 			}
@@ -175,7 +177,14 @@ func TestHardPerfectSmallBoards(t *testing.T) {
 				count[v+1]++
 				jobs <- proofJob{state: state, p: p, v: v, hist: slices.Clone(hist)}
 			}
-			b.value(make([]Player, tt.n*tt.n), 0, X, nil)
+			if sampled {
+				r := rand.New(rand.NewPCG(uint64(tt.n), uint64(tt.k)))
+				for range raceRoots {
+					b.walkFrom(randomOpening(b, r, raceOpening))
+				}
+			} else {
+				b.value(make([]Player, tt.n*tt.n), 0, X, nil)
+			}
 			close(jobs)
 			wg.Wait()
 			if failure != "" {
@@ -184,6 +193,45 @@ func TestHardPerfectSmallBoards(t *testing.T) {
 			t.Logf("%d positions, %d checked: %d won, %d drawn, %d lost for the player to move", positions, checked, count[2], count[1], count[0])
 		})
 	}
+}
+
+// randomOpening returns the moves of a random game of b's board, X first,
+// of moves moves that nobody has won.
+func randomOpening(b *bruteSolver, r *rand.Rand, moves int) []int {
+	for {
+		board := make([]Player, b.n*b.n)
+		var hist []int
+		p := X
+		for len(hist) < moves {
+			i := r.IntN(len(board))
+			if board[i] != None {
+				continue
+			}
+			board[i] = p
+			hist = append(hist, i)
+			if b.wins(board, i) {
+				break
+			}
+			p = p.Other()
+		}
+		if len(hist) == moves && !b.wins(board, hist[len(hist)-1]) {
+			return hist
+		}
+	}
+}
+
+// walkFrom values the position after the moves hist (X first), visiting
+// every position reachable from it as value does.
+func (b *bruteSolver) walkFrom(hist []int) {
+	board := make([]Player, b.n*b.n)
+	state := 0
+	p := X
+	for _, i := range hist {
+		board[i] = p
+		state += int(p) * b.pow3[i]
+		p = p.Other()
+	}
+	b.value(board, state, p, slices.Clone(hist))
 }
 
 // proofJob is a position of the brute-force walk to check: its base-3

@@ -11,9 +11,10 @@ import (
 // search, on positions of small boards with few enough empty cells for the
 // exact search: games of Medium against itself, stopped at random.
 func TestThreatSearchSound(t *testing.T) {
+	t.Parallel()
 	positions := 300
 	if raceEnabled {
-		positions = 60
+		positions = 15
 	}
 	for _, tt := range []struct{ n, k int }{{5, 4}, {6, 4}, {6, 5}, {7, 5}} {
 		t.Run(fmt.Sprintf("%dx%d,k=%d", tt.n, tt.n, tt.k), func(t *testing.T) {

@@ -65,6 +65,9 @@ const gameColumns = `id, guild_id, channel_id, player_x, player_o, computer, lev
 	ending, loser, stopped_by, started_at, ended_at, deadline, serial, board_app, board_token, board_at, locale, draw_offer,
 	board_channel, board_message, board_ping, version`
 
+// updateColumns are gameColumns but the id, which never changes.
+var updateColumns = strings.TrimPrefix(gameColumns, "id, ")
+
 // scanGame reads one row of gameColumns.
 func scanGame(r row) (*Game, error) {
 	var (
@@ -461,9 +464,12 @@ func (s *sqlStore) updateRow(ctx context.Context, t tx, stored, g *Game) error {
 			micros(g.Deadline), g.Serial, g.Board.AppID, g.Board.Token, micros(g.Board.At), g.Board.ChannelID, g.Board.MessageID, g.Ping,
 			g.ID, g.Version)
 	} else {
-		affected, err = t.exec(ctx, `UPDATE games SET (`+gameColumns+`) =
-			(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, version + 1)
-			WHERE id = ? AND version = ?`, append(gameArgs(g), g.ID, g.Version)...)
+		// Every column but the id: setting the primary key, even to
+		// itself, makes SQLite check the foreign keys that point at it
+		// (channels, moves), under the one write lock.
+		affected, err = t.exec(ctx, `UPDATE games SET (`+updateColumns+`) =
+			(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, version + 1)
+			WHERE id = ? AND version = ?`, append(gameArgs(g)[1:], g.ID, g.Version)...)
 	}
 	if err != nil {
 		return err

@@ -59,6 +59,7 @@ func OpenPostgres(ctx context.Context, url string) (*Postgres, error) {
 		},
 		forUpdate: " FOR UPDATE",
 		nullsLast: " NULLS LAST",
+		arrays:    true,
 	}
 	if err := migrate(ctx, pgMigrator{pool}); err != nil {
 		pool.Close()

@@ -59,6 +59,9 @@ type sqlStore struct {
 	// nullsLast follows DESC in an ORDER BY where NULLs must come last:
 	// PostgreSQL puts them first unless told; SQLite puts them last.
 	nullsLast string
+	// arrays: a parameter may be an array ([]string), as in
+	// "id = ANY(?)": PostgreSQL.
+	arrays bool
 }
 
 const gameColumns = `id, guild_id, channel_id, player_x, player_o, computer, level, size, win, first,
@@ -577,8 +580,20 @@ func (s *sqlStore) Running(ctx context.Context) (out []*Game, err error) {
 		if err := rs.Err(); err != nil || len(out) == 0 {
 			return err
 		}
-		rs, err = t.query(ctx, `SELECT row, col, player, at, game_id FROM moves
-			WHERE game_id IN (SELECT id FROM games WHERE ending = 0) ORDER BY game_id, seq`)
+		// The moves of those games, by their ids: PostgreSQL takes them as
+		// an array (a subquery there is planned as a hash join that reads
+		// every move ever played); SQLite looks each one up through the
+		// index of running games.
+		q, args := `SELECT row, col, player, at, game_id FROM moves
+			WHERE game_id IN (SELECT id FROM games WHERE ending = 0) ORDER BY game_id, seq`, []any(nil)
+		if s.arrays {
+			ids := make([]string, len(out))
+			for i, g := range out {
+				ids[i] = g.ID
+			}
+			q, args = `SELECT row, col, player, at, game_id FROM moves WHERE game_id = ANY(?) ORDER BY game_id, seq`, []any{ids}
+		}
+		rs, err = t.query(ctx, q, args...)
 		if err != nil {
 			return err
 		}

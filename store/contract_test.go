@@ -1037,4 +1037,11 @@ func testCommandGuilds(t *testing.T, s storeUnderTest) {
 	if n, err := s.CountGames(ctx); n != 2 || err != nil {
 		t.Errorf("CountGames = %d, %v; want 2 (one ended, one running)", n, err)
 	}
+	// A new game refused (its channel's game runs) is not counted.
+	if err := s.Save(ctx, newGame("g3", "guild", "chan", "carol", "dave")); !errors.Is(err, ErrConflict) {
+		t.Fatalf("Save(g3 in a busy channel) = %v; want ErrConflict", err)
+	}
+	if n, err := s.CountGames(ctx); n != 2 || err != nil {
+		t.Errorf("CountGames after a refused new game = %d, %v; want 2", n, err)
+	}
 }

@@ -190,6 +190,7 @@ func testQueryPlans(t *testing.T, s storeUnderTest, inner *sqlStore, dialect str
 		{name: "Running", run: func() error { _, err := s.Running(ctx); return err }},
 		{name: "Due", run: func() error { _, err := s.Due(ctx, time.Now()); return err }},
 		{name: "CountRunning", run: func() error { _, err := s.CountRunning(ctx); return err }},
+		{name: "CountGames", run: func() error { _, err := s.CountGames(ctx); return err }},
 		{name: "History", run: func() error { _, err := s.History(ctx, guild, mid.UserID, 10); return err }},
 		{name: "Leaderboard", sorted: true, run: func() error { _, err := s.Leaderboard(ctx, guild, 1, 10); return err }},
 		{name: "SaveNewAndEnd", run: func() error {

@@ -193,6 +193,14 @@ func testQueryPlans(t *testing.T, s storeUnderTest, inner *sqlStore, dialect str
 		{name: "CountGames", run: func() error { _, err := s.CountGames(ctx); return err }},
 		{name: "History", run: func() error { _, err := s.History(ctx, guild, mid.UserID, 10); return err }},
 		{name: "Leaderboard", sorted: true, run: func() error { _, err := s.Leaderboard(ctx, guild, 1, 10); return err }},
+		{name: "ComputerLeaderboard", sorted: true, run: func() error { _, err := s.ComputerLeaderboard(ctx, guild, 10); return err }},
+		{name: "Rank", run: func() error {
+			st, err := s.Stats(ctx, guild, mid.UserID, 1)
+			if err == nil && st.Rank != mid.Rank {
+				err = fmt.Errorf("Stats(%s).Rank = %d; want %d", mid.UserID, st.Rank, mid.Rank)
+			}
+			return err
+		}, narrow: true},
 		{name: "SaveNewAndEnd", run: func() error {
 			g := play(newGame(fmt.Sprintf("plan-%d", stamp), guild, fmt.Sprintf("plan-%d", stamp), mid.UserID, board[0].UserID),
 				[2]int{0, 0}, [2]int{1, 0}, [2]int{0, 1}, [2]int{1, 1})

@@ -644,10 +644,13 @@ func (s *sqlStore) Stats(ctx context.Context, guildID, userID string, minRated i
 			return err
 		}
 		// Rank: one more than the ranked players ordered before this one
-		// by compareRank.
-		err = t.queryRow(ctx, `SELECT 1 + count(*) FROM players WHERE guild_id = ? AND rated >= ?
+		// by compareRank. "rating >= ?" bounds the range of players_rank
+		// read to the players rated at least as high: the count costs the
+		// rank, not the guild's size (SQLite reads the whole guild for the
+		// OR alone).
+		err = t.queryRow(ctx, `SELECT 1 + count(*) FROM players WHERE guild_id = ? AND rating >= ? AND rated >= ?
 			AND (rating > ? OR (rating = ? AND (rated > ? OR (rated = ? AND user_id < ?))))`,
-			guildID, minRated, st.Rating.R, st.Rating.R, st.Rated, st.Rated, userID).Scan(&st.Rank)
+			guildID, st.Rating.R, minRated, st.Rating.R, st.Rating.R, st.Rated, st.Rated, userID).Scan(&st.Rank)
 		return err
 	})
 	if err != nil {

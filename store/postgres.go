@@ -46,6 +46,16 @@ func OpenPostgres(ctx context.Context, url string) (*Postgres, error) {
 		pool.Close()
 		return nil, fmt.Errorf("store: open postgres: %w", err)
 	}
+	p := newPostgres(pool)
+	if err := migrate(ctx, pgMigrator{pool}); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("store: open postgres: %w", err)
+	}
+	return p, nil
+}
+
+// newPostgres is the store over a pool of a migrated database.
+func newPostgres(pool *pgxpool.Pool) *Postgres {
 	p := &Postgres{pool: pool}
 	p.sqlStore = sqlStore{
 		read: func(ctx context.Context, fn func(tx) error) error {
@@ -61,11 +71,7 @@ func OpenPostgres(ctx context.Context, url string) (*Postgres, error) {
 		nullsLast: " NULLS LAST",
 		arrays:    true,
 	}
-	if err := migrate(ctx, pgMigrator{pool}); err != nil {
-		pool.Close()
-		return nil, fmt.Errorf("store: open postgres: %w", err)
-	}
-	return p, nil
+	return p
 }
 
 // pgTx runs fn in a transaction and commits it if fn returns nil.

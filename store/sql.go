@@ -770,11 +770,13 @@ func (s *sqlStore) CountGames(ctx context.Context) (n int, err error) {
 	return n, nil
 }
 
-// Ping checks that the database answers a query.
+// Ping checks that the database can be written: it commits a write of one
+// row (readiness), as a save would. A full disk, a read-only database or
+// a deleted SQLite file fail it.
 func (s *sqlStore) Ping(ctx context.Context) error {
-	err := s.direct(ctx, func(t tx) error {
-		var one int
-		return t.queryRow(ctx, `SELECT 1`).Scan(&one)
+	err := s.write(ctx, func(t tx) error {
+		_, err := t.exec(ctx, `UPDATE readiness SET at = ? WHERE id = 1`, time.Now().UnixMicro())
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("store: ping: %w", err)

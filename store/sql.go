@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -63,6 +64,10 @@ type sqlStore struct {
 	// arrays: a parameter may be an array ([]string), as in
 	// "id = ANY(?)": PostgreSQL.
 	arrays bool
+	// settled, when set, waits until the write that failed with err
+	// (wrapping ErrOutcomeUnknown) can no longer commit, so that a read
+	// tells whether it did; nil when it is so.
+	settled func(ctx context.Context, err error) error
 }
 
 const gameColumns = `id, guild_id, channel_id, player_x, player_o, computer, level, size, win, first,
@@ -344,6 +349,9 @@ func (s *sqlStore) Save(ctx context.Context, g *Game) error {
 		}
 		return s.update(ctx, t, n)
 	})
+	if errors.Is(err, ErrOutcomeUnknown) {
+		err = s.outcome(ctx, n, err)
+	}
 	if errors.Is(err, ErrConflict) {
 		return err
 	}
@@ -362,6 +370,48 @@ func (s *sqlStore) Save(ctx context.Context, g *Game) error {
 	g.Version = n.Version
 	return nil
 }
+
+// outcome finds out whether the save of n, whose commit went unanswered
+// (err), was committed: it waits until the transaction is over, then reads
+// the game back. It returns nil if the game is stored as n at the next
+// version, err without ErrOutcomeUnknown if it is still at n's version
+// (nothing changed), and err if it cannot tell.
+func (s *sqlStore) outcome(ctx context.Context, n *Game, err error) error {
+	if s.settled == nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
+	defer cancel()
+	if s.settled(ctx, err) != nil {
+		return err
+	}
+	var got *Game
+	rerr := s.read(ctx, func(t tx) (rerr error) {
+		got, rerr = s.readGame(ctx, t, `SELECT `+gameColumns+` FROM games WHERE id = ?`, n.ID)
+		return rerr
+	})
+	if rerr != nil {
+		return err
+	}
+	want := n.Clone()
+	want.Version++
+	switch {
+	case got != nil && reflect.DeepEqual(got, want):
+		return nil // committed
+	case (got == nil && n.Version == 0) || (got != nil && got.Version == n.Version):
+		cause := err
+		var cu *commitUnknown
+		if errors.As(err, &cu) {
+			cause = cu.err
+		}
+		return fmt.Errorf("store: save game %s: commit failed, nothing changed: %w", n.ID, cause)
+	}
+	return err
+}
+
+// settleTimeout bounds how long a save whose commit went unanswered
+// waits to learn its outcome.
+const settleTimeout = 2 * time.Second
 
 func (s *sqlStore) insert(ctx context.Context, t tx, g *Game) error {
 	affected, err := t.exec(ctx, `INSERT INTO games (`+gameColumns+`)

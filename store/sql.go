@@ -837,13 +837,35 @@ func (s *sqlStore) Ping(ctx context.Context) error {
 // Due returns the channels whose running game has a deadline at or before
 // before, for the sweep that ends games whose time ran out. It reads the
 // running games' rows, not their moves.
+//
+// As the bot sweeps with it, Due also forgets the interaction tokens of
+// boards drawn more than TokenLife before before (up to forgetBatch of
+// them each time): they are secrets, and useless once Discord refuses
+// them. Only the token is cleared, not the game's version: no save
+// conflicts with it. A failure to forget is not Due's: the next sweep
+// tries again, and a database that cannot be written fails saves and
+// Ping anyway.
 func (s *sqlStore) Due(ctx context.Context, before time.Time) ([]string, error) {
 	channels, err := s.column(ctx, `SELECT channel_id FROM games WHERE ending = 0 AND deadline IS NOT NULL AND deadline <= ? ORDER BY channel_id`, before.UnixMicro())
 	if err != nil {
 		return nil, fmt.Errorf("store: games due: %w", err)
 	}
+	_ = s.write(ctx, func(t tx) error {
+		_, err := t.exec(ctx, `UPDATE games SET board_token = '' WHERE id IN
+			(SELECT id FROM games WHERE board_token <> '' AND board_at < ? LIMIT `+strconv.Itoa(forgetBatch)+`)`,
+			before.Add(-TokenLife).UnixMicro())
+		return err
+	})
 	return channels, nil
 }
+
+// TokenLife is how long Discord accepts an interaction token: a game's
+// board token is forgotten once it is over (see Due).
+const TokenLife = 15 * time.Minute
+
+// forgetBatch bounds the tokens one Due forgets: its write holds the
+// SQLite writer.
+const forgetBatch = 1000
 
 // column returns the one text column of the rows that query finds, read
 // outside a transaction.

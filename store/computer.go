@@ -31,7 +31,8 @@ func compareComputer(a, b *Stats) int {
 // most draws, then fewest losses, then user id), Rank set to the place in
 // that order; at most limit of them (limit <= 0: all). The computer's own
 // user id has a record too (every game against it, from its side): the
-// caller leaves it out. It reads every such player of the guild.
+// caller leaves it out. It reads the first limit of them in the order of
+// an index (players_computer), not the whole guild.
 func (s *sqlStore) ComputerLeaderboard(ctx context.Context, guildID string, limit int) (out []Stats, err error) {
 	out, err = s.ranked(ctx, `SELECT `+statsColumns+` FROM players WHERE guild_id = ? AND computer_games > 0
 			ORDER BY computer_wins DESC, computer_draws DESC, computer_losses, user_id`, limit, guildID)

@@ -153,6 +153,7 @@ func runContract(t *testing.T, open func(t *testing.T) storeUnderTest) {
 		{"Challenges", testChallenges},
 		{"Settings", testSettings},
 		{"CommandGuilds", testCommandGuilds},
+		{"Tokens", testTokens},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -1037,4 +1038,43 @@ func testCommandGuilds(t *testing.T, s storeUnderTest) {
 	if n, err := s.CountGames(ctx); n != 2 || err != nil {
 		t.Errorf("CountGames = %d, %v; want 2 (one ended, one running)", n, err)
 	}
+	// A new game refused (its channel's game runs) is not counted.
+	if err := s.Save(ctx, newGame("g3", "guild", "chan", "carol", "dave")); !errors.Is(err, ErrConflict) {
+		t.Fatalf("Save(g3 in a busy channel) = %v; want ErrConflict", err)
+	}
+	if n, err := s.CountGames(ctx); n != 2 || err != nil {
+		t.Errorf("CountGames after a refused new game = %d, %v; want 2", n, err)
+	}
+}
+
+// Interaction tokens are secrets that Discord accepts for 15 minutes: the
+// sweep (Due) forgets a board's token once they are over, of running and
+// ended games alike, and changes nothing else.
+func testTokens(t *testing.T, s storeUnderTest) {
+	ctx := context.Background()
+	ended := play(newGame("g1", "guild", "c1", "alice", "bob"), xWins...)
+	ended.Board = Board{AppID: "app", Token: "old-secret", At: t0, ChannelID: "c1", MessageID: "m1"}
+	mustSave(t, s, end(ended, game.EndWon, game.None, 1))
+	running := play(newGame("g2", "guild", "c2", "alice", "bob"), [2]int{1, 1})
+	running.Board = Board{AppID: "app", Token: "old-secret-2", At: t0.Add(time.Minute)}
+	mustSave(t, s, running)
+	fresh := newGame("g3", "guild", "c3", "carol", "dave")
+	fresh.Board = Board{AppID: "app", Token: "fresh-secret", At: t0.Add(10 * time.Minute)}
+	mustSave(t, s, fresh)
+
+	if _, err := s.Due(ctx, t0.Add(TokenLife)); err != nil {
+		t.Fatal(err)
+	}
+	sameGame(t, "Game(g1) before its token's 15 minutes are over", mustGame(t, s, "g1"), stored(ended, ended.Version))
+	if _, err := s.Due(ctx, t0.Add(TokenLife+2*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range []*Game{ended, running} {
+		want := stored(g, g.Version)
+		want.Board.Token = ""
+		sameGame(t, "Game("+g.ID+") once its token's 15 minutes are over", mustGame(t, s, g.ID), want)
+	}
+	sameGame(t, "Game(g3), whose token is 7 minutes old", mustGame(t, s, "g3"), stored(fresh, fresh.Version))
+	// The game goes on: the next move brings a new token, and saves.
+	mustSave(t, s, play(mustGame(t, s, "g2"), [2]int{0, 0}))
 }

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -19,11 +19,16 @@ import (
 // others commit: the batch is then written again with a SAVEPOINT for
 // each write (see run). A caller returns once the transaction holding its
 // write is committed: a write that returned nil is as durable as before.
+// A caller whose context ends before its write has started returns the
+// context's error at once, and its write never runs, even if its batch is
+// stuck (waiting for another process's write lock, say): whoever must
+// answer within a deadline gets its answer in time. Once its write has
+// started, the caller waits for the commit, so that what it returns is
+// true.
 //
-// There is no goroutine of its own: the first caller to find nobody
-// writing leads, runs one batch (its own write and all that queued
-// meanwhile), and hands the lead to the first caller still queued, whose
-// write goes into the next batch.
+// The first caller to find nobody writing starts a goroutine that leads:
+// it runs batches (up to maxBatch writes each, all that queued meanwhile)
+// until the queue is empty, then stops.
 type groupCommit struct {
 	db *stmtCache
 
@@ -39,19 +44,26 @@ const maxBatch = 64
 type writeJob struct {
 	ctx  context.Context
 	fn   func(tx) error
-	done chan error // errLead: this caller leads the next batch
+	done chan error // buffered: the batch never waits for its caller
+	// state is jobQueued until the batch starts the write (jobStarted) or
+	// its caller gives up first (jobAbandoned); it changes once.
+	state atomic.Int32
 }
 
-var errLead = errors.New("store: lead the next batch")
+const (
+	jobQueued int32 = iota
+	jobStarted
+	jobAbandoned
+)
 
 func newGroupCommit(db *stmtCache) *groupCommit {
 	return &groupCommit{db: db}
 }
 
 // write runs fn in a transaction shared with other writers and returns
-// fn's error, or the commit's. A caller whose ctx ends while its write is
-// still queued leaves the queue and returns ctx's error; once its write is
-// in a batch being written, it waits for that batch.
+// fn's error, or the commit's. A caller whose ctx ends before its write
+// has started returns ctx's error and fn never runs; once it has started,
+// the caller waits for its batch.
 func (g *groupCommit) write(ctx context.Context, fn func(tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -62,69 +74,40 @@ func (g *groupCommit) write(ctx context.Context, fn func(tx) error) error {
 	lead := !g.leading
 	g.leading = true
 	g.mu.Unlock()
-	if !lead {
-		var err error
-		select {
-		case err = <-j.done:
-		case <-ctx.Done():
-			if err, lead = g.leave(j); !lead && err == nil {
-				err = <-j.done // j is in a batch being written
-			}
-		}
-		if !lead && err != errLead {
-			return err
-		}
+	if lead {
+		go g.lead()
 	}
-	g.lead()
-	return <-j.done
-}
-
-// leave takes j out of the queue after its caller gave up, and returns its
-// ctx's error. If j is no longer queued it returns nil; if j was handed
-// the lead meanwhile, lead is true and the caller must lead (its own write
-// is then skipped as cancelled).
-func (g *groupCommit) leave(j *writeJob) (err error, lead bool) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
 	select {
 	case err := <-j.done:
-		if err == errLead {
-			return nil, true
+		return err
+	case <-ctx.Done():
+		if j.state.CompareAndSwap(jobQueued, jobAbandoned) {
+			return ctx.Err()
 		}
-		j.done <- err // answered after all: keep the answer for the caller
-		return nil, false
-	default:
+		return <-j.done // started: its batch tells how it went
 	}
-	if i := slices.Index(g.queue, j); i >= 0 {
-		g.queue = slices.Delete(g.queue, i, i+1)
-		return j.ctx.Err(), false
-	}
-	return nil, false
 }
 
-// lead runs one batch from the head of the queue and passes the lead to
-// the first write still queued, or gives it up when none is. The lead is
-// passed on even if the batch panics.
+// lead runs batches from the head of the queue until it is empty, then
+// gives up the lead.
 func (g *groupCommit) lead() {
-	g.mu.Lock()
-	n := min(len(g.queue), maxBatch)
-	batch := g.queue[:n:n]
-	if n == len(g.queue) {
-		g.queue = nil // the next writes get an array of their own: this one goes with batch
-	} else {
-		g.queue = g.queue[n:]
-	}
-	g.mu.Unlock()
-	defer func() {
+	for {
 		g.mu.Lock()
-		if len(g.queue) == 0 {
+		n := min(len(g.queue), maxBatch)
+		if n == 0 {
 			g.leading = false
+			g.mu.Unlock()
+			return
+		}
+		batch := g.queue[:n:n]
+		if n == len(g.queue) {
+			g.queue = nil // the next writes get an array of their own: this one goes with batch
 		} else {
-			g.queue[0].done <- errLead
+			g.queue = g.queue[n:]
 		}
 		g.mu.Unlock()
-	}()
-	g.run(batch)
+		g.run(batch)
+	}
 }
 
 // run writes batch in one transaction and tells each of its callers how
@@ -185,7 +168,9 @@ func (g *groupCommit) try(ctx context.Context, batch []*writeJob, savepoints boo
 	errs = make([]error, len(batch))
 	ok := 0
 	for i, j := range batch {
-		if errs[i] = j.ctx.Err(); errs[i] != nil {
+		// A write starts once; its caller may have given up before.
+		if j.state.Load() != jobStarted && !j.state.CompareAndSwap(jobQueued, jobStarted) {
+			errs[i] = j.ctx.Err()
 			continue
 		}
 		if !savepoints {

@@ -230,3 +230,56 @@ func TestGroupCommitPanic(t *testing.T) {
 		t.Errorf("notes %v; want %v", got, want)
 	}
 }
+
+// A write that has not started when its context ends gives up at once,
+// even when its batch is stuck waiting for the database (here another
+// process holds SQLite's write lock, which the batch waits busyTimeout
+// for): the caller, who must answer Discord within 3 s, gets its
+// context's error while the lock is still held, and nothing is written.
+func TestGroupCommitDeadlineWhileStuck(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tttbot.db")
+	s := openSQLite(t, path)
+	other := openSQLite(t, path) // another process
+	conn, err := other.writer.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(context.Background(), `BEGIN IMMEDIATE`); err != nil {
+		t.Fatal(err)
+	}
+	released := false
+	release := func() {
+		if !released {
+			released = true
+			conn.ExecContext(context.Background(), `ROLLBACK`)
+			conn.Close()
+		}
+	}
+	defer release()
+
+	// The first write leads a batch stuck in BEGIN; the second queues
+	// behind it.
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	errs := make(chan error, 2)
+	for _, id := range []string{"g1", "g2"} {
+		go func() { errs <- s.Save(ctx, newGame(id, "guild", id, "alice", "bob")) }()
+	}
+	for range 2 {
+		select {
+		case err := <-errs:
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("Save while another process holds the write lock = %v; want context.DeadlineExceeded", err)
+			}
+		case <-time.After(time.Minute): // a bound on a hang, not a timing
+			t.Fatal("Save did not return while the write lock was held")
+		}
+	}
+	release()
+	for _, id := range []string{"g1", "g2"} {
+		if g, err := s.Game(context.Background(), id); g != nil || err != nil {
+			t.Errorf("Game(%s) after its Save gave up = %v, %v; want nil, nil", id, g, err)
+		}
+	}
+	mustSave(t, s, newGame("g3", "guild", "g3", "alice", "bob")) // the store still works
+}

@@ -164,7 +164,8 @@ func (m *Memory) CountGames(ctx context.Context) (int, error) {
 }
 
 // Due returns the channels whose running game has a deadline at or before
-// before, sorted.
+// before, sorted, and forgets the expired board tokens, as the SQL stores'
+// Due does.
 func (m *Memory) Due(ctx context.Context, before time.Time) ([]string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -172,6 +173,9 @@ func (m *Memory) Due(ctx context.Context, before time.Time) ([]string, error) {
 	for _, g := range m.games {
 		if g.Running() && !g.Deadline.IsZero() && !g.Deadline.After(before) {
 			out = append(out, g.ChannelID)
+		}
+		if g.Board.Token != "" && g.Board.At.Before(storeTime(before.Add(-TokenLife))) {
+			g.Board.Token = "" // as the SQL stores forget it
 		}
 	}
 	slices.Sort(out)

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -46,6 +47,16 @@ func OpenPostgres(ctx context.Context, url string) (*Postgres, error) {
 		pool.Close()
 		return nil, fmt.Errorf("store: open postgres: %w", err)
 	}
+	p := newPostgres(pool)
+	if err := migrate(ctx, pgMigrator{pool}); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("store: open postgres: %w", err)
+	}
+	return p, nil
+}
+
+// newPostgres is the store over a pool of a migrated database.
+func newPostgres(pool *pgxpool.Pool) *Postgres {
 	p := &Postgres{pool: pool}
 	p.sqlStore = sqlStore{
 		read: func(ctx context.Context, fn func(tx) error) error {
@@ -59,12 +70,16 @@ func OpenPostgres(ctx context.Context, url string) (*Postgres, error) {
 		},
 		forUpdate: " FOR UPDATE",
 		nullsLast: " NULLS LAST",
+		arrays:    true,
+		settled: func(ctx context.Context, err error) error {
+			var cu *commitUnknown
+			if !errors.As(err, &cu) {
+				return err
+			}
+			return p.settled(ctx, cu)
+		},
 	}
-	if err := migrate(ctx, pgMigrator{pool}); err != nil {
-		pool.Close()
-		return nil, fmt.Errorf("store: open postgres: %w", err)
-	}
-	return p, nil
+	return p
 }
 
 // pgTx runs fn in a transaction and commits it if fn returns nil.
@@ -77,7 +92,60 @@ func pgTx(ctx context.Context, pool *pgxpool.Pool, opts pgx.TxOptions, fn func(t
 		t.Rollback(context.WithoutCancel(ctx))
 		return err
 	}
-	return t.Commit(ctx)
+	pid := t.Conn().PgConn().PID()
+	err = t.Commit(ctx)
+	var pgErr *pgconn.PgError
+	if err == nil || errors.As(err, &pgErr) || pgconn.SafeToRetry(err) {
+		// Committed; or the server answered that it rolled back; or
+		// COMMIT was never sent, and the transaction dies with its
+		// connection.
+		return err
+	}
+	// COMMIT was sent and no answer came back (the context ended, the
+	// connection broke): the server may have committed.
+	return &commitUnknown{pid: pid, err: err}
+}
+
+// commitUnknown is a COMMIT sent without an answer: it wraps
+// ErrOutcomeUnknown and the error that cut the answer off.
+type commitUnknown struct {
+	pid uint32 // the server process of the transaction
+	err error
+}
+
+func (e *commitUnknown) Error() string {
+	return "store: commit sent, no answer: " + e.err.Error()
+}
+
+func (e *commitUnknown) Unwrap() []error { return []error{ErrOutcomeUnknown, e.err} }
+
+// settled waits until the transaction whose COMMIT went unanswered is
+// over, one way or the other: its server process has gone, or waits idle
+// for its next command; one still busy with it is terminated (a commit it
+// finished stays committed; one it had not begun is rolled back). After
+// settled returns nil, reading the database tells the outcome.
+func (p *Postgres) settled(ctx context.Context, cu *commitUnknown) error {
+	terminated := false
+	for {
+		var state string
+		err := p.pool.QueryRow(ctx, `SELECT coalesce(state, '') FROM pg_stat_activity WHERE pid = $1`, int32(cu.pid)).Scan(&state)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows), err == nil && state == "idle":
+			return nil
+		case err != nil:
+			return err
+		case !terminated:
+			if _, err := p.pool.Exec(ctx, `SELECT pg_terminate_backend($1)`, int32(cu.pid)); err != nil {
+				return err
+			}
+			terminated = true
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(10 * time.Millisecond): // polling the server process's state
+		}
+	}
 }
 
 // pgMigrator serialises migrations with a transaction-scoped advisory

@@ -5,6 +5,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/tttbot/tttbot/store/storetest"
 )
 
@@ -34,4 +35,29 @@ func TestPostgres(t *testing.T) {
 func TestPostgresTwoProcesses(t *testing.T) {
 	url := postgresSchema(t)
 	testTwoProcesses(t, openPostgres(t, url), openPostgres(t, url))
+}
+
+// Ping fails when the database cannot be written (here every transaction
+// is read-only, as on a standby), so that /readyz says so.
+func TestPostgresPingReadOnly(t *testing.T) {
+	ctx := context.Background()
+	url := postgresSchema(t)
+	openPostgres(t, url) // migrates
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.ConnConfig.RuntimeParams["default_transaction_read_only"] = "on"
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ro := newPostgres(pool)
+	defer ro.Close()
+	if err := ro.Ping(ctx); err == nil {
+		t.Error("Ping of a read-only database = nil; want an error")
+	}
+	if err := openPostgres(t, url).Ping(ctx); err != nil {
+		t.Errorf("Ping of a writable database = %v; want nil", err)
+	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -59,11 +61,21 @@ type sqlStore struct {
 	// nullsLast follows DESC in an ORDER BY where NULLs must come last:
 	// PostgreSQL puts them first unless told; SQLite puts them last.
 	nullsLast string
+	// arrays: a parameter may be an array ([]string), as in
+	// "id = ANY(?)": PostgreSQL.
+	arrays bool
+	// settled, when set, waits until the write that failed with err
+	// (wrapping ErrOutcomeUnknown) can no longer commit, so that a read
+	// tells whether it did; nil when it is so.
+	settled func(ctx context.Context, err error) error
 }
 
 const gameColumns = `id, guild_id, channel_id, player_x, player_o, computer, level, size, win, first,
 	ending, loser, stopped_by, started_at, ended_at, deadline, serial, board_app, board_token, board_at, locale, draw_offer,
 	board_channel, board_message, board_ping, version`
+
+// updateColumns are gameColumns but the id, which never changes.
+var updateColumns = strings.TrimPrefix(gameColumns, "id, ")
 
 // scanGame reads one row of gameColumns.
 func scanGame(r row) (*Game, error) {
@@ -337,6 +349,9 @@ func (s *sqlStore) Save(ctx context.Context, g *Game) error {
 		}
 		return s.update(ctx, t, n)
 	})
+	if errors.Is(err, ErrOutcomeUnknown) {
+		err = s.outcome(ctx, n, err)
+	}
 	if errors.Is(err, ErrConflict) {
 		return err
 	}
@@ -355,6 +370,48 @@ func (s *sqlStore) Save(ctx context.Context, g *Game) error {
 	g.Version = n.Version
 	return nil
 }
+
+// outcome finds out whether the save of n, whose commit went unanswered
+// (err), was committed: it waits until the transaction is over, then reads
+// the game back. It returns nil if the game is stored as n at the next
+// version, err without ErrOutcomeUnknown if it is still at n's version
+// (nothing changed), and err if it cannot tell.
+func (s *sqlStore) outcome(ctx context.Context, n *Game, err error) error {
+	if s.settled == nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
+	defer cancel()
+	if s.settled(ctx, err) != nil {
+		return err
+	}
+	var got *Game
+	rerr := s.read(ctx, func(t tx) (rerr error) {
+		got, rerr = s.readGame(ctx, t, `SELECT `+gameColumns+` FROM games WHERE id = ?`, n.ID)
+		return rerr
+	})
+	if rerr != nil {
+		return err
+	}
+	want := n.Clone()
+	want.Version++
+	switch {
+	case got != nil && reflect.DeepEqual(got, want):
+		return nil // committed
+	case (got == nil && n.Version == 0) || (got != nil && got.Version == n.Version):
+		cause := err
+		var cu *commitUnknown
+		if errors.As(err, &cu) {
+			cause = cu.err
+		}
+		return fmt.Errorf("store: save game %s: commit failed, nothing changed: %w", n.ID, cause)
+	}
+	return err
+}
+
+// settleTimeout bounds how long a save whose commit went unanswered
+// waits to learn its outcome.
+const settleTimeout = 2 * time.Second
 
 func (s *sqlStore) insert(ctx context.Context, t tx, g *Game) error {
 	affected, err := t.exec(ctx, `INSERT INTO games (`+gameColumns+`)
@@ -390,10 +447,23 @@ func (s *sqlStore) insert(ctx context.Context, t tx, g *Game) error {
 			return err
 		}
 	}
+	if _, err := t.exec(ctx, `UPDATE game_count SET n = n + 1 WHERE shard = ?`, countShard(g.ID)); err != nil {
+		return err
+	}
 	if counts(true, g) {
 		return s.settle(ctx, t, g)
 	}
 	return nil
+}
+
+// countShards is the number of rows of game_count (migration 0006).
+const countShards = 8
+
+// countShard is the row of game_count that counts the game with that id.
+func countShard(id string) int {
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	return int(h.Sum32() % countShards)
 }
 
 func (s *sqlStore) update(ctx context.Context, t tx, g *Game) error {
@@ -461,9 +531,12 @@ func (s *sqlStore) updateRow(ctx context.Context, t tx, stored, g *Game) error {
 			micros(g.Deadline), g.Serial, g.Board.AppID, g.Board.Token, micros(g.Board.At), g.Board.ChannelID, g.Board.MessageID, g.Ping,
 			g.ID, g.Version)
 	} else {
-		affected, err = t.exec(ctx, `UPDATE games SET (`+gameColumns+`) =
-			(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, version + 1)
-			WHERE id = ? AND version = ?`, append(gameArgs(g), g.ID, g.Version)...)
+		// Every column but the id: setting the primary key, even to
+		// itself, makes SQLite check the foreign keys that point at it
+		// (channels, moves), under the one write lock.
+		affected, err = t.exec(ctx, `UPDATE games SET (`+updateColumns+`) =
+			(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, version + 1)
+			WHERE id = ? AND version = ?`, append(gameArgs(g)[1:], g.ID, g.Version)...)
 	}
 	if err != nil {
 		return err
@@ -571,8 +644,20 @@ func (s *sqlStore) Running(ctx context.Context) (out []*Game, err error) {
 		if err := rs.Err(); err != nil || len(out) == 0 {
 			return err
 		}
-		rs, err = t.query(ctx, `SELECT row, col, player, at, game_id FROM moves
-			WHERE game_id IN (SELECT id FROM games WHERE ending = 0) ORDER BY game_id, seq`)
+		// The moves of those games, by their ids: PostgreSQL takes them as
+		// an array (a subquery there is planned as a hash join that reads
+		// every move ever played); SQLite looks each one up through the
+		// index of running games.
+		q, args := `SELECT row, col, player, at, game_id FROM moves
+			WHERE game_id IN (SELECT id FROM games WHERE ending = 0) ORDER BY game_id, seq`, []any(nil)
+		if s.arrays {
+			ids := make([]string, len(out))
+			for i, g := range out {
+				ids[i] = g.ID
+			}
+			q, args = `SELECT row, col, player, at, game_id FROM moves WHERE game_id = ANY(?) ORDER BY game_id, seq`, []any{ids}
+		}
+		rs, err = t.query(ctx, q, args...)
 		if err != nil {
 			return err
 		}
@@ -609,10 +694,13 @@ func (s *sqlStore) Stats(ctx context.Context, guildID, userID string, minRated i
 			return err
 		}
 		// Rank: one more than the ranked players ordered before this one
-		// by compareRank.
-		err = t.queryRow(ctx, `SELECT 1 + count(*) FROM players WHERE guild_id = ? AND rated >= ?
+		// by compareRank. "rating >= ?" bounds the range of players_rank
+		// read to the players rated at least as high: the count costs the
+		// rank, not the guild's size (SQLite reads the whole guild for the
+		// OR alone).
+		err = t.queryRow(ctx, `SELECT 1 + count(*) FROM players WHERE guild_id = ? AND rating >= ? AND rated >= ?
 			AND (rating > ? OR (rating = ? AND (rated > ? OR (rated = ? AND user_id < ?))))`,
-			guildID, minRated, st.Rating.R, st.Rating.R, st.Rated, st.Rated, userID).Scan(&st.Rank)
+			guildID, st.Rating.R, minRated, st.Rating.R, st.Rating.R, st.Rated, st.Rated, userID).Scan(&st.Rank)
 		return err
 	})
 	if err != nil {
@@ -719,10 +807,12 @@ func (s *sqlStore) CountRunning(ctx context.Context) (n int, err error) {
 	return n, nil
 }
 
-// CountGames returns how many games were ever started, ended or not.
+// CountGames returns how many games were ever started, ended or not. It
+// reads the count kept as games are saved (countShards rows), not the
+// games.
 func (s *sqlStore) CountGames(ctx context.Context) (n int, err error) {
 	err = s.direct(ctx, func(t tx) error {
-		return t.queryRow(ctx, `SELECT COUNT(*) FROM games`).Scan(&n)
+		return t.queryRow(ctx, `SELECT coalesce(sum(n), 0) FROM game_count`).Scan(&n)
 	})
 	if err != nil {
 		return 0, fmt.Errorf("store: count games: %w", err)
@@ -730,11 +820,13 @@ func (s *sqlStore) CountGames(ctx context.Context) (n int, err error) {
 	return n, nil
 }
 
-// Ping checks that the database answers a query.
+// Ping checks that the database can be written: it commits a write of one
+// row (readiness), as a save would. A full disk, a read-only database or
+// a deleted SQLite file fail it.
 func (s *sqlStore) Ping(ctx context.Context) error {
-	err := s.direct(ctx, func(t tx) error {
-		var one int
-		return t.queryRow(ctx, `SELECT 1`).Scan(&one)
+	err := s.write(ctx, func(t tx) error {
+		_, err := t.exec(ctx, `UPDATE readiness SET at = ? WHERE id = 1`, time.Now().UnixMicro())
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("store: ping: %w", err)
@@ -745,13 +837,35 @@ func (s *sqlStore) Ping(ctx context.Context) error {
 // Due returns the channels whose running game has a deadline at or before
 // before, for the sweep that ends games whose time ran out. It reads the
 // running games' rows, not their moves.
+//
+// As the bot sweeps with it, Due also forgets the interaction tokens of
+// boards drawn more than TokenLife before before (up to forgetBatch of
+// them each time): they are secrets, and useless once Discord refuses
+// them. Only the token is cleared, not the game's version: no save
+// conflicts with it. A failure to forget is not Due's: the next sweep
+// tries again, and a database that cannot be written fails saves and
+// Ping anyway.
 func (s *sqlStore) Due(ctx context.Context, before time.Time) ([]string, error) {
 	channels, err := s.column(ctx, `SELECT channel_id FROM games WHERE ending = 0 AND deadline IS NOT NULL AND deadline <= ? ORDER BY channel_id`, before.UnixMicro())
 	if err != nil {
 		return nil, fmt.Errorf("store: games due: %w", err)
 	}
+	_ = s.write(ctx, func(t tx) error {
+		_, err := t.exec(ctx, `UPDATE games SET board_token = '' WHERE id IN
+			(SELECT id FROM games WHERE board_token <> '' AND board_at < ? LIMIT `+strconv.Itoa(forgetBatch)+`)`,
+			before.Add(-TokenLife).UnixMicro())
+		return err
+	})
 	return channels, nil
 }
+
+// TokenLife is how long Discord accepts an interaction token: a game's
+// board token is forgotten once it is over (see Due).
+const TokenLife = 15 * time.Minute
+
+// forgetBatch bounds the tokens one Due forgets: its write holds the
+// SQLite writer.
+const forgetBatch = 1000
 
 // column returns the one text column of the rows that query finds, read
 // outside a transaction.

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -41,9 +42,17 @@ import (
 // database/sql and for writing its pages to the WAL; SQLite's checkpoints
 // (every 1000 pages of WAL) pay the fsyncs. Group commit shares a
 // transaction's fixed cost among the saves that wait for it.
+//
+// The store refuses to write, with ErrUnavailable, once the path no
+// longer names the file it opened (deleted, or replaced): saves made then
+// would go to a file nobody can open again, and be lost at the next
+// start. Each write checks it (one stat); so does Ping.
 type SQLite struct {
 	sqlStore
 	writer, reader *stmtCache
+	path           string
+	file           os.FileInfo // the database file as opened
+	gone           atomic.Bool // the path no longer names file
 }
 
 // busyTimeout is how long a connection waits for another process's write
@@ -94,7 +103,14 @@ func OpenSQLite(path string) (*SQLite, error) {
 	rdb.SetMaxOpenConns(readers)
 	rdb.SetMaxIdleConns(readers)
 	reader := &stmtCache{DB: rdb}
-	s := &SQLite{writer: writer, reader: reader}
+	file, err := os.Stat(path)
+	if err != nil {
+		writer.Close()
+		reader.Close()
+		return nil, fmt.Errorf("store: open sqlite %s: %w", path, err)
+	}
+	s := &SQLite{writer: writer, reader: reader, path: path, file: file}
+	group := newGroupCommit(writer)
 	s.sqlStore = sqlStore{
 		read: func(ctx context.Context, fn func(tx) error) error {
 			return sqlTx(ctx, reader, &sql.TxOptions{ReadOnly: true}, fn)
@@ -102,9 +118,30 @@ func OpenSQLite(path string) (*SQLite, error) {
 		direct: func(ctx context.Context, fn func(tx) error) error {
 			return sqlDirect(ctx, reader, fn)
 		},
-		write: newGroupCommit(writer).write,
+		write: func(ctx context.Context, fn func(tx) error) error {
+			if err := s.check(); err != nil {
+				return err
+			}
+			return group.write(ctx, fn)
+		},
 	}
 	return s, nil
+}
+
+// check returns an error wrapping ErrUnavailable if the path no longer
+// names the file the store opened.
+func (s *SQLite) check() error {
+	if !s.gone.Load() {
+		now, err := os.Stat(s.path)
+		if err == nil && os.SameFile(now, s.file) {
+			return nil
+		}
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("store: sqlite %s: %w", s.path, err) // cannot tell: not for good
+		}
+		s.gone.Store(true)
+	}
+	return fmt.Errorf("store: the database file %s was deleted or replaced while open: writes are refused, they would be lost; restore the file and restart: %w", s.path, ErrUnavailable)
 }
 
 // openWAL opens the writer and turns on WAL mode. On a brand-new file,

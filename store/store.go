@@ -35,6 +35,14 @@ var (
 	ErrConflict = errors.New("store: conflict: the game changed since it was read")
 	// ErrTooNew: the database was migrated by a newer tttbot than this one.
 	ErrTooNew = errors.New("store: the database schema is newer than this program")
+	// ErrUnavailable: the database cannot be written (its file was
+	// deleted or replaced while open, say); nothing was changed. It lasts
+	// until an admin repairs the database and restarts the bot.
+	ErrUnavailable = errors.New("store: the database is unavailable")
+	// ErrOutcomeUnknown: the database did not say whether the write was
+	// committed (the reply to COMMIT was lost or came too late), and the
+	// store could not find out: it may or may not have been made.
+	ErrOutcomeUnknown = errors.New("store: the outcome of the write is unknown")
 )
 
 // Game is one game as stored. A store gives back exactly what it was given

@@ -1,0 +1,160 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// commitProxy is a TCP proxy to PostgreSQL that, once armed, holds back
+// the server's answer to the next COMMIT a client sends, until released:
+// the commit is made, and the client does not hear of it.
+type commitProxy struct {
+	ln     net.Listener
+	target string
+
+	mu      sync.Mutex
+	armed   bool
+	held    chan struct{} // closed when the server's answer to the commit is held
+	release chan struct{} // closed to let it through
+}
+
+func newCommitProxy(t *testing.T, target string) *commitProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &commitProxy{ln: ln, target: target, held: make(chan struct{}), release: make(chan struct{})}
+	t.Cleanup(func() {
+		ln.Close()
+		p.let()
+	})
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go p.serve(c)
+		}
+	}()
+	return p
+}
+
+func (p *commitProxy) arm() {
+	p.mu.Lock()
+	p.armed = true
+	p.mu.Unlock()
+}
+
+// let releases the held answer, if any.
+func (p *commitProxy) let() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	select {
+	case <-p.release:
+	default:
+		close(p.release)
+	}
+}
+
+func (p *commitProxy) serve(client net.Conn) {
+	server, err := net.Dial("tcp", p.target)
+	if err != nil {
+		client.Close()
+		return
+	}
+	defer client.Close()
+	defer server.Close()
+	var holding atomic.Bool // the next answer of this connection is the commit's
+	done := make(chan struct{}, 2)
+	go func() { // client → server: look for the COMMIT
+		defer func() { done <- struct{}{} }()
+		buf := make([]byte, 64<<10)
+		for {
+			n, err := client.Read(buf)
+			if n > 0 {
+				p.mu.Lock()
+				if p.armed && bytes.Contains(bytes.ToLower(buf[:n]), []byte("commit")) {
+					p.armed = false
+					holding.Store(true)
+				}
+				p.mu.Unlock()
+				if _, err := server.Write(buf[:n]); err != nil {
+					return
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	go func() { // server → client: hold the answer to the COMMIT
+		defer func() { done <- struct{}{} }()
+		buf := make([]byte, 64<<10)
+		for {
+			n, err := server.Read(buf)
+			if n > 0 {
+				if holding.CompareAndSwap(true, false) { // the commit's answer: hold it
+					close(p.held)
+					<-p.release
+				}
+				if _, err := client.Write(buf[:n]); err != nil {
+					return
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	<-done
+}
+
+// A save whose COMMIT is answered too late (after the caller's context
+// ended) was committed: Save must not say that nothing changed. It finds
+// out and returns nil, or, if it cannot tell, ErrOutcomeUnknown; a plain
+// error is allowed only if the save was indeed not made.
+func TestPostgresCommitAnswerLost(t *testing.T) {
+	ctx := context.Background()
+	direct := postgresSchema(t)
+	u, err := url.Parse(direct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := newCommitProxy(t, u.Host)
+	u.Host = proxy.ln.Addr().String()
+	s := openPostgres(t, u.String())
+	g := newGame("g1", "guild", "chan", "alice", "bob")
+	mustSave(t, s, g)
+
+	proxy.arm()
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	err = s.Save(short, play(g, [2]int{1, 1}))
+	<-proxy.held // the server has answered the commit: its outcome is final
+	got := mustGame(t, openPostgres(t, direct), "g1")
+	committed := got.Version == 2
+	switch {
+	case err == nil && !committed:
+		t.Errorf("Save = nil, but the game is at version %d; want 2", got.Version)
+	case err == nil:
+		if g.Version != 2 {
+			t.Errorf("after Save = nil, g.Version = %d; want 2", g.Version)
+		}
+	case errors.Is(err, ErrOutcomeUnknown):
+		t.Logf("Save = %v: the truth, if not the whole of it", err)
+	case committed:
+		t.Errorf("Save = %v, which says the move failed, but it was committed (version %d)", err, got.Version)
+	}
+	proxy.let()
+	// The store goes on working.
+	mustSave(t, s, play(mustGame(t, s, "g1"), [2]int{0, 0}))
+}

@@ -18,6 +18,23 @@ import (
 	"github.com/tttbot/tttbot/discord"
 )
 
+// settings is the one rule by which every setting is read: the
+// environment's value, else the .env file's; an empty (or blank) value
+// counts as unset in both. docker run --env-file passes a line "KEY=" as
+// an empty variable, which must not hide .env's value, nor mean anything
+// but "unset".
+func settings(environ func(string) (string, bool), dotenv map[string]string) func(string) string {
+	return func(k string) string {
+		if v, _ := environ(k); strings.TrimSpace(v) != "" {
+			return v
+		}
+		if v := dotenv[k]; strings.TrimSpace(v) != "" {
+			return v
+		}
+		return ""
+	}
+}
+
 // database is where games are kept, from DATABASE_URL.
 type database struct {
 	kind   string // "sqlite" or "postgres"

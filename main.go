@@ -38,13 +38,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "tttbot:", err)
 		os.Exit(1)
 	}
-	getenv := func(k string) string {
-		if v, ok := os.LookupEnv(k); ok {
-			return v
-		}
-		return dotenv[k]
-	}
-	if err := run(ctx, os.Args[1:], getenv, os.Stdout, os.Stderr); err != nil {
+	if err := run(ctx, os.Args[1:], settings(os.LookupEnv, dotenv), os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "tttbot:", err)
 		os.Exit(1)
 	}

@@ -10,6 +10,7 @@ import (
 	mrand "math/rand/v2"
 	"net"
 	"net/url"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -49,6 +50,24 @@ func (d database) LogValue() slog.Value {
 		return slog.GroupValue(slog.String("kind", d.kind))
 	}
 	return slog.GroupValue(slog.String("kind", d.kind), slog.String("path", d.target))
+}
+
+// where says where the data is, for the ready line: the SQLite file's
+// absolute path (a relative one depends on the directory the bot was
+// started from), or PostgreSQL's host and database, without user or
+// password.
+func (d database) where() string {
+	if d.kind == "postgres" {
+		u, err := url.Parse(d.target)
+		if err != nil {
+			return "postgres"
+		}
+		return "postgres://" + u.Host + u.Path
+	}
+	if abs, err := filepath.Abs(d.target); err == nil {
+		return abs
+	}
+	return d.target
 }
 
 // defaultDatabase is the SQLite file used when DATABASE_URL is unset.

@@ -270,11 +270,12 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 	if cfg.bot.GuildID != "" {
 		scope = "guild " + cfg.bot.GuildID
 	}
-	attrs := []any{"user", me.Username, "application", me.AppID, "commands", scope, "database", cfg.database.kind}
+	attrs := []any{"user", me.Username, "application", me.AppID, "commands", scope, "database", cfg.database.where()}
 	if gw != nil {
 		attrs = append(attrs, "shards", gw.Shards())
 	}
-	log.Info("ready", append(attrs, listening...)...)
+	attrs = append(attrs, listening...)
+	log.Info("ready", append(attrs, "invite", bot.InviteURL(me.AppID))...)
 	<-ctx.Done()
 	log.Info("shutting down")
 	shutdown(servers, log)

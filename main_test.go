@@ -236,10 +236,9 @@ func TestBinary(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Docker's HEALTHCHECK: the binary asks the running bot's /readyz.
-	_, after, _ := strings.Cut(logs.String(), "metrics=")
-	addr, _, _ := strings.Cut(after, "\n")
+	addr := readyAddr(t, logs.String(), "metrics")
 	check := exec.Command(bin, "-healthcheck")
-	check.Env = []string{"METRICS_ADDR=" + strings.TrimSpace(addr)}
+	check.Env = []string{"METRICS_ADDR=" + addr}
 	if out, err := check.CombinedOutput(); err != nil || !strings.Contains(string(out), "ready") {
 		t.Errorf("tttbot -healthcheck (METRICS_ADDR=%s) = %v, %q; want exit 0, ready", addr, err, out)
 	}
@@ -253,6 +252,17 @@ func TestBinary(t *testing.T) {
 		}
 	case <-ctx.Done():
 		t.Fatalf("the bot did not exit after SIGTERM\nlog:\n%s", logs.String())
+	}
+	// The ready line says where the games are kept, as an absolute path
+	// (./data is relative to the directory the bot started in), and how
+	// to invite the bot.
+	readyLine := logs.String()[strings.Index(logs.String(), "msg=ready"):]
+	readyLine, _, _ = strings.Cut(readyLine, "\n")
+	if want := "database=" + filepath.Join(dir, "data", "tttbot.db"); !strings.Contains(readyLine, want) {
+		t.Errorf("ready line %q; want %s", readyLine, want)
+	}
+	if want := `invite="https://discord.com/oauth2/authorize?client_id=` + srv.AppID; !strings.Contains(readyLine, want) {
+		t.Errorf("ready line %q; want %s…", readyLine, want)
 	}
 	if s := logs.String(); !strings.Contains(s, "msg=ready") || !strings.Contains(s, "shutting down") || strings.Contains(s, srv.Token) {
 		t.Errorf("log = %q; want ready and shutting down, without the token", s)
@@ -316,6 +326,29 @@ func TestParseDatabase(t *testing.T) {
 	slog.New(slog.NewTextHandler(&buf, nil)).Info("x", "database", d)
 	if strings.Contains(buf.String(), "hunter2") {
 		t.Errorf("log %q shows the database password", buf.String())
+	}
+}
+
+// The ready line's database: an absolute SQLite path; PostgreSQL's host
+// and database without user, password or options.
+func TestDatabaseWhere(t *testing.T) {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for in, want := range map[string]string{
+		"":                filepath.Join(wd, "data", "tttbot.db"),
+		"sqlite:games.db": filepath.Join(wd, "games.db"),
+		"/data/tttbot.db": "/data/tttbot.db",
+		"postgres://bot:hunter2@db:5432/ttt?sslmode=disable": "postgres://db:5432/ttt",
+	} {
+		d, err := parseDatabase(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := d.where(); got != want {
+			t.Errorf("parseDatabase(%q).where() = %q; want %q", in, got, want)
+		}
 	}
 }
 

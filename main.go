@@ -257,7 +257,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 		return discord.ErrTokenRejected
 	}
 	if err != nil {
-		return stopped(fmt.Errorf("register the commands: %w", rest.UsedURL(err)))
+		return stopped(rest.UsedURL(err))
 	}
 	if err := b.Restore(ctx); err != nil {
 		return stopped(err)

@@ -117,6 +117,8 @@ type config struct {
 	interactionsAddr string
 	publicKey        string
 	metricsAddr      string
+
+	sleep sleeper // waits between tries to reach Discord at start; nil: a timer
 }
 
 // useGateway says whether the bot connects to the gateway: always, unless

@@ -218,7 +218,11 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 	var rest discord.REST
 	var me discord.Ready
 	if cfg.useGateway() {
-		if gw, err = discord.OpenWith(ctx, opts); err != nil {
+		err = retryStart(ctx, cfg.sleep, log, "connect to Discord", func() (err error) {
+			gw, err = discord.OpenWith(ctx, opts)
+			return err
+		})
+		if err != nil {
 			return stopped(err)
 		}
 		defer func() {
@@ -229,7 +233,11 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 		rest, me = gw.REST(), gw.Ready()
 		m.WatchGateway(gw)
 	} else {
-		if rest, me, err = discord.Login(ctx, opts); err != nil {
+		err = retryStart(ctx, cfg.sleep, log, "reach Discord", func() (err error) {
+			rest, me, err = discord.Login(ctx, opts)
+			return err
+		})
+		if err != nil {
 			return stopped(err)
 		}
 	}

@@ -118,7 +118,20 @@ type config struct {
 	publicKey        string
 	metricsAddr      string
 
-	sleep sleeper // waits between tries to reach Discord at start; nil: a timer
+	sleep      sleeper       // waits between tries to reach Discord at start; nil: a timer
+	openWithin time.Duration // how long opening the database may take; 0: defaultOpenWithin
+}
+
+// defaultOpenWithin bounds the opening of the database (connecting,
+// migrating): a PostgreSQL that accepts connections but never answers
+// must not hold the bot silently for ever.
+const defaultOpenWithin = 30 * time.Second
+
+func (c config) openTimeout() time.Duration {
+	if c.openWithin > 0 {
+		return c.openWithin
+	}
+	return defaultOpenWithin
 }
 
 // useGateway says whether the bot connects to the gateway: always, unless

@@ -156,10 +156,58 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 	}
 	var servers []*http.Server
 	defer func() { shutdown(servers, log) }()
-	st, err := openStore(ctx, cfg.database)
+
+	// The operator's endpoints come up first, before the database is
+	// opened: /healthz answers at once, and /readyz says what the bot is
+	// still doing until it is ready.
+	var phase atomic.Pointer[string] // what start-up is doing; nil once ready
+	setPhase := func(s string) { phase.Store(&s) }
+	setPhase("starting: opening the database")
+	var st gameStore
+	var opened atomic.Bool // st is set
+	counters := new(discord.Counters)
+	var gw *discord.Gateway // set before ready, read by Ready only after it
+	m := metrics.New(metrics.Sources{
+		ActiveGames: func(ctx context.Context) (int, error) {
+			if !opened.Load() {
+				return 0, errors.New("the database is not open yet")
+			}
+			return st.CountRunning(ctx)
+		},
+		Reconnects:   counters.Reconnects.Load,
+		RateLimited:  counters.RateLimited.Load,
+		ServerErrors: counters.ServerErrors.Load,
+		Ready: func(ctx context.Context) error {
+			if p := phase.Load(); p != nil {
+				return errors.New(*p)
+			}
+			if gw != nil && !gw.Connected() {
+				return errors.New("the gateway is not connected")
+			}
+			return st.Ping(ctx)
+		},
+	})
+	var listening []any // for the ready line: what serves where
+	if cfg.metricsAddr != "" {
+		srv, addr, err := listen(cfg.metricsAddr, "METRICS_ADDR", m.Handler(), log)
+		if err != nil {
+			return err
+		}
+		servers = append(servers, srv)
+		listening = append(listening, "metrics", addr)
+		log.Info("serving /healthz, /readyz and /metrics", "metrics", addr)
+	}
+
+	octx, cancel := context.WithTimeout(ctx, cfg.openTimeout())
+	st, err = openStore(octx, cfg.database)
+	cancel()
 	if err != nil {
+		if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("the database %s did not answer within %s: check that it is running and that DATABASE_URL names it", cfg.database.where(), cfg.openTimeout())
+		}
 		return stopped(err)
 	}
+	opened.Store(true)
 	defer func() {
 		if cerr := st.Close(); cerr != nil && err == nil {
 			err = fmt.Errorf("close the database: %w", cerr)
@@ -169,8 +217,6 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 	// Listen before connecting, so that a taken port is a clear error
 	// at once; until the bot is ready the endpoint says it is starting.
 	var endpoint *discord.Endpoint
-	var ready atomic.Bool
-	var listening []any // for the ready line: what serves where
 	if cfg.interactionsAddr != "" {
 		if endpoint, err = discord.NewEndpoint(cfg.publicKey, log, nil); err != nil {
 			return err
@@ -185,34 +231,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 		listening = append(listening, "interactions", addr)
 	}
 
-	// The operator's endpoints come up first: /healthz answers, and
-	// /readyz says "starting" until the bot is ready.
-	counters := new(discord.Counters)
-	var gw *discord.Gateway // set before ready, read by Ready only after it
-	m := metrics.New(metrics.Sources{
-		ActiveGames:  st.CountRunning,
-		Reconnects:   counters.Reconnects.Load,
-		RateLimited:  counters.RateLimited.Load,
-		ServerErrors: counters.ServerErrors.Load,
-		Ready: func(ctx context.Context) error {
-			switch {
-			case !ready.Load():
-				return errors.New("starting")
-			case gw != nil && !gw.Connected():
-				return errors.New("the gateway is not connected")
-			}
-			return st.Ping(ctx)
-		},
-	})
-	if cfg.metricsAddr != "" {
-		srv, addr, err := listen(cfg.metricsAddr, "METRICS_ADDR", m.Handler(), log)
-		if err != nil {
-			return err
-		}
-		servers = append(servers, srv)
-		listening = append(listening, "metrics", addr)
-	}
-
+	setPhase("starting: connecting to Discord")
 	opts := cfg.discord
 	opts.Log, opts.Counters = log, counters
 	var rest discord.REST
@@ -258,6 +277,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 	// (deferred calls run in reverse).
 	defer b.Close()
 
+	setPhase("starting: registering the commands")
 	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	err = b.Register(rctx, me.AppID)
 	cancel()
@@ -267,13 +287,14 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 	if err != nil {
 		return stopped(rest.UsedURL(err))
 	}
+	setPhase("starting: restoring the running games")
 	if err := b.Restore(ctx); err != nil {
 		return stopped(err)
 	}
 	if endpoint != nil {
 		endpoint.Handle(handle)
 	}
-	ready.Store(true)
+	phase.Store(nil)
 	scope := "global"
 	if cfg.bot.GuildID != "" {
 		scope = "guild " + cfg.bot.GuildID
@@ -285,6 +306,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 	attrs = append(attrs, listening...)
 	log.Info("ready", append(attrs, "invite", bot.InviteURL(me.AppID))...)
 	<-ctx.Done()
+	setPhase("shutting down")
 	log.Info("shutting down")
 	shutdown(servers, log)
 	servers = nil

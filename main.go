@@ -198,6 +198,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 		log.Info("serving /healthz, /readyz and /metrics", "metrics", addr)
 	}
 
+	log.Info("opening the database", "database", cfg.database.where())
 	octx, cancel := context.WithTimeout(ctx, cfg.openTimeout())
 	st, err = openStore(octx, cfg.database)
 	cancel()

@@ -198,7 +198,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 		log.Info("serving /healthz, /readyz and /metrics", "metrics", addr)
 	}
 
-	log.Info("opening the database", "database", cfg.database.where())
+	log.Info("starting", "version", buildVersion(), "database", cfg.database.where())
 	octx, cancel := context.WithTimeout(ctx, cfg.openTimeout())
 	st, err = openStore(octx, cfg.database)
 	cancel()
@@ -405,9 +405,18 @@ func openStore(ctx context.Context, d database) (gameStore, error) {
 	return st, nil
 }
 
-// buildVersion is the module version the binary was built from, or its VCS
-// revision, or "(devel)".
+// version is the release the binary was built as, stamped by the build:
+// go build -ldflags "-X main.version=v1.2.3" (the Dockerfile passes its
+// VERSION build argument). Docker builds have no .git, so without the
+// stamp Go's build information says only "(devel)".
+var version string
+
+// buildVersion is the stamped version, else the module version the binary
+// was built from and its VCS revision, or "(devel)".
 func buildVersion() string {
+	if version != "" {
+		return version
+	}
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "(unknown)"

@@ -364,3 +364,14 @@ func TestSetGC(t *testing.T) {
 		t.Errorf("GOGC set: setGC changed the collector's percent to %d", got)
 	}
 }
+
+// A stamped version (go build -ldflags -X main.version=…, as the
+// Dockerfile does) is what -version, the logs and /ttt about say.
+func TestStampedVersion(t *testing.T) {
+	defer func(v string) { version = v }(version)
+	version = "v1.2.3"
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"-version"}, func(string) string { return "" }, &out, io.Discard); err != nil || out.String() != "tttbot v1.2.3\n" {
+		t.Errorf("tttbot -version with main.version=v1.2.3 printed %q, %v; want tttbot v1.2.3", out.String(), err)
+	}
+}

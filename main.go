@@ -314,6 +314,12 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 	return nil
 }
 
+// maxHeaderBytes bounds the request headers the servers read (Go's
+// default is 1 MB): Discord's and a Prometheus scraper's are well under
+// 1 KiB, and a flood of connections sending megabyte headers must not
+// cost a megabyte each. Larger headers get 431.
+const maxHeaderBytes = 16 << 10
+
 // listen serves h on addr, named by the variable it came from, and
 // returns the address it listens on (addr with the port chosen, if it
 // asked for port 0).
@@ -324,6 +330,7 @@ func listen(addr, variable string, h http.Handler, log *slog.Logger) (*http.Serv
 	}
 	srv := &http.Server{
 		Handler:           h,
+		MaxHeaderBytes:    maxHeaderBytes,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       10 * time.Second,
 		WriteTimeout:      10 * time.Second,

@@ -4,7 +4,10 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/tttbot . && mkdir -p /out/data
+# The version /ttt about and the logs show; .git is not in the build
+# context, so say it: docker build --build-arg VERSION=$(git describe --tags --always --dirty) .
+ARG VERSION=
+RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w -X main.version=${VERSION}" -o /out/tttbot . && mkdir -p /out/data
 
 # Run: distroless static holds CA certificates and a non-root user, nothing
 # else. .ci/docker-runtime checks that the binary starts in such a root.

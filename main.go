@@ -11,14 +11,11 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
-	mrand "math/rand/v2"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/signal"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -41,13 +38,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "tttbot:", err)
 		os.Exit(1)
 	}
-	getenv := func(k string) string {
-		if v, ok := os.LookupEnv(k); ok {
-			return v
-		}
-		return dotenv[k]
-	}
-	if err := run(ctx, os.Args[1:], getenv, os.Stdout, os.Stderr); err != nil {
+	if err := run(ctx, os.Args[1:], settings(os.LookupEnv, dotenv), os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "tttbot:", err)
 		os.Exit(1)
 	}
@@ -165,10 +156,59 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 	}
 	var servers []*http.Server
 	defer func() { shutdown(servers, log) }()
-	st, err := openStore(ctx, cfg.database)
+
+	// The operator's endpoints come up first, before the database is
+	// opened: /healthz answers at once, and /readyz says what the bot is
+	// still doing until it is ready.
+	var phase atomic.Pointer[string] // what start-up is doing; nil once ready
+	setPhase := func(s string) { phase.Store(&s) }
+	setPhase("starting: opening the database")
+	var st gameStore
+	var opened atomic.Bool // st is set
+	counters := new(discord.Counters)
+	var gw *discord.Gateway // set before ready, read by Ready only after it
+	m := metrics.New(metrics.Sources{
+		ActiveGames: func(ctx context.Context) (int, error) {
+			if !opened.Load() {
+				return 0, errors.New("the database is not open yet")
+			}
+			return st.CountRunning(ctx)
+		},
+		Reconnects:   counters.Reconnects.Load,
+		RateLimited:  counters.RateLimited.Load,
+		ServerErrors: counters.ServerErrors.Load,
+		Ready: func(ctx context.Context) error {
+			if p := phase.Load(); p != nil {
+				return errors.New(*p)
+			}
+			if gw != nil && !gw.Connected() {
+				return errors.New("the gateway is not connected")
+			}
+			return st.Ping(ctx)
+		},
+	})
+	var listening []any // for the ready line: what serves where
+	if cfg.metricsAddr != "" {
+		srv, addr, err := listen(cfg.metricsAddr, "METRICS_ADDR", m.Handler(), log)
+		if err != nil {
+			return err
+		}
+		servers = append(servers, srv)
+		listening = append(listening, "metrics", addr)
+		log.Info("serving /healthz, /readyz and /metrics", "metrics", addr)
+	}
+
+	log.Info("starting", "version", buildVersion(), "database", cfg.database.where())
+	octx, cancel := context.WithTimeout(ctx, cfg.openTimeout())
+	st, err = openStore(octx, cfg.database)
+	cancel()
 	if err != nil {
+		if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("the database %s did not answer within %s: check that it is running and that DATABASE_URL names it", cfg.database.where(), cfg.openTimeout())
+		}
 		return stopped(err)
 	}
+	opened.Store(true)
 	defer func() {
 		if cerr := st.Close(); cerr != nil && err == nil {
 			err = fmt.Errorf("close the database: %w", cerr)
@@ -178,8 +218,6 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 	// Listen before connecting, so that a taken port is a clear error
 	// at once; until the bot is ready the endpoint says it is starting.
 	var endpoint *discord.Endpoint
-	var ready atomic.Bool
-	var listening []any // for the ready line: what serves where
 	if cfg.interactionsAddr != "" {
 		if endpoint, err = discord.NewEndpoint(cfg.publicKey, log, nil); err != nil {
 			return err
@@ -194,40 +232,17 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 		listening = append(listening, "interactions", addr)
 	}
 
-	// The operator's endpoints come up first: /healthz answers, and
-	// /readyz says "starting" until the bot is ready.
-	counters := new(discord.Counters)
-	var gw *discord.Gateway // set before ready, read by Ready only after it
-	m := metrics.New(metrics.Sources{
-		ActiveGames:  st.CountRunning,
-		Reconnects:   counters.Reconnects.Load,
-		RateLimited:  counters.RateLimited.Load,
-		ServerErrors: counters.ServerErrors.Load,
-		Ready: func(ctx context.Context) error {
-			switch {
-			case !ready.Load():
-				return errors.New("starting")
-			case gw != nil && !gw.Connected():
-				return errors.New("the gateway is not connected")
-			}
-			return st.Ping(ctx)
-		},
-	})
-	if cfg.metricsAddr != "" {
-		srv, addr, err := listen(cfg.metricsAddr, "METRICS_ADDR", m.Handler(), log)
-		if err != nil {
-			return err
-		}
-		servers = append(servers, srv)
-		listening = append(listening, "metrics", addr)
-	}
-
+	setPhase("starting: connecting to Discord")
 	opts := cfg.discord
 	opts.Log, opts.Counters = log, counters
 	var rest discord.REST
 	var me discord.Ready
 	if cfg.useGateway() {
-		if gw, err = discord.OpenWith(ctx, opts); err != nil {
+		err = retryStart(ctx, cfg.sleep, log, "connect to Discord", func() (err error) {
+			gw, err = discord.OpenWith(ctx, opts)
+			return err
+		})
+		if err != nil {
 			return stopped(err)
 		}
 		defer func() {
@@ -238,7 +253,11 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 		rest, me = gw.REST(), gw.Ready()
 		m.WatchGateway(gw)
 	} else {
-		if rest, me, err = discord.Login(ctx, opts); err != nil {
+		err = retryStart(ctx, cfg.sleep, log, "reach Discord", func() (err error) {
+			rest, me, err = discord.Login(ctx, opts)
+			return err
+		})
+		if err != nil {
 			return stopped(err)
 		}
 	}
@@ -259,6 +278,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 	// (deferred calls run in reverse).
 	defer b.Close()
 
+	setPhase("starting: registering the commands")
 	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	err = b.Register(rctx, me.AppID)
 	cancel()
@@ -266,30 +286,39 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 		return discord.ErrTokenRejected
 	}
 	if err != nil {
-		return stopped(err)
+		return stopped(rest.UsedURL(err))
 	}
+	setPhase("starting: restoring the running games")
 	if err := b.Restore(ctx); err != nil {
 		return stopped(err)
 	}
 	if endpoint != nil {
 		endpoint.Handle(handle)
 	}
-	ready.Store(true)
+	phase.Store(nil)
 	scope := "global"
 	if cfg.bot.GuildID != "" {
 		scope = "guild " + cfg.bot.GuildID
 	}
-	attrs := []any{"user", me.Username, "application", me.AppID, "commands", scope, "database", cfg.database.kind}
+	attrs := []any{"user", me.Username, "application", me.AppID, "commands", scope, "database", cfg.database.where()}
 	if gw != nil {
 		attrs = append(attrs, "shards", gw.Shards())
 	}
-	log.Info("ready", append(attrs, listening...)...)
+	attrs = append(attrs, listening...)
+	log.Info("ready", append(attrs, "invite", bot.InviteURL(me.AppID))...)
 	<-ctx.Done()
+	setPhase("shutting down")
 	log.Info("shutting down")
 	shutdown(servers, log)
 	servers = nil
 	return nil
 }
+
+// maxHeaderBytes bounds the request headers the servers read (Go's
+// default is 1 MB): Discord's and a Prometheus scraper's are well under
+// 1 KiB, and a flood of connections sending megabyte headers must not
+// cost a megabyte each. Larger headers get 431.
+const maxHeaderBytes = 16 << 10
 
 // listen serves h on addr, named by the variable it came from, and
 // returns the address it listens on (addr with the port chosen, if it
@@ -301,6 +330,7 @@ func listen(addr, variable string, h http.Handler, log *slog.Logger) (*http.Serv
 	}
 	srv := &http.Server{
 		Handler:           h,
+		MaxHeaderBytes:    maxHeaderBytes,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       10 * time.Second,
 		WriteTimeout:      10 * time.Second,
@@ -358,50 +388,6 @@ func checkHealth(ctx context.Context, addr string, stdout io.Writer) error {
 	return nil
 }
 
-// database is where games are kept, from DATABASE_URL.
-type database struct {
-	kind   string // "sqlite" or "postgres"
-	target string // the SQLite file, or the PostgreSQL URL (a secret: it may hold a password)
-}
-
-func (d database) LogValue() slog.Value {
-	if d.kind == "postgres" {
-		if u, err := url.Parse(d.target); err == nil {
-			return slog.GroupValue(slog.String("kind", d.kind), slog.String("url", u.Redacted()))
-		}
-		return slog.GroupValue(slog.String("kind", d.kind))
-	}
-	return slog.GroupValue(slog.String("kind", d.kind), slog.String("path", d.target))
-}
-
-// defaultDatabase is the SQLite file used when DATABASE_URL is unset.
-const defaultDatabase = "data/tttbot.db"
-
-// parseDatabase reads DATABASE_URL: empty → SQLite at defaultDatabase;
-// sqlite:PATH or a bare path → SQLite at PATH; postgres:// or
-// postgresql:// → PostgreSQL.
-func parseDatabase(s string) (database, error) {
-	s = strings.TrimSpace(s)
-	switch {
-	case s == "":
-		return database{"sqlite", defaultDatabase}, nil
-	case strings.HasPrefix(s, "postgres://"), strings.HasPrefix(s, "postgresql://"):
-		if _, err := url.Parse(s); err != nil {
-			return database{}, errors.New("DATABASE_URL is not a valid postgres:// URL (see .env.example)")
-		}
-		return database{"postgres", s}, nil
-	case strings.HasPrefix(s, "sqlite:"):
-		p := strings.TrimPrefix(strings.TrimPrefix(s, "sqlite:"), "//")
-		if p == "" {
-			return database{}, errors.New("DATABASE_URL sqlite: names no file: write sqlite:PATH, e.g. sqlite:data/tttbot.db")
-		}
-		return database{"sqlite", p}, nil
-	case strings.Contains(s, "://"):
-		return database{}, fmt.Errorf("DATABASE_URL: unknown kind of database %q: use a file path, sqlite:PATH or postgres://…", s[:strings.Index(s, "://")])
-	}
-	return database{"sqlite", s}, nil
-}
-
 // gameStore is a store the bot can use and main can close, ping and ask
 // for the number of running games.
 type gameStore interface {
@@ -426,195 +412,18 @@ func openStore(ctx context.Context, d database) (gameStore, error) {
 	return st, nil
 }
 
-// secret is a string that never prints: not in logs, not with %v.
-type secret string
+// version is the release the binary was built as, stamped by the build:
+// go build -ldflags "-X main.version=v1.2.3" (the Dockerfile passes its
+// VERSION build argument). Docker builds have no .git, so without the
+// stamp Go's build information says only "(devel)".
+var version string
 
-func (secret) String() string               { return "[redacted]" }
-func (secret) LogValue() slog.Value         { return slog.StringValue("[redacted]") }
-func (s secret) Format(f fmt.State, _ rune) { io.WriteString(f, s.String()) }
-
-type config struct {
-	token    secret
-	apiURL   string
-	logLevel slog.Level
-	database database
-	bot      bot.Config
-
-	discord          discord.Options // token, API URL and shards
-	shardsSet        bool            // SHARD_COUNT was given
-	interactionsAddr string
-	publicKey        string
-	metricsAddr      string
-}
-
-// useGateway says whether the bot connects to the gateway: always, unless
-// it serves the HTTP endpoint, which then brings every interaction; with
-// both, SHARD_COUNT asks for the gateway too.
-func (c config) useGateway() bool { return c.interactionsAddr == "" || c.shardsSet }
-
-func (c config) LogValue() slog.Value {
-	return slog.GroupValue(
-		slog.Any("token", c.token),
-		slog.String("guild", c.bot.GuildID),
-		slog.String("api", c.apiURL),
-		slog.Any("database", c.database),
-		slog.Duration("challenge_timeout", c.bot.Table.ChallengeTimeout),
-		slog.Duration("turn_timeout", c.bot.Table.TurnTimeout),
-		slog.Int("shard_id", c.discord.ShardID),
-		slog.Int("shard_count", c.discord.ShardCount),
-		slog.Bool("auto_shards", c.discord.AutoShards),
-		slog.String("interactions_addr", c.interactionsAddr),
-		slog.String("metrics_addr", c.metricsAddr),
-	)
-}
-
-// loadConfig reads and checks every setting; an error names the variable
-// and says what is wrong with it.
-func loadConfig(getenv func(string) string) (config, error) {
-	c := config{bot: bot.DefaultConfig()}
-	tok := strings.TrimSpace(getenv("DISCORD_TOKEN"))
-	tok = strings.TrimPrefix(tok, "Bot ")
-	if tok == "" {
-		return c, errors.New("DISCORD_TOKEN is not set: create an application at https://discord.com/developers/applications, " +
-			"open Bot, press Reset Token, and put DISCORD_TOKEN=<token> in .env (see .env.example)")
-	}
-	c.token = secret(tok)
-
-	if g := strings.TrimSpace(getenv("DISCORD_GUILD_ID")); g != "" {
-		if !isSnowflake(g) {
-			return c, fmt.Errorf("DISCORD_GUILD_ID %q is not a server id: in Discord, turn on Developer Mode, right-click the server, Copy Server ID", g)
-		}
-		c.bot.GuildID = g
-	}
-
-	if u := strings.TrimSpace(getenv("DISCORD_API_URL")); u != "" {
-		if err := discord.CheckAPIURL(u); err != nil {
-			return c, err
-		}
-		c.apiURL = u
-	}
-
-	switch l := strings.ToLower(strings.TrimSpace(getenv("LOG_LEVEL"))); l {
-	case "", "info":
-		c.logLevel = slog.LevelInfo
-	case "debug":
-		c.logLevel = slog.LevelDebug
-	case "warn", "warning":
-		c.logLevel = slog.LevelWarn
-	case "error":
-		c.logLevel = slog.LevelError
-	default:
-		return c, fmt.Errorf("LOG_LEVEL %q: want debug, info, warn or error", l)
-	}
-
-	var err error
-	if c.database, err = parseDatabase(getenv("DATABASE_URL")); err != nil {
-		return c, err
-	}
-	if c.bot.Table.ChallengeTimeout, err = duration(getenv, "CHALLENGE_TIMEOUT", c.bot.Table.ChallengeTimeout); err != nil {
-		return c, err
-	}
-	if c.bot.Table.TurnTimeout, err = duration(getenv, "TURN_TIMEOUT", c.bot.Table.TurnTimeout); err != nil {
-		return c, err
-	}
-	c.bot.Table.Seed = mrand.Uint64()
-
-	c.interactionsAddr = strings.TrimSpace(getenv("INTERACTIONS_ADDR"))
-	c.publicKey = strings.TrimSpace(getenv("DISCORD_PUBLIC_KEY"))
-	switch {
-	case c.interactionsAddr != "" && c.publicKey == "":
-		return c, errors.New("INTERACTIONS_ADDR is set but DISCORD_PUBLIC_KEY is not: copy the public key from the Developer Portal, your application, General Information")
-	case c.interactionsAddr == "" && c.publicKey != "":
-		return c, errors.New("DISCORD_PUBLIC_KEY is set but INTERACTIONS_ADDR is not: set INTERACTIONS_ADDR (e.g. :8080) to serve the interactions endpoint, or remove the key")
-	case c.interactionsAddr != "":
-		if _, err := discord.NewEndpoint(c.publicKey, nil, nil); err != nil {
-			return c, err
-		}
-		if err := checkAddr("INTERACTIONS_ADDR", c.interactionsAddr); err != nil {
-			return c, err
-		}
-	}
-	if c.metricsAddr = strings.TrimSpace(getenv("METRICS_ADDR")); c.metricsAddr != "" {
-		if err := checkAddr("METRICS_ADDR", c.metricsAddr); err != nil {
-			return c, err
-		}
-	}
-	c.discord = discord.Options{Token: string(c.token), APIURL: c.apiURL}
-	if err := shards(getenv, &c); err != nil {
-		return c, err
-	}
-	return c, nil
-}
-
-// shards reads SHARD_ID and SHARD_COUNT.
-func shards(getenv func(string) string, c *config) error {
-	id, count := strings.TrimSpace(getenv("SHARD_ID")), strings.TrimSpace(getenv("SHARD_COUNT"))
-	switch {
-	case count == "" && id == "":
-		return nil
-	case count == "":
-		return errors.New("SHARD_ID is set but SHARD_COUNT is not: set both, or SHARD_COUNT=auto to run every shard here")
-	case strings.EqualFold(count, "auto"):
-		if id != "" {
-			return errors.New("SHARD_ID is set with SHARD_COUNT=auto, which runs every shard in this process: remove SHARD_ID")
-		}
-		c.discord.AutoShards, c.shardsSet = true, true
-		return nil
-	}
-	n, err := strconv.Atoi(count)
-	if err != nil || n < 1 {
-		return fmt.Errorf("SHARD_COUNT %q: want a number of shards (1 or more) or auto", count)
-	}
-	i := 0
-	if id != "" {
-		if i, err = strconv.Atoi(id); err != nil || i < 0 || i >= n {
-			return fmt.Errorf("SHARD_ID %q: want a number from 0 to %d (SHARD_COUNT - 1)", id, n-1)
-		}
-	} else if n > 1 {
-		return fmt.Errorf("SHARD_COUNT is %d but SHARD_ID is not set: say which shard this process runs (0 to %d)", n, n-1)
-	}
-	c.discord.ShardID, c.discord.ShardCount, c.shardsSet = i, n, true
-	return nil
-}
-
-// checkAddr says what is wrong with a listen address, if anything.
-func checkAddr(variable, addr string) error {
-	if _, port, err := net.SplitHostPort(addr); err != nil || port == "" {
-		return fmt.Errorf("%s %q: want host:port or :port, e.g. :8080", variable, addr)
-	}
-	return nil
-}
-
-func duration(getenv func(string) string, name string, def time.Duration) (time.Duration, error) {
-	s := strings.TrimSpace(getenv(name))
-	if s == "" {
-		return def, nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return 0, fmt.Errorf("%s %q: want a duration such as 90s or 5m", name, s)
-	}
-	if d < bot.MinTimeout || d > bot.MaxTimeout {
-		return 0, fmt.Errorf("%s %s: want from %s to %s (Discord lets the bot edit a message for 15 minutes after the last click)", name, d, bot.MinTimeout, bot.MaxTimeout)
-	}
-	return d, nil
-}
-
-func isSnowflake(s string) bool {
-	if len(s) < 15 || len(s) > 20 {
-		return false
-	}
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// buildVersion is the module version the binary was built from, or its VCS
-// revision, or "(devel)".
+// buildVersion is the stamped version, else the module version the binary
+// was built from and its VCS revision, or "(devel)".
 func buildVersion() string {
+	if version != "" {
+		return version
+	}
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "(unknown)"

@@ -177,8 +177,8 @@ func TestEnvExampleComplete(t *testing.T) {
 	}
 	for _, v := range []string{"DISCORD_TOKEN", "DISCORD_GUILD_ID", "DISCORD_API_URL", "LOG_LEVEL", "CHALLENGE_TIMEOUT", "TURN_TIMEOUT", "DATABASE_URL",
 		"INTERACTIONS_ADDR", "DISCORD_PUBLIC_KEY", "SHARD_ID", "SHARD_COUNT", "METRICS_ADDR"} {
-		if !strings.Contains(string(b), "\n"+v+"=") {
-			t.Errorf(".env.example has no line %s=", v)
+		if !strings.Contains(string(b), "\n"+v+"=") && !strings.Contains(string(b), "\n# "+v+"=") {
+			t.Errorf(".env.example has no line %s= (or # %s=)", v, v)
 		}
 	}
 }
@@ -236,10 +236,9 @@ func TestBinary(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Docker's HEALTHCHECK: the binary asks the running bot's /readyz.
-	_, after, _ := strings.Cut(logs.String(), "metrics=")
-	addr, _, _ := strings.Cut(after, "\n")
+	addr := readyAddr(t, logs.String(), "metrics")
 	check := exec.Command(bin, "-healthcheck")
-	check.Env = []string{"METRICS_ADDR=" + strings.TrimSpace(addr)}
+	check.Env = []string{"METRICS_ADDR=" + addr}
 	if out, err := check.CombinedOutput(); err != nil || !strings.Contains(string(out), "ready") {
 		t.Errorf("tttbot -healthcheck (METRICS_ADDR=%s) = %v, %q; want exit 0, ready", addr, err, out)
 	}
@@ -253,6 +252,17 @@ func TestBinary(t *testing.T) {
 		}
 	case <-ctx.Done():
 		t.Fatalf("the bot did not exit after SIGTERM\nlog:\n%s", logs.String())
+	}
+	// The ready line says where the games are kept, as an absolute path
+	// (./data is relative to the directory the bot started in), and how
+	// to invite the bot.
+	readyLine := logs.String()[strings.Index(logs.String(), "msg=ready"):]
+	readyLine, _, _ = strings.Cut(readyLine, "\n")
+	if want := "database=" + filepath.Join(dir, "data", "tttbot.db"); !strings.Contains(readyLine, want) {
+		t.Errorf("ready line %q; want %s", readyLine, want)
+	}
+	if want := `invite="https://discord.com/oauth2/authorize?client_id=` + srv.AppID; !strings.Contains(readyLine, want) {
+		t.Errorf("ready line %q; want %s…", readyLine, want)
 	}
 	if s := logs.String(); !strings.Contains(s, "msg=ready") || !strings.Contains(s, "shutting down") || strings.Contains(s, srv.Token) {
 		t.Errorf("log = %q; want ready and shutting down, without the token", s)
@@ -319,6 +329,29 @@ func TestParseDatabase(t *testing.T) {
 	}
 }
 
+// The ready line's database: an absolute SQLite path; PostgreSQL's host
+// and database without user, password or options.
+func TestDatabaseWhere(t *testing.T) {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for in, want := range map[string]string{
+		"":                filepath.Join(wd, "data", "tttbot.db"),
+		"sqlite:games.db": filepath.Join(wd, "games.db"),
+		"/data/tttbot.db": "/data/tttbot.db",
+		"postgres://bot:hunter2@db:5432/ttt?sslmode=disable": "postgres://db:5432/ttt",
+	} {
+		d, err := parseDatabase(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := d.where(); got != want {
+			t.Errorf("parseDatabase(%q).where() = %q; want %q", in, got, want)
+		}
+	}
+}
+
 // Without GOGC the bot collects at gcPercent; an operator's GOGC stands.
 func TestSetGC(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
@@ -329,5 +362,16 @@ func TestSetGC(t *testing.T) {
 	setGC("50") // the runtime read it at start; setGC leaves it alone
 	if got := debug.SetGCPercent(100); got != 100 {
 		t.Errorf("GOGC set: setGC changed the collector's percent to %d", got)
+	}
+}
+
+// A stamped version (go build -ldflags -X main.version=…, as the
+// Dockerfile does) is what -version, the logs and /ttt about say.
+func TestStampedVersion(t *testing.T) {
+	defer func(v string) { version = v }(version)
+	version = "v1.2.3"
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"-version"}, func(string) string { return "" }, &out, io.Discard); err != nil || out.String() != "tttbot v1.2.3\n" {
+		t.Errorf("tttbot -version with main.version=v1.2.3 printed %q, %v; want tttbot v1.2.3", out.String(), err)
 	}
 }

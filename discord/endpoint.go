@@ -84,9 +84,21 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "only POST", http.StatusMethodNotAllowed)
 		return
 	}
+	// What can be judged without the body is judged first: a request
+	// without a well-formed, current signature, or announcing a body too
+	// large, costs no read and no buffer.
+	ts := r.Header.Get("X-Signature-Timestamp")
+	sig, ok := e.signature(ts, r.Header.Get("X-Signature-Ed25519"))
+	if !ok {
+		http.Error(w, "invalid request signature", http.StatusUnauthorized)
+		return
+	}
+	if r.ContentLength > MaxBody {
+		http.Error(w, "body too large", http.StatusRequestEntityTooLarge)
+		return
+	}
 	// Discord signs the timestamp followed by the body: the body is read
 	// in after the timestamp, so that the signed message needs no copy.
-	ts := r.Header.Get("X-Signature-Timestamp")
 	msg, err := readAfter(ts, r.ContentLength, http.MaxBytesReader(w, r.Body, MaxBody))
 	body := msg[len(ts):]
 	if err != nil {
@@ -98,7 +110,7 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "could not read the body", http.StatusBadRequest)
 		return
 	}
-	if !e.verify(ts, r.Header.Get("X-Signature-Ed25519"), msg) {
+	if !ed25519.Verify(e.key, msg, sig) {
 		http.Error(w, "invalid request signature", http.StatusUnauthorized)
 		return
 	}
@@ -145,21 +157,26 @@ func (e *Endpoint) serve(w http.ResponseWriter, r *http.Request, i *discordgo.In
 	}
 }
 
-// verify checks the signature sigHex of msg, the timestamp ts followed by
-// the body, and the age of the timestamp.
-func (e *Endpoint) verify(ts, sigHex string, msg []byte) bool {
+// signature decodes the signature sigHex (of the timestamp ts followed by
+// the body) and checks the timestamp's age: what can be checked before the
+// body is read. ok is false if either is malformed or ts is too old or
+// too far ahead.
+func (e *Endpoint) signature(ts, sigHex string) ([]byte, bool) {
+	if len(sigHex) != 2*ed25519.SignatureSize || ts == "" {
+		return nil, false
+	}
 	sig, err := hex.DecodeString(sigHex)
-	if err != nil || len(sig) != ed25519.SignatureSize || ts == "" {
-		return false
+	if err != nil {
+		return nil, false
 	}
 	sec, err := strconv.ParseInt(ts, 10, 64)
 	if err != nil {
-		return false
+		return nil, false
 	}
 	if d := e.now().Sub(time.Unix(sec, 0)); d > MaxSkew || d < -MaxSkew {
-		return false
+		return nil, false
 	}
-	return ed25519.Verify(e.key, msg, sig)
+	return sig, true
 }
 
 // readAfter returns prefix followed by all of r, read into one buffer

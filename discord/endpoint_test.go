@@ -248,3 +248,46 @@ func TestReadAfter(t *testing.T) {
 		}
 	}
 }
+
+// countingReader counts the bytes read from it.
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
+}
+
+// A request that is refused on its headers alone (no well-formed,
+// current signature; a body announced over MaxBody) is refused before
+// its body is read: a flood of unsigned requests costs no buffers.
+func TestEndpointRefusesBeforeReading(t *testing.T) {
+	e, priv, _ := newTestEndpoint(t)
+	body := bytes.Repeat([]byte("x"), 200<<10)
+	signed := Sign(priv, body, endpointNow)
+	stale := Sign(priv, body, endpointNow.Add(-time.Hour))
+	for _, tt := range []struct {
+		name   string
+		header http.Header
+		length int64
+		want   int
+	}{
+		{"no signature", http.Header{}, int64(len(body)), http.StatusUnauthorized},
+		{"signature not hex", http.Header{"X-Signature-Ed25519": {strings.Repeat("z", 128)}, "X-Signature-Timestamp": signed["X-Signature-Timestamp"]}, int64(len(body)), http.StatusUnauthorized},
+		{"stale timestamp", stale, int64(len(body)), http.StatusUnauthorized},
+		{"announced too large", signed, MaxBody + 1, http.StatusRequestEntityTooLarge},
+	} {
+		src := &countingReader{r: bytes.NewReader(body)}
+		req := httptest.NewRequest(http.MethodPost, "/interactions", src)
+		req.Header = tt.header.Clone()
+		req.ContentLength = tt.length
+		w := httptest.NewRecorder()
+		e.ServeHTTP(w, req)
+		if w.Code != tt.want || src.n != 0 {
+			t.Errorf("%s: status %d after reading %d bytes of the body; want %d after reading none", tt.name, w.Code, src.n, tt.want)
+		}
+	}
+}

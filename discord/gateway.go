@@ -197,7 +197,7 @@ func autoShards(ctx context.Context, s *discordgo.Session) (ids []int, perRound 
 		if TokenRejected(err) {
 			return nil, 0, ErrTokenRejected
 		}
-		return nil, 0, fmt.Errorf("ask Discord for the shard count (SHARD_COUNT=auto): %w", err)
+		return nil, 0, fmt.Errorf("ask Discord for the shard count (SHARD_COUNT=auto): %w", usedURL(s, err))
 	}
 	n := max(gb.Shards, 1)
 	limit := gb.SessionStartLimit
@@ -296,6 +296,7 @@ func closeOpenings(ops []*opening, grace time.Duration) {
 
 // openError explains why a shard could not connect.
 func openError(sh *shard, err error) error {
+	err = usedURL(sh.s, err)
 	if TokenRejected(err) {
 		return ErrTokenRejected
 	}

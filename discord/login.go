@@ -22,7 +22,7 @@ func Login(ctx context.Context, o Options) (REST, Ready, error) {
 		return REST{}, Ready{}, ErrTokenRejected
 	}
 	if err != nil {
-		return REST{}, Ready{}, fmt.Errorf("ask Discord who the bot is: %w", err)
+		return REST{}, Ready{}, fmt.Errorf("ask Discord who the bot is: %w", usedURL(s, err))
 	}
 	if u == nil || u.ID == "" {
 		return REST{}, Ready{}, errors.New("Discord named no bot user for the token")

@@ -7,6 +7,7 @@ package discord
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -107,6 +108,33 @@ func CheckAPIURL(apiURL string) error {
 	}
 	return nil
 }
+
+// usedURL returns err with the URL that a *url.Error in its chain names
+// changed to the one actually asked, when s's client redirects
+// discordgo's requests (Options.APIURL): the http.Client names the URL
+// discordgo built, https://discord.com/api/v9/…, in its errors, which
+// misleads whoever set DISCORD_API_URL. Other errors are returned as
+// they are.
+func usedURL(s *discordgo.Session, err error) error {
+	var uerr *url.Error
+	if err == nil || s == nil || s.Client == nil || !errors.As(err, &uerr) {
+		return err
+	}
+	c, ok := s.Client.Transport.(counting)
+	if !ok {
+		return err
+	}
+	if r, ok := c.next.(redirect); ok {
+		if rest, ok := strings.CutPrefix(uerr.URL, r.from); ok {
+			uerr.URL = r.to + rest
+		}
+	}
+	return err
+}
+
+// UsedURL returns err naming the URL of the REST call actually made (see
+// DISCORD_API_URL), for errors of calls made through d's session.
+func (d REST) UsedURL(err error) error { return usedURL(d.Session, err) }
 
 func orNewCounters(c *Counters) *Counters {
 	if c == nil {

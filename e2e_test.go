@@ -277,8 +277,12 @@ func wantSaid(t testing.TB, r *discordtest.Response, want string) {
 	if !r.Ephemeral || r.Type != discordgo.InteractionResponseChannelMessageWithSource {
 		t.Fatalf("response type %d ephemeral=%v %q; want an ephemeral message", r.Type, r.Ephemeral, r.Message.Content)
 	}
-	if !strings.Contains(r.Message.Content, want) {
-		t.Errorf("said %q; want it to contain %q", r.Message.Content, want)
+	said := r.Message.Content
+	for _, e := range r.Message.Embeds { // /ttt help is an embed
+		said += "\n" + e.Description
+	}
+	if !strings.Contains(said, want) {
+		t.Errorf("said %q; want it to contain %q", said, want)
 	}
 }
 

@@ -272,6 +272,7 @@ func (b *Bot) respond(ctx context.Context, req *request, typ discordgo.Interacti
 	data := &discordgo.InteractionResponseData{
 		Content:         v.content,
 		Components:      v.buttons(),
+		Embeds:          v.embeds,
 		AllowedMentions: allowed(v.ping),
 	}
 	if ephemeral {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/tttbot/tttbot/game"
+	"github.com/tttbot/tttbot/i18n"
 	"github.com/tttbot/tttbot/store"
 	"github.com/tttbot/tttbot/table"
 )
@@ -19,14 +20,20 @@ import (
 // did not take effect, keep it and arm timers. A refusal changes nothing.
 
 // help lists the commands, in the user's language: the catalog's help.*
-// texts, one line each, with the timeouts in force in the guild.
+// texts, one line each, with the timeouts in force in the guild. It is an
+// embed: in some languages it is longer than a message's content may be.
 func (b *Bot) help(ctx context.Context, req *request) error {
 	tc, _, err := b.rulesFor(ctx, req)
 	if err != nil {
 		return err
 	}
-	l := req.lang
-	return b.say(ctx, req, strings.Join([]string{
+	v := view{embeds: []*discordgo.MessageEmbed{{Description: helpText(req.lang, tc)}}}
+	return b.respond(ctx, req, discordgo.InteractionResponseChannelMessageWithSource, v, true)
+}
+
+// helpText is the text of /ttt help in l's language, with tc's timeouts.
+func helpText(l *i18n.Localizer, tc table.Config) string {
+	return strings.Join([]string{
 		l.T("help.intro", nil),
 		l.T("help.start", nil),
 		l.T("help.level.easy", nil),
@@ -41,7 +48,7 @@ func (b *Bot) help(ctx context.Context, req *request) error {
 			"TurnTimeout":      humanDuration(l, tc.TurnTimeout),
 			"ChallengeTimeout": humanDuration(l, tc.ChallengeTimeout),
 		}),
-	}, "\n"))
+	}, "\n")
 }
 
 // busy refuses a new game or challenge while the channel has one.

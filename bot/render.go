@@ -36,6 +36,9 @@ var labels = [...]string{"0️⃣", "1️⃣", "2️⃣", "3️⃣", "4️⃣", 
 type view struct {
 	content    string
 	components []discordgo.MessageComponent
+	// embeds hold what is too long for content (its limit is 2,000 code
+	// points, an embed's description 4,096): /ttt help.
+	embeds []*discordgo.MessageEmbed
 	// ping is the user to notify, if any; mentions of everyone else in the
 	// content render as names without a notification.
 	ping string

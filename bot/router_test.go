@@ -161,9 +161,18 @@ func wantEphemeral(t *testing.T, r *discordgo.InteractionResponse, contains stri
 	if r.Type != discordgo.InteractionResponseChannelMessageWithSource || r.Data == nil || r.Data.Flags&discordgo.MessageFlagsEphemeral == 0 {
 		t.Fatalf("response = type %d %+v; want an ephemeral message", r.Type, r.Data)
 	}
-	if !strings.Contains(r.Data.Content, contains) {
-		t.Errorf("response content = %q; want it to contain %q", r.Data.Content, contains)
+	if said := saidText(r.Data); !strings.Contains(said, contains) {
+		t.Errorf("response content = %q; want it to contain %q", said, contains)
 	}
+}
+
+// saidText is what a message says: its content and its embeds' text.
+func saidText(d *discordgo.InteractionResponseData) string {
+	s := d.Content
+	for _, e := range d.Embeds {
+		s += "\n" + e.Title + "\n" + e.Description
+	}
+	return s
 }
 
 func TestRouterRefusals(t *testing.T) {

@@ -325,3 +325,63 @@ func newBotOnStore(t *testing.T, st Store, rec *recorder, cfg Config) *Bot {
 	t.Cleanup(b.Close)
 	return b
 }
+
+// discordRelative is how Discord writes a <t:…:R> two minutes ahead, by
+// the language of the catalog, and what may not stand next to it then:
+// words that need a time, not "in 2 minutes" ("until in 2 minutes").
+var discordRelative = map[string]struct {
+	shown  string
+	before []string // words that may not come just before it
+	after  []string // nor just after it
+}{
+	"en":      {"in 2 minutes", []string{"until", "till", "by", "before", "at"}, nil},
+	"de":      {"in 2 Minuten", []string{"bis", "um", "vor"}, nil},
+	"es":      {"dentro de 2 minutos", []string{"hasta", "a las", "antes de"}, nil},
+	"fr":      {"dans 2 minutes", []string{"jusqu'à", "jusqu’à", "avant", "à"}, nil},
+	"ja":      {"2 分後", nil, []string{"まで", "までに"}},
+	"pt-BR":   {"em 2 minutos", []string{"até", "antes de", "às"}, nil},
+	"ru":      {"через 2 минуты", []string{"до", "к", "в"}, nil},
+	"zh-Hans": {"2分钟后", nil, []string{"之前", "以前", "前"}},
+}
+
+var relativeTime = regexp.MustCompile(`<t:-?\d+:R>`)
+
+// Discord writes a relative time as "in 2 minutes" (or "2 minutes ago"),
+// in the reader's language: every text that holds one must read right
+// once it is written so, in every language of the catalog.
+func TestRelativeTimesRead(t *testing.T) {
+	keys := catalogKeys(t)
+	for _, lng := range catalogLanguages(t) {
+		t.Run(lng, func(t *testing.T) {
+			rel, ok := discordRelative[lng]
+			if !ok {
+				t.Fatalf("no entry for %s in discordRelative: say how Discord writes a relative time in it", lng)
+			}
+			l := lang(t, lng)
+			data := longestValues(l)
+			for _, key := range keys {
+				text := l.N(key, bigCount, data)
+				if !relativeTime.MatchString(text) {
+					continue
+				}
+				shown := relativeTime.ReplaceAllString(text, "\x00")
+				for _, part := range strings.Split(shown, "\x00")[1:] {
+					next := strings.TrimLeft(part, " *")
+					for _, w := range rel.after {
+						if strings.HasPrefix(next, w) {
+							t.Errorf("%s reads %q after the relative time: %q", key, w, strings.ReplaceAll(shown, "\x00", rel.shown))
+						}
+					}
+				}
+				for _, part := range strings.Split(shown, "\x00")[:strings.Count(shown, "\x00")] {
+					prev := strings.ToLower(strings.TrimRight(part, " *"))
+					for _, w := range rel.before {
+						if strings.HasSuffix(prev, " "+w) || prev == w || strings.HasSuffix(prev, "'"+w) {
+							t.Errorf("%s reads %q before the relative time: %q", key, w, strings.ReplaceAll(shown, "\x00", rel.shown))
+						}
+					}
+				}
+			}
+		})
+	}
+}

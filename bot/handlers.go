@@ -460,6 +460,8 @@ func (b *Bot) accept(ctx context.Context, req *request) error {
 	}
 	tm, err := c.Accept(tc, newID(), req.user.ID, req.GuildID, req.ChannelID, b.now())
 	switch {
+	case errors.Is(err, table.ErrOwnChallenge) && c.Open():
+		return refuse("challenge.own_open", nil) // its buttons are Join and Withdraw
 	case errors.Is(err, table.ErrOwnChallenge):
 		return refuse("challenge.own", nil)
 	case errors.Is(err, table.ErrNotChallenge):

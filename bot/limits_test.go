@@ -385,3 +385,40 @@ func TestRelativeTimesRead(t *testing.T) {
 		})
 	}
 }
+
+// Pressing Join on one's own open challenge names the button that takes
+// it back, Withdraw; pressing Accept on one's own challenge to someone,
+// Decline: in every language, the button's own label.
+func TestOwnChallengeNamesItsButton(t *testing.T) {
+	for _, lng := range catalogLanguages(t) {
+		t.Run(lng, func(t *testing.T) {
+			l := lang(t, lng)
+			for _, tt := range []struct {
+				name        string
+				opts        []map[string]any
+				button, not string // the label to name, and one not to
+			}{
+				{"open", []map[string]any{{"type": 5, "name": "open", "value": true}}, "button.withdraw", "button.decline"},
+				{"to someone", []map[string]any{{"type": 6, "name": "opponent", "value": "42"}}, "button.decline", ""},
+			} {
+				b, rec, _ := newTestBot(t)
+				resolved := map[string]any{"users": map[string]any{"42": map[string]any{"id": "42", "username": "bob"}}}
+				start := decode(t, localized(slashMap(t, "start", tt.opts, resolved), lng, lng))
+				b.serveIC(context.Background(), start)
+				r := rec.last(t)
+				if len(r.Data.Components) == 0 {
+					t.Fatalf("%s: /ttt start answered %q; want a challenge", tt.name, r.Data.Content)
+				}
+				accept := r.Data.Components[0].(discordgo.ActionsRow).Components[0].(discordgo.Button).CustomID
+				ic := buttonPayload(t, accept)
+				ic.ChannelID, ic.Locale = start.ChannelID, discordgo.Locale(lng)
+				b.serveIC(context.Background(), ic)
+				label := l.T(tt.button, nil)
+				wantEphemeral(t, rec.last(t), label)
+				if o := l.T(tt.not, nil); tt.not != "" && strings.Contains(saidText(rec.last(t).Data), o) {
+					t.Errorf("%s: the creator's own click is told %q; want %q, not %q", tt.name, rec.last(t).Data.Content, label, o)
+				}
+			}
+		})
+	}
+}

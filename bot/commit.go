@@ -126,10 +126,10 @@ func (b *Bot) postBoard(ctx context.Context, req *request, ch *channel, next *ma
 	})
 }
 
-// retire takes the buttons off old's board message now that next is shown:
-// a running game's older board says where the game went; a finished game's
-// board keeps its result, without the Rematch button. The old message
-// keeps the language it was drawn in.
+// retire retires old's board message now that next is shown: a running
+// game's older board is deleted; a finished game's board keeps its result
+// and its final position (its cell buttons, disabled), without the Rematch
+// button. The old message keeps the language it was drawn in.
 func (b *Bot) retire(old, next *match) {
 	if old == nil {
 		return
@@ -145,6 +145,6 @@ func (b *Bot) retire(old, next *match) {
 			b.editButtonsLater(ref, old.ChannelID)
 		}
 	default:
-		b.editBoard(old, view{content: renderMatch(l, old.Match).content})
+		b.editBoard(old, renderRetired(l, old.Match))
 	}
 }

@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -71,6 +72,24 @@ func renderMatch(l *i18n.Localizer, m *table.Match) view { return drawMatch(l, m
 // (picture.go) of a board without buttons: the same text without the
 // grid, the legend naming the picture's colours.
 func renderPictured(l *i18n.Localizer, m *table.Match) view { return drawMatch(l, m, true) }
+
+// renderRetired is renderMatch for a finished board that a newer message
+// replaced (a rematch, the board shown again): its final position as it
+// was drawn, the cell buttons disabled, without Rematch, which belongs to
+// the newest board alone.
+func renderRetired(l *i18n.Localizer, m *table.Match) view {
+	v := renderMatch(l, m)
+	v.ping = ""
+	v.components = slices.DeleteFunc(v.components, func(c discordgo.MessageComponent) bool {
+		row, ok := c.(discordgo.ActionsRow)
+		if !ok || len(row.Components) == 0 {
+			return false
+		}
+		btn, ok := row.Components[0].(discordgo.Button)
+		return ok && strings.HasPrefix(btn.CustomID, actRematch+"/")
+	})
+	return v
+}
 
 // drawMatch draws m with its grid in emoji, or for pic and a board without
 // buttons, with none: a picture shows it.

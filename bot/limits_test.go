@@ -422,3 +422,57 @@ func TestOwnChallengeNamesItsButton(t *testing.T) {
 		})
 	}
 }
+
+// Each thing is said once, the way a player would say it, in every
+// language: a board names its last move in one line and marks it on the
+// board, with no legend repeating either; a board of buttons says "click
+// a cell", without a command that needs row and column labels it does not
+// show; a game nobody moved in is not "stopped in 0 moves"; a player with
+// no streak has no "streak of 0 wins".
+func TestSayEachThingOnce(t *testing.T) {
+	X, O := game.X, game.O
+	last := []game.Move{{Row: 0, Col: 0, Player: X}, {Row: 1, Col: 1, Player: O}}
+	won := []game.Move{{Row: 0, Col: 0, Player: X}, {Row: 1, Col: 0, Player: O}, {Row: 0, Col: 1, Player: X},
+		{Row: 1, Col: 1, Player: O}, {Row: 0, Col: 2, Player: X}}
+	zero := regexp.MustCompile(`(^|[^\d:])0([^\d]|$)`)
+	for _, lng := range catalogLanguages(t) {
+		t.Run(lng, func(t *testing.T) {
+			l := lang(t, lng)
+			command := "/ttt " + l.T("command.ttt.move.name", nil)
+			for n := MinSize; n <= MaxSize; n++ {
+				for name, moves := range map[string][]game.Move{"running": last, "won": won} {
+					m := testMatch(t, n, MinWin, moves...)
+					v := renderMatch(l, m)
+					lines := strings.Split(v.content, "\n")
+					want := 3 // header, last move, status
+					if !hasButtons(m) {
+						want += n + 1 // the labelled grid
+					}
+					if len(lines) != want {
+						t.Errorf("%d×%d %s: %d lines; want %d (header, grid, last move, status):\n%s", n, n, name, len(lines), want, v.content)
+					}
+					if hasButtons(m) && strings.Contains(v.content, command) {
+						t.Errorf("%d×%d %s: a board of buttons without labels says %q:\n%s", n, n, name, command, v.content)
+					}
+				}
+			}
+
+			g := &store.Game{Players: [3]string{game.X: mason, game.O: longID}, Size: 3, Win: 3, End: game.EndStopped, StoppedBy: longID,
+				EndedAt: time.Unix(1767225611, 0)}
+			if line := historyLine(l, g, mason); zero.MatchString(line) {
+				t.Errorf("a game stopped before the first move is listed as %q; want no count of 0 moves", line)
+			}
+
+			for _, tt := range []struct{ streak, best, lines int }{{0, 4, 4}, {0, 0, 3}, {2, 4, 4}} {
+				st := store.Stats{UserID: mason, People: store.Record{Games: 9, Wins: tt.best, Losses: 9 - tt.best}, Streak: tt.streak, BestStreak: tt.best}
+				s := renderStats(l, st)
+				if strings.Contains(s, l.N("count.wins", 0, nil)) && tt.best > 0 {
+					t.Errorf("streak %d, best %d: %q speaks of %q", tt.streak, tt.best, s, l.N("count.wins", 0, nil))
+				}
+				if got := strings.Count(s, "\n") + 1; got != tt.lines {
+					t.Errorf("streak %d, best %d: %d lines; want %d:\n%s", tt.streak, tt.best, got, tt.lines, s)
+				}
+			}
+		})
+	}
+}

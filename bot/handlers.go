@@ -201,6 +201,9 @@ func (b *Bot) moveCommand(ctx context.Context, req *request) error {
 		if ch.match == nil {
 			return noGame(ch)
 		}
+		if playedBy(ch.match, req) {
+			return b.replay(ctx, req, ch.match)
+		}
 		next := ch.match.Clone()
 		if err := next.Play(tc, req.user.ID, row, col, b.now()); err != nil {
 			return refusal(err, ch.match, row, col)
@@ -220,9 +223,16 @@ func (b *Bot) moveButton(ctx context.Context, req *request) error {
 	}
 	return b.play(ctx, req, func(ch *channel) error {
 		m := ch.match
+		if m != nil && m.ID == r.id && playedBy(m, req) {
+			return b.replay(ctx, req, m)
+		}
 		switch {
-		case m == nil || m.ID != r.id:
-			return refuse("move.old_board", nil)
+		case m == nil:
+			return refuse("move.not_here", nil)
+		case m.ID != r.id:
+			return refuse("move.other_game", nil)
+		case m.Over():
+			return refuse("move.game_over", nil) // not "continues in a newer message"
 		case r.serial != m.Serial:
 			return refuse("move.stale_board", nil)
 		}
@@ -538,9 +548,11 @@ func (b *Bot) rematch(ctx context.Context, req *request) error {
 	defer b.unlock(ch)
 	m := ch.match
 	switch {
-	case m != nil && m.ID != r.id && !m.Over():
+	case m == nil:
+		return refuse("move.not_here", nil)
+	case m.ID != r.id && !m.Over():
 		return refuse("rematch.running", nil)
-	case m == nil || m.ID != r.id:
+	case m.ID != r.id:
 		return refuse("rematch.newer_game", nil)
 	}
 	if err := busy(ch); err != nil {

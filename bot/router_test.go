@@ -195,7 +195,7 @@ func TestRouterRefusals(t *testing.T) {
 		}, "No game in this channel"},
 		{"click on a gone game", func(t *testing.T) *discordgo.InteractionCreate {
 			return buttonPayload(t, "move/abc/1/1/1")
-		}, "belongs to a game that is over"},
+		}, "is not played in this channel"},
 		{"stop without permission", func(t *testing.T) *discordgo.InteractionCreate {
 			ic := slashPayload(t, "stop", nil, nil)
 			ic.Member.Permissions = 0

@@ -100,6 +100,12 @@ func (b *Bot) serve(ctx context.Context, req *request) {
 				err = fmt.Errorf("panic: %v\n%s", r, debug.Stack())
 			}
 		}()
+		if req.user.ID == "" {
+			// Discord names who sent every interaction; one that does
+			// not would play for nobody.
+			err = refuse("error.no_user", nil)
+			return
+		}
 		h, herr := b.route(req)
 		if herr != nil {
 			err = herr

@@ -175,6 +175,21 @@ func saidText(d *discordgo.InteractionResponseData) string {
 	return s
 }
 
+// An interaction that names nobody (neither member nor user) is refused:
+// nothing is played for an empty player.
+func TestInteractionWithoutUser(t *testing.T) {
+	b, rec, _ := newTestBot(t)
+	m := slashMap(t, "start", nil, nil)
+	delete(m, "member")
+	delete(m, "user")
+	ic := decode(t, m)
+	b.serveIC(context.Background(), ic)
+	wantEphemeral(t, rec.last(t), english().T("error.no_user", nil))
+	if g, err := b.store.Current(context.Background(), ic.ChannelID); g != nil || err != nil {
+		t.Errorf("after an interaction without a user the channel's game is %+v, %v; want none", g, err)
+	}
+}
+
 func TestRouterRefusals(t *testing.T) {
 	tests := []struct {
 		name string

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/tttbot/tttbot/game"
@@ -128,6 +129,32 @@ func (b *Bot) start(ctx context.Context, req *request) error {
 		}
 	}
 
+	// A challenge is made before the channel is locked, for its id: the
+	// limits on starts count it from now.
+	var c *table.Challenge
+	if !vsComputer {
+		to := "" // open to anyone
+		if so.opponent != nil {
+			to = so.opponent.ID
+		}
+		c = table.NewChallenge(tc, newID(), user.ID, to, so.size, so.win, b.now())
+	}
+	var undo func()
+	if c != nil {
+		undo, err = b.starts.begin(user.ID, b.now(), c.ID, c.Expires)
+	} else {
+		undo, err = b.starts.begin(user.ID, b.now(), "", time.Time{})
+	}
+	if err != nil {
+		return err
+	}
+	started := false // what follows may not start anything: then it costs nothing
+	defer func() {
+		if !started {
+			undo()
+		}
+	}()
+
 	ch, err := b.lock(ctx, req.ChannelID)
 	if err != nil {
 		return err
@@ -146,16 +173,13 @@ func (b *Bot) start(ctx context.Context, req *request) error {
 		if err != nil {
 			return err
 		}
-		return b.postBoard(ctx, req, ch, &match{Match: m, locale: req.newLocale()}, true, pictured(set, m))
+		err = b.postBoard(ctx, req, ch, &match{Match: m, locale: req.newLocale()}, true, pictured(set, m))
+		started = !rejected(err) && ch.match != nil && ch.match.ID == m.ID
+		return err
 	}
 
 	// Stored before it is shown, so that every process sharing the
 	// database can answer its buttons.
-	to := "" // open to anyone
-	if so.opponent != nil {
-		to = so.opponent.ID
-	}
-	c := table.NewChallenge(tc, newID(), user.ID, to, so.size, so.win, b.now())
 	locale := req.newLocale()
 	sc := storedChallenge(c, req.GuildID, req.ChannelID, table.Board{AppID: req.AppID, Token: req.Token, At: b.now()}, locale)
 	if err := b.store.OpenChallenge(ctx, sc); err != nil {
@@ -180,6 +204,7 @@ func (b *Bot) start(ctx context.Context, req *request) error {
 		return err
 	}
 	// Shown, or perhaps shown: the challenge is open either way.
+	started = true
 	b.syncChallenge(ctx, ch, sc)
 	return err
 }
@@ -419,6 +444,7 @@ func (b *Bot) claim(ctx context.Context, ch *channel, c *openChallenge) error {
 		return fmt.Errorf("close the challenge: %w", err)
 	}
 	ch.clearChallenge()
+	b.starts.closed(c.From, c.ID)
 	if !closed {
 		return refuse("challenge.no_longer_open", nil)
 	}

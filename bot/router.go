@@ -45,6 +45,11 @@ func refuse(key string, data map[string]any) error {
 	return userError{text{key: key, data: data}}
 }
 
+// refuseN is refuse for a counted text, in the plural form of count.
+func refuseN(key string, count int, data map[string]any) error {
+	return userError{text{key: key, data: data, counted: true, count: count}}
+}
+
 // Handle answers one interaction through r. Every interaction gets exactly
 // one answer within Discord's 3 seconds, whatever the handler does, so no
 // user ever sees "This interaction failed". Transports call it in a

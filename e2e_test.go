@@ -277,8 +277,12 @@ func wantSaid(t testing.TB, r *discordtest.Response, want string) {
 	if !r.Ephemeral || r.Type != discordgo.InteractionResponseChannelMessageWithSource {
 		t.Fatalf("response type %d ephemeral=%v %q; want an ephemeral message", r.Type, r.Ephemeral, r.Message.Content)
 	}
-	if !strings.Contains(r.Message.Content, want) {
-		t.Errorf("said %q; want it to contain %q", r.Message.Content, want)
+	said := r.Message.Content
+	for _, e := range r.Message.Embeds { // /ttt help is an embed
+		said += "\n" + e.Description
+	}
+	if !strings.Contains(said, want) {
+		t.Errorf("said %q; want it to contain %q", said, want)
 	}
 }
 
@@ -348,7 +352,7 @@ func TestE2EWorkedExampleBySlashCommands(t *testing.T) {
 			wantBoard(t, last, discordgo.InteractionResponseChannelMessageWithSource, mention(players[3-mv[2]])+" to move")
 		}
 	}
-	wantBoard(t, last, discordgo.InteractionResponseChannelMessageWithSource, mention(alice)+" wins", "green cells are the winning line")
+	wantBoard(t, last, discordgo.InteractionResponseChannelMessageWithSource, mention(alice)+" wins", "(in 🟩)")
 	if got := last.Message.Buttons(); len(got) != 10 || enabledButtons(last.Message) != 1 {
 		t.Errorf("final board has %d buttons, %d enabled; want 9 disabled cells and Rematch", len(got), enabledButtons(last.Message))
 	}
@@ -406,8 +410,9 @@ func TestE2EButtonsAndRematch(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(old.Buttons()) != 0 || !strings.Contains(old.Content, mention(alice)+" wins") {
-			t.Errorf("finished board after rematch: %q with %d buttons; want the result kept, no buttons", old.Content, len(old.Buttons()))
+		if len(old.Buttons()) != 9 || enabledButtons(old) != 0 || !strings.Contains(old.Content, mention(alice)+" wins") {
+			t.Errorf("finished board after rematch: %q with %d buttons, %d enabled; want the result kept, its 9 cells disabled, no Rematch",
+				old.Content, len(old.Buttons()), enabledButtons(old))
 		}
 		// In the rematch bob (O) moves first.
 		r = h.click(bob, ch, r.Message.ID, button(t, r.Message, 1, 1, ""))

@@ -127,6 +127,7 @@ type Bot struct {
 	meter    Meter
 	channels registry
 	recent   recent // ids of the latest interactions, to act on each once
+	starts   startLimits
 
 	settingsCache settingsCache // guilds' /ttt config, read on every move
 	boardEdits    boardEdits    // the order of background edits of big boards (picture.go)
@@ -272,6 +273,7 @@ func (b *Bot) respond(ctx context.Context, req *request, typ discordgo.Interacti
 	data := &discordgo.InteractionResponseData{
 		Content:         v.content,
 		Components:      v.buttons(),
+		Embeds:          v.embeds,
 		AllowedMentions: allowed(v.ping),
 	}
 	if ephemeral {

@@ -97,6 +97,9 @@ func (b *Bot) changed(ctx context.Context, req *request, ch *channel) error {
 		return err
 	}
 	ch.match = m
+	if playedBy(m, req) {
+		return b.replay(ctx, req, m)
+	}
 	// Only the user sees it: all of it in their language.
 	return b.say(ctx, req, req.lang.T("move.overtaken", nil)+"\n"+renderMatch(req.lang, m.Match).content)
 }
@@ -126,10 +129,10 @@ func (b *Bot) postBoard(ctx context.Context, req *request, ch *channel, next *ma
 	})
 }
 
-// retire takes the buttons off old's board message now that next is shown:
-// a running game's older board says where the game went; a finished game's
-// board keeps its result, without the Rematch button. The old message
-// keeps the language it was drawn in.
+// retire retires old's board message now that next is shown: a running
+// game's older board is deleted; a finished game's board keeps its result
+// and its final position (its cell buttons, disabled), without the Rematch
+// button. The old message keeps the language it was drawn in.
 func (b *Bot) retire(old, next *match) {
 	if old == nil {
 		return
@@ -145,6 +148,29 @@ func (b *Bot) retire(old, next *match) {
 			b.editButtonsLater(ref, old.ChannelID)
 		}
 	default:
-		b.editBoard(old, view{content: renderMatch(l, old.Match).content})
+		b.editBoard(old, renderRetired(l, old.Match))
 	}
+}
+
+// playedBy says whether m's board was drawn by req itself: another
+// process got the same interaction (Discord delivered it twice, to two
+// replicas) and saved what it asked for. Each interaction has a token of
+// its own, and the board a change draws keeps the token of the interaction
+// that drew it.
+func playedBy(m *match, req *request) bool {
+	return req.Token != "" && m.Board.Token == req.Token
+}
+
+// replay answers req, whose change m already holds, as the process that
+// made it did: with the board, which a click updates and a command posts.
+// Its player is not told "not your turn" or "someone was faster" about
+// their own move.
+func (b *Bot) replay(ctx context.Context, req *request, m *match) error {
+	b.log.Info("the interaction was already acted on by another process; answering with its board", "channel", req.ChannelID, "interaction", req.ID)
+	v := renderMatch(b.lang(m.locale), m.Match)
+	typ := discordgo.InteractionResponseChannelMessageWithSource
+	if req.Type == discordgo.InteractionMessageComponent {
+		typ = discordgo.InteractionResponseUpdateMessage
+	}
+	return b.respond(ctx, req, typ, v, false)
 }

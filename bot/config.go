@@ -66,6 +66,12 @@ func (b *Bot) config(ctx context.Context, req *request) error {
 	if err != nil {
 		return err
 	}
+	if change.stopRole != nil && *change.stopRole == req.GuildID {
+		// @everyone's id is the guild's. Every member has it, but
+		// Discord does not list it among a member's roles: it would
+		// stop nothing, and if it did it would let anyone stop games.
+		return refuse("config.stop_role_everyone", nil)
+	}
 	cur, err := b.store.Settings(ctx, req.GuildID)
 	if err != nil {
 		return fmt.Errorf("config: %w", err)

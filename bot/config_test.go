@@ -260,6 +260,7 @@ func TestConfigBadInput(t *testing.T) {
 			"at most 10 channels; you gave 11"},
 		{"role and no role", []map[string]any{roleOpt("stop_role", fixtureRole), boolOpt("stop_role_clear", true)}, "not both"},
 		{"role not a role", []map[string]any{strOpt("stop_role", "mods")}, "can't read the value of `stop_role`"},
+		{"role @everyone", []map[string]any{roleOpt("stop_role", fixtureGuild)}, "can't be @everyone"},
 		{"boolean not a boolean", []map[string]any{strOpt("computer_ranked", "yes")}, "can't read the value of `computer_ranked`"},
 		{"reset to a win too long", []map[string]any{boolOpt("reset", true), intOpt("win", 4)}, "4 in a row doesn't fit on a 3×3 board"},
 	}

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/tttbot/tttbot/game"
+	"github.com/tttbot/tttbot/i18n"
 	"github.com/tttbot/tttbot/store"
 	"github.com/tttbot/tttbot/table"
 )
@@ -19,14 +21,20 @@ import (
 // did not take effect, keep it and arm timers. A refusal changes nothing.
 
 // help lists the commands, in the user's language: the catalog's help.*
-// texts, one line each, with the timeouts in force in the guild.
+// texts, one line each, with the timeouts in force in the guild. It is an
+// embed: in some languages it is longer than a message's content may be.
 func (b *Bot) help(ctx context.Context, req *request) error {
 	tc, _, err := b.rulesFor(ctx, req)
 	if err != nil {
 		return err
 	}
-	l := req.lang
-	return b.say(ctx, req, strings.Join([]string{
+	v := view{embeds: []*discordgo.MessageEmbed{{Description: helpText(req.lang, tc)}}}
+	return b.respond(ctx, req, discordgo.InteractionResponseChannelMessageWithSource, v, true)
+}
+
+// helpText is the text of /ttt help in l's language, with tc's timeouts.
+func helpText(l *i18n.Localizer, tc table.Config) string {
+	return strings.Join([]string{
 		l.T("help.intro", nil),
 		l.T("help.start", nil),
 		l.T("help.level.easy", nil),
@@ -41,7 +49,7 @@ func (b *Bot) help(ctx context.Context, req *request) error {
 			"TurnTimeout":      humanDuration(l, tc.TurnTimeout),
 			"ChallengeTimeout": humanDuration(l, tc.ChallengeTimeout),
 		}),
-	}, "\n"))
+	}, "\n")
 }
 
 // busy refuses a new game or challenge while the channel has one.
@@ -121,6 +129,32 @@ func (b *Bot) start(ctx context.Context, req *request) error {
 		}
 	}
 
+	// A challenge is made before the channel is locked, for its id: the
+	// limits on starts count it from now.
+	var c *table.Challenge
+	if !vsComputer {
+		to := "" // open to anyone
+		if so.opponent != nil {
+			to = so.opponent.ID
+		}
+		c = table.NewChallenge(tc, newID(), user.ID, to, so.size, so.win, b.now())
+	}
+	var undo func()
+	if c != nil {
+		undo, err = b.starts.begin(user.ID, b.now(), c.ID, c.Expires)
+	} else {
+		undo, err = b.starts.begin(user.ID, b.now(), "", time.Time{})
+	}
+	if err != nil {
+		return err
+	}
+	started := false // what follows may not start anything: then it costs nothing
+	defer func() {
+		if !started {
+			undo()
+		}
+	}()
+
 	ch, err := b.lock(ctx, req.ChannelID)
 	if err != nil {
 		return err
@@ -139,16 +173,13 @@ func (b *Bot) start(ctx context.Context, req *request) error {
 		if err != nil {
 			return err
 		}
-		return b.postBoard(ctx, req, ch, &match{Match: m, locale: req.newLocale()}, true, pictured(set, m))
+		err = b.postBoard(ctx, req, ch, &match{Match: m, locale: req.newLocale()}, true, pictured(set, m))
+		started = !rejected(err) && ch.match != nil && ch.match.ID == m.ID
+		return err
 	}
 
 	// Stored before it is shown, so that every process sharing the
 	// database can answer its buttons.
-	to := "" // open to anyone
-	if so.opponent != nil {
-		to = so.opponent.ID
-	}
-	c := table.NewChallenge(tc, newID(), user.ID, to, so.size, so.win, b.now())
 	locale := req.newLocale()
 	sc := storedChallenge(c, req.GuildID, req.ChannelID, table.Board{AppID: req.AppID, Token: req.Token, At: b.now()}, locale)
 	if err := b.store.OpenChallenge(ctx, sc); err != nil {
@@ -173,6 +204,7 @@ func (b *Bot) start(ctx context.Context, req *request) error {
 		return err
 	}
 	// Shown, or perhaps shown: the challenge is open either way.
+	started = true
 	b.syncChallenge(ctx, ch, sc)
 	return err
 }
@@ -194,6 +226,9 @@ func (b *Bot) moveCommand(ctx context.Context, req *request) error {
 		if ch.match == nil {
 			return noGame(ch)
 		}
+		if playedBy(ch.match, req) {
+			return b.replay(ctx, req, ch.match)
+		}
 		next := ch.match.Clone()
 		if err := next.Play(tc, req.user.ID, row, col, b.now()); err != nil {
 			return refusal(err, ch.match, row, col)
@@ -213,9 +248,16 @@ func (b *Bot) moveButton(ctx context.Context, req *request) error {
 	}
 	return b.play(ctx, req, func(ch *channel) error {
 		m := ch.match
+		if m != nil && m.ID == r.id && playedBy(m, req) {
+			return b.replay(ctx, req, m)
+		}
 		switch {
-		case m == nil || m.ID != r.id:
-			return refuse("move.old_board", nil)
+		case m == nil:
+			return refuse("move.not_here", nil)
+		case m.ID != r.id:
+			return refuse("move.other_game", nil)
+		case m.Over():
+			return refuse("move.game_over", nil) // not "continues in a newer message"
 		case r.serial != m.Serial:
 			return refuse("move.stale_board", nil)
 		}
@@ -402,6 +444,7 @@ func (b *Bot) claim(ctx context.Context, ch *channel, c *openChallenge) error {
 		return fmt.Errorf("close the challenge: %w", err)
 	}
 	ch.clearChallenge()
+	b.starts.closed(c.From, c.ID)
 	if !closed {
 		return refuse("challenge.no_longer_open", nil)
 	}
@@ -453,6 +496,8 @@ func (b *Bot) accept(ctx context.Context, req *request) error {
 	}
 	tm, err := c.Accept(tc, newID(), req.user.ID, req.GuildID, req.ChannelID, b.now())
 	switch {
+	case errors.Is(err, table.ErrOwnChallenge) && c.Open():
+		return refuse("challenge.own_open", nil) // its buttons are Join and Withdraw
 	case errors.Is(err, table.ErrOwnChallenge):
 		return refuse("challenge.own", nil)
 	case errors.Is(err, table.ErrNotChallenge):
@@ -529,9 +574,11 @@ func (b *Bot) rematch(ctx context.Context, req *request) error {
 	defer b.unlock(ch)
 	m := ch.match
 	switch {
-	case m != nil && m.ID != r.id && !m.Over():
+	case m == nil:
+		return refuse("move.not_here", nil)
+	case m.ID != r.id && !m.Over():
 		return refuse("rematch.running", nil)
-	case m == nil || m.ID != r.id:
+	case m.ID != r.id:
 		return refuse("rematch.newer_game", nil)
 	}
 	if err := busy(ch); err != nil {

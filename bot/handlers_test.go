@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -192,4 +193,64 @@ func TestNoDrawWithTheComputer(t *testing.T) {
 	b.serveIC(context.Background(), slashPayload(t, "start", []map[string]any{{"type": 3, "name": "difficulty", "value": "easy"}}, nil))
 	b.serveIC(context.Background(), slashPayload(t, "draw", nil, nil))
 	wantEphemeral(t, rec.last(t), "no draws by agreement")
+}
+
+// A finished board that a rematch replaced keeps its final position: on
+// a board of buttons, the cells stay (disabled) and only Rematch goes; on
+// a bigger board, the grid stays in the text.
+func TestRetiredBoardShowsFinalPosition(t *testing.T) {
+	for n := MinSize; n <= 6; n++ {
+		t.Run(fmt.Sprintf("%d×%d", n, n), func(t *testing.T) {
+			b, rec, _ := newTestBot(t)
+			serveSlash(t, b, "start", intOpt("size", n))
+			serveSlash(t, b, "move", intOpt("row", 1), intOpt("col", 1))
+			resign := serveSlash(t, b, "resign")
+			finished := rec.last(t).Data
+			rematch := ""
+			for _, c := range finished.Components {
+				for _, bc := range c.(discordgo.ActionsRow).Components {
+					if id := bc.(discordgo.Button).CustomID; strings.HasPrefix(id, actRematch+"/") {
+						rematch = id
+					}
+				}
+			}
+			if rematch == "" {
+				t.Fatalf("the finished board has no Rematch button: %+v", finished.Components)
+			}
+			ic := buttonPayload(t, rematch)
+			ic.ChannelID, ic.Token = fixtureChannel, "token-rematch"
+			b.serveIC(context.Background(), ic)
+			b.Close()
+
+			rec.mu.Lock()
+			defer rec.mu.Unlock()
+			var e *discordgo.WebhookEdit
+			for i, ref := range rec.editRefs {
+				if ref == resign.Token {
+					e = rec.edits[i]
+				}
+			}
+			if e == nil {
+				t.Fatalf("the finished board (token %s) was not edited; edits of %v", resign.Token, rec.editRefs)
+			}
+			cells, rematches := 0, 0
+			for _, c := range *e.Components {
+				for _, bc := range c.(discordgo.ActionsRow).Components {
+					switch btn := bc.(discordgo.Button); {
+					case strings.HasPrefix(btn.CustomID, actRematch+"/"):
+						rematches++
+					case btn.Emoji != nil:
+						cells++
+					}
+				}
+			}
+			grid := strings.Count(*e.Content, cellEmpty)
+			if rematches != 0 {
+				t.Errorf("the replaced board keeps its Rematch button")
+			}
+			if cells != n*n && grid < n*n-2 {
+				t.Errorf("the replaced board shows %d cell buttons and %d empty cells in its text; want its final position:\n%s", cells, grid, *e.Content)
+			}
+		})
+	}
 }

@@ -66,6 +66,9 @@ func (b *Bot) lang(locale string) *i18n.Localizer { return b.texts.For(locale) }
 type text struct {
 	key  string
 	data map[string]any
+	// counted texts are written in the plural form of count (i18n's N).
+	counted bool
+	count   int
 }
 
 // in writes x with l. It leaves x as it is, so that a text can be written
@@ -80,6 +83,9 @@ func (x text) in(l *i18n.Localizer) string {
 			}
 			data[k] = v
 		}
+	}
+	if x.counted {
+		return l.N(x.key, x.count, data)
 	}
 	return l.T(x.key, data)
 }

@@ -43,7 +43,9 @@ func TestMemoryReturnsAfterGamesEnd(t *testing.T) {
 					opts = []map[string]any{{"type": 3, "name": "difficulty", "value": "easy"}}
 				}
 				ic := slashPayload(t, sub, opts, nil)
-				ic.ChannelID = ch
+				// A player of its own in each channel: one player's starts
+				// are paced (startLimits).
+				ic.ChannelID, ic.Member.User.ID = ch, fmt.Sprint(2000000000000000000+i)
 				b.handle(context.Background(), ic.Interaction, rec)
 				if rec.last == nil || rec.last.Data.Flags&discordgo.MessageFlagsEphemeral != 0 {
 					t.Fatalf("channel %s: /ttt %s answered %+v; want a board", ch, sub, rec.last)

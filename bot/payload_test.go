@@ -33,10 +33,12 @@ func fixture(t testing.TB, name string) map[string]any {
 }
 
 // decode turns a payload into what discordgo hands the bot.
-// Each gets an id of its own, as from Discord: the bot acts on an id once.
+// Each gets an id and a token of its own, as from Discord: the bot acts on
+// an id once, and tells by its token a change an interaction already made.
 func decode(t testing.TB, m map[string]any) *discordgo.InteractionCreate {
 	t.Helper()
 	m["id"] = strconv.FormatUint(payloadIDs.Add(1), 10)
+	m["token"] = "token-" + m["id"].(string)
 	b, err := json.Marshal(m)
 	if err != nil {
 		t.Fatal(err)

@@ -104,7 +104,7 @@ func editCount(rec *recorder) (edits, failed int) {
 
 // With pictures on, a move on a 10×10 board is answered with the emoji
 // board, and one edit of that message then puts the picture in place of
-// the grid; header, last move, status and legend stay.
+// the grid; header, last move and status stay.
 func TestPictureFollowsMove(t *testing.T) {
 	b, rec, _ := newTestBot(t)
 	serveSlash(t, b, "start", intOpt("size", 10))
@@ -130,7 +130,6 @@ func TestPictureFollowsMove(t *testing.T) {
 		l.T("board.header", map[string]any{"MarkX": cellX, "PlayerX": mention(mason), "MarkO": cellO, "PlayerO": mention(botID), "Size": 10, "Win": 10}),
 		"Last move: " + cellO + " " + mention(botID),
 		mention(mason) + " to move",
-		l.T("board.legend_last_picture", nil),
 	} {
 		if !strings.Contains(*e.Content, want) {
 			t.Errorf("the pictured board says %q; want it to contain %q", *e.Content, want)
@@ -343,7 +342,7 @@ func TestBoardEditsOrder(t *testing.T) {
 }
 
 // The text beside a picture is the emoji board's without the grid, and
-// names the picture's colours: a yellow last move, a green winning line.
+// names the picture's colour of the winning line, green.
 func TestRenderPictured(t *testing.T) {
 	l := english()
 	running := testMatch(t, 9, 3, game.Move{Row: 4, Col: 4, Player: game.X})
@@ -357,8 +356,8 @@ func TestRenderPictured(t *testing.T) {
 		want   []string
 		unlike string // a line of the emoji board that the picture replaces
 	}{
-		{"running", running, []string{"Last move: " + cellX, l.T("board.legend_last_picture", nil)}, l.T("board.legend_last", map[string]any{"Marker": lastX})},
-		{"won", won, []string{"(in " + greenCells + ")", l.T("board.legend_win_buttons", nil)}, l.T("board.legend_win", map[string]any{"Marker": winX})},
+		{"running", running, []string{"Last move: " + cellX}, lastX},
+		{"won", won, []string{"(in " + greenCells + ")"}, "(in " + winX + ")"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			emoji, pic := renderMatch(l, tt.m), renderPictured(l, tt.m)

@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -36,6 +37,9 @@ var labels = [...]string{"0️⃣", "1️⃣", "2️⃣", "3️⃣", "4️⃣", 
 type view struct {
 	content    string
 	components []discordgo.MessageComponent
+	// embeds hold what is too long for content (its limit is 2,000 code
+	// points, an embed's description 4,096): /ttt help.
+	embeds []*discordgo.MessageEmbed
 	// ping is the user to notify, if any; mentions of everyone else in the
 	// content render as names without a notification.
 	ping string
@@ -61,13 +65,35 @@ func mark(p game.Player) string {
 
 // renderMatch draws m in l's language: the header, the labelled grid, the
 // last move, and a status line; for boards up to MaxButtonSize, the cells
-// as buttons; when it is over, a Rematch button.
+// as buttons; when it is over, a Rematch button. Each thing is said once:
+// the last move is named in its line and marked on the board (a blue
+// button, a marker of its own in the grid or the picture), the winning
+// line is named in the status line and drawn in green; no legend repeats
+// them.
 func renderMatch(l *i18n.Localizer, m *table.Match) view { return drawMatch(l, m, false) }
 
 // renderPictured is renderMatch for a message whose board is a picture
 // (picture.go) of a board without buttons: the same text without the
 // grid, the legend naming the picture's colours.
 func renderPictured(l *i18n.Localizer, m *table.Match) view { return drawMatch(l, m, true) }
+
+// renderRetired is renderMatch for a finished board that a newer message
+// replaced (a rematch, the board shown again): its final position as it
+// was drawn, the cell buttons disabled, without Rematch, which belongs to
+// the newest board alone.
+func renderRetired(l *i18n.Localizer, m *table.Match) view {
+	v := renderMatch(l, m)
+	v.ping = ""
+	v.components = slices.DeleteFunc(v.components, func(c discordgo.MessageComponent) bool {
+		row, ok := c.(discordgo.ActionsRow)
+		if !ok || len(row.Components) == 0 {
+			return false
+		}
+		btn, ok := row.Components[0].(discordgo.Button)
+		return ok && strings.HasPrefix(btn.CustomID, actRematch+"/")
+	})
+	return v
+}
 
 // drawMatch draws m with its grid in emoji, or for pic and a board without
 // buttons, with none: a picture shows it.
@@ -119,10 +145,6 @@ func drawMatch(l *i18n.Localizer, m *table.Match, pic bool) view {
 		b.WriteByte('\n')
 	}
 	b.WriteString(statusLine(l, m, buttons || pic))
-	if legend := legend(l, win, last, hasLast, buttons, pic); legend != "" {
-		b.WriteByte('\n')
-		b.WriteString(legend)
-	}
 
 	v := view{content: b.String()}
 	if !m.Over() {
@@ -163,30 +185,6 @@ func winMarker(p game.Player) string {
 func hasButtons(m *table.Match) bool {
 	n := m.Judge.Size()
 	return n <= MaxButtonSize && (!m.Over() || n < MaxButtonSize)
-}
-
-// legend says in words what the markers of a board mean: the winning line
-// of a won game (which holds the last move), else the last move. Buttons
-// and a picture show the winning line in green; the last move is a blue
-// button, or in a picture a yellow cell.
-func legend(l *i18n.Localizer, win map[game.Cell]bool, last game.Move, hasLast, buttons, pic bool) string {
-	switch {
-	case len(win) > 0 && (buttons || pic):
-		return l.T("board.legend_win_buttons", nil)
-	case len(win) > 0:
-		return l.T("board.legend_win", map[string]any{"Marker": winMarker(last.Player)})
-	case !hasLast:
-		return ""
-	case buttons:
-		return l.T("board.legend_last_buttons", nil)
-	case pic:
-		return l.T("board.legend_last_picture", nil)
-	}
-	marker := lastX
-	if last.Player == game.O {
-		marker = lastO
-	}
-	return l.T("board.legend_last", map[string]any{"Marker": marker})
 }
 
 // statusLine names who is to move, or says how the game ended; green says

@@ -45,6 +45,11 @@ func refuse(key string, data map[string]any) error {
 	return userError{text{key: key, data: data}}
 }
 
+// refuseN is refuse for a counted text, in the plural form of count.
+func refuseN(key string, count int, data map[string]any) error {
+	return userError{text{key: key, data: data, counted: true, count: count}}
+}
+
 // Handle answers one interaction through r. Every interaction gets exactly
 // one answer within Discord's 3 seconds, whatever the handler does, so no
 // user ever sees "This interaction failed". Transports call it in a
@@ -100,6 +105,12 @@ func (b *Bot) serve(ctx context.Context, req *request) {
 				err = fmt.Errorf("panic: %v\n%s", r, debug.Stack())
 			}
 		}()
+		if req.user.ID == "" {
+			// Discord names who sent every interaction; one that does
+			// not would play for nobody.
+			err = refuse("error.no_user", nil)
+			return
+		}
 		h, herr := b.route(req)
 		if herr != nil {
 			err = herr

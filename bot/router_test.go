@@ -161,8 +161,32 @@ func wantEphemeral(t *testing.T, r *discordgo.InteractionResponse, contains stri
 	if r.Type != discordgo.InteractionResponseChannelMessageWithSource || r.Data == nil || r.Data.Flags&discordgo.MessageFlagsEphemeral == 0 {
 		t.Fatalf("response = type %d %+v; want an ephemeral message", r.Type, r.Data)
 	}
-	if !strings.Contains(r.Data.Content, contains) {
-		t.Errorf("response content = %q; want it to contain %q", r.Data.Content, contains)
+	if said := saidText(r.Data); !strings.Contains(said, contains) {
+		t.Errorf("response content = %q; want it to contain %q", said, contains)
+	}
+}
+
+// saidText is what a message says: its content and its embeds' text.
+func saidText(d *discordgo.InteractionResponseData) string {
+	s := d.Content
+	for _, e := range d.Embeds {
+		s += "\n" + e.Title + "\n" + e.Description
+	}
+	return s
+}
+
+// An interaction that names nobody (neither member nor user) is refused:
+// nothing is played for an empty player.
+func TestInteractionWithoutUser(t *testing.T) {
+	b, rec, _ := newTestBot(t)
+	m := slashMap(t, "start", nil, nil)
+	delete(m, "member")
+	delete(m, "user")
+	ic := decode(t, m)
+	b.serveIC(context.Background(), ic)
+	wantEphemeral(t, rec.last(t), english().T("error.no_user", nil))
+	if g, err := b.store.Current(context.Background(), ic.ChannelID); g != nil || err != nil {
+		t.Errorf("after an interaction without a user the channel's game is %+v, %v; want none", g, err)
 	}
 }
 
@@ -186,7 +210,7 @@ func TestRouterRefusals(t *testing.T) {
 		}, "No game in this channel"},
 		{"click on a gone game", func(t *testing.T) *discordgo.InteractionCreate {
 			return buttonPayload(t, "move/abc/1/1/1")
-		}, "belongs to a game that is over"},
+		}, "is not played in this channel"},
 		{"stop without permission", func(t *testing.T) *discordgo.InteractionCreate {
 			ic := slashPayload(t, "stop", nil, nil)
 			ic.Member.Permissions = 0

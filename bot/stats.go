@@ -58,9 +58,15 @@ func renderStats(l *i18n.Localizer, st store.Stats) string {
 	if p.Games == 0 {
 		lines = append(lines, l.T("stats.people_none", nil))
 	} else {
-		lines = append(lines,
-			l.T("stats.people", map[string]any{"Record": record(l, p), "WinRate": percent(p.Wins, p.Games)}),
-			l.T("stats.streak", map[string]any{"Streak": l.N("count.wins", st.Streak, nil), "Best": l.N("count.wins", st.BestStreak, nil)}))
+		lines = append(lines, l.T("stats.people", map[string]any{"Record": record(l, p), "WinRate": percent(p.Wins, p.Games)}))
+		// No streak without a win: the record already says "0 wins".
+		best := l.N("count.wins", st.BestStreak, nil)
+		switch {
+		case st.Streak > 0:
+			lines = append(lines, l.T("stats.streak", map[string]any{"Streak": l.N("count.wins", st.Streak, nil), "Best": best}))
+		case st.BestStreak > 0:
+			lines = append(lines, l.T("stats.streak_none", map[string]any{"Best": best}))
+		}
 	}
 	rating := map[string]any{"Rating": ratingText(st)}
 	switch {
@@ -226,8 +232,12 @@ func historyLine(l *i18n.Localizer, g *store.Game, userID string) string {
 	if when.IsZero() {
 		when = g.StartedAt
 	}
-	return l.N("history.row", len(g.Moves), map[string]any{
+	data := map[string]any{
 		"When": when.Unix(), "Mark": mark(me), "Opponent": opp, "Size": g.Size, "Win": g.Win,
 		"Result": l.T("history.result."+result, nil),
-	})
+	}
+	if len(g.Moves) == 0 {
+		return l.T("history.row_unplayed", data) // not "in 0 moves"
+	}
+	return l.N("history.row", len(g.Moves), data)
 }

@@ -304,6 +304,7 @@ func (b *Bot) closeExpired(ctx context.Context, channelID, guildID string, c *op
 		b.log.Error("could not close an expired challenge", "channel", channelID, "err", err)
 		return
 	}
+	b.starts.closed(c.From, c.ID)
 	if closed {
 		// Edited outside the lock: a slow Discord must not hold up the channel.
 		// Nobody asked: the message keeps the language it was drawn in.

@@ -142,7 +142,9 @@ type Bot struct {
 	closed   bool           // set by Close: no new interactions or timer callbacks
 	finished bool           // set when Close is done: nothing runs any more
 	handlers sync.WaitGroup // interactions being answered
-	bg       sync.WaitGroup // background edits and timer callbacks in flight
+	bg       sync.WaitGroup // background edits and timer callbacks queued or running
+	edits    runner         // runs background edits (editWorkers at once)
+	timers   runner         // runs timer callbacks (timerWorkers at once)
 
 	commands map[string]handler // by subcommand name
 	buttons  map[string]handler // by route action
@@ -154,7 +156,8 @@ func New(dc Discord, st Store, cfg Config, log *slog.Logger) *Bot {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	b := &Bot{dc: dc, cfg: cfg, log: log, store: st, meter: noMeter{}, started: cfg.Now()}
+	b := &Bot{dc: dc, cfg: cfg, log: log, store: st, meter: noMeter{}, started: cfg.Now(),
+		edits: runner{max: editWorkers}, timers: runner{max: timerWorkers}}
 	b.texts, b.textsErr = catalog()
 	if cfg.Meter != nil {
 		b.meter = cfg.Meter
@@ -442,28 +445,28 @@ const tokenLife = 15*time.Minute - 30*time.Second
 // tokenGood says whether the bot still edits bd through its token.
 func (b *Bot) tokenGood(bd table.Board) bool { return b.now().Sub(bd.At) <= tokenLife }
 
-// background runs f in a goroutine that Close waits for. While Close
-// drains, work started by what is draining still runs (an edit after a
-// timeout); once Close is done, nothing does.
-func (b *Bot) background(f func()) { b.spawn(f, &b.finished) }
+// background runs f on one of the edit workers, which Close waits for.
+// While Close drains, work started by what is draining still runs (an
+// edit after a timeout); once Close is done, nothing does.
+func (b *Bot) background(f func()) { b.spawn(f, &b.finished, &b.edits) }
 
-// afterFunc runs f after d in the background, unless Close has begun by
-// then; Close waits for a running f.
+// afterFunc runs f after d on one of the timer workers, unless Close has
+// begun by then; Close waits for f once it is queued.
 func (b *Bot) afterFunc(d time.Duration, f func()) *time.Timer {
-	return time.AfterFunc(d, func() { b.spawn(f, &b.closed) })
+	return time.AfterFunc(d, func() { b.spawn(f, &b.closed, &b.timers) })
 }
 
-// spawn runs f in a goroutine counted in b.bg, unless *refused (read under
-// bgMu) is set.
-func (b *Bot) spawn(f func(), refused *bool) {
+// spawn runs f on r, counted in b.bg, unless *refused (read under bgMu)
+// is set.
+func (b *Bot) spawn(f func(), refused *bool, r *runner) {
 	b.bgMu.Lock()
 	defer b.bgMu.Unlock()
 	if *refused {
 		return
 	}
 	b.bg.Add(1)
-	go func() {
+	r.run(func() {
 		defer b.bg.Done()
 		f()
-	}()
+	})
 }

@@ -360,9 +360,7 @@ func (b *Bot) editLater(ref *discordgo.Interaction, v view, channelID string) {
 	if ref == nil {
 		return
 	}
-	b.background(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), editWithin)
-		defer cancel()
+	b.background(func(ctx context.Context) {
 		if err := b.edit(ctx, ref, v); err != nil {
 			b.log.Warn("could not update an old message", "channel", channelID, "err", err)
 		}
@@ -381,17 +379,13 @@ func (b *Bot) deleteBoard(m *match) {
 	case bd.Token != "" && b.tokenGood(bd):
 		ref := &discordgo.Interaction{AppID: bd.AppID, Token: bd.Token}
 		b.boardEdits.drop(ref.Token) // a picture on its way has nowhere to go
-		b.background(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), editWithin)
-			defer cancel()
+		b.background(func(ctx context.Context) {
 			if err := b.dc.InteractionResponseDelete(ref, discordgo.WithContext(ctx)); err != nil {
 				b.log.Warn("could not delete a replaced board", "channel", m.ChannelID, "err", err)
 			}
 		})
 	case bd.MessageID != "":
-		b.background(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), editWithin)
-			defer cancel()
+		b.background(func(ctx context.Context) {
 			if err := b.dc.ChannelMessageDelete(bd.ChannelID, bd.MessageID, discordgo.WithContext(ctx)); err != nil {
 				b.log.Warn("could not delete a replaced board through its channel", "channel", m.ChannelID, "err", err)
 			}
@@ -413,9 +407,7 @@ func (b *Bot) editBoard(m *match, v view) {
 	case ref != nil:
 		b.editLater(ref, v, m.ChannelID)
 	case bd.MessageID != "":
-		b.background(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), editWithin)
-			defer cancel()
+		b.background(func(ctx context.Context) {
 			if err := b.editInChannel(ctx, bd, v); err != nil {
 				b.log.Warn("could not update an old board through its channel", "channel", m.ChannelID, "err", err)
 			}
@@ -447,8 +439,16 @@ func (b *Bot) tokenGood(bd table.Board) bool { return b.now().Sub(bd.At) <= toke
 
 // background runs f on one of the edit workers, which Close waits for.
 // While Close drains, work started by what is draining still runs (an
-// edit after a timeout); once Close is done, nothing does.
-func (b *Bot) background(f func()) { b.spawn(f, &b.finished, &b.edits) }
+// edit after a timeout); once Close is done, nothing does. f's ctx ends
+// editWithin after f was queued, not after it started: a queue behind a
+// stalled Discord drains within editWithin, as the edits would if each
+// had a goroutine of its own.
+func (b *Bot) background(f func(ctx context.Context)) {
+	ctx, cancel := context.WithTimeout(context.Background(), editWithin)
+	if !b.spawn(func() { defer cancel(); f(ctx) }, &b.finished, &b.edits) {
+		cancel()
+	}
+}
 
 // afterFunc runs f after d on one of the timer workers, unless Close has
 // begun by then; Close waits for f once it is queued.
@@ -457,16 +457,17 @@ func (b *Bot) afterFunc(d time.Duration, f func()) *time.Timer {
 }
 
 // spawn runs f on r, counted in b.bg, unless *refused (read under bgMu)
-// is set.
-func (b *Bot) spawn(f func(), refused *bool, r *runner) {
+// is set; it says whether f will run.
+func (b *Bot) spawn(f func(), refused *bool, r *runner) bool {
 	b.bgMu.Lock()
 	defer b.bgMu.Unlock()
 	if *refused {
-		return
+		return false
 	}
 	b.bg.Add(1)
 	r.run(func() {
 		defer b.bg.Done()
 		f()
 	})
+	return true
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -115,5 +116,35 @@ func TestExpiringChallengesUseBoundedGoroutines(t *testing.T) {
 	b.Close()
 	if got := dc.done.Load(); got != n {
 		t.Errorf("%d challenge messages edited; want all %d", got, n)
+	}
+}
+
+// Background work that waits in the queue has editWithin from when it was
+// queued, not from when it starts: behind a stalled Discord the queue
+// drains within editWithin, as it did when each edit had a goroutine.
+func TestQueuedEditsKeepTheirDeadline(t *testing.T) {
+	b, _, _ := newTestBot(t)
+	hold := make(chan struct{})
+	var started sync.WaitGroup
+	started.Add(editWorkers)
+	for range editWorkers {
+		b.background(func(context.Context) {
+			started.Done()
+			<-hold
+		})
+	}
+	started.Wait() // every worker is busy: the next one waits in the queue
+	deadline := make(chan time.Time, 1)
+	queued := time.Now()
+	b.background(func(ctx context.Context) {
+		d, _ := ctx.Deadline()
+		deadline <- d
+	})
+	after := time.Now()
+	time.Sleep(20 * time.Millisecond) // the queued work waits at least this long
+	close(hold)
+	d := <-deadline
+	if d.Before(queued.Add(editWithin)) || d.After(after.Add(editWithin)) {
+		t.Errorf("queued work has until %v, %v after it was queued; want %v", d.Format(time.StampMicro), d.Sub(queued), editWithin)
 	}
 }

@@ -142,7 +142,9 @@ type Bot struct {
 	closed   bool           // set by Close: no new interactions or timer callbacks
 	finished bool           // set when Close is done: nothing runs any more
 	handlers sync.WaitGroup // interactions being answered
-	bg       sync.WaitGroup // background edits and timer callbacks in flight
+	bg       sync.WaitGroup // background edits and timer callbacks queued or running
+	edits    runner         // runs background edits (editWorkers at once)
+	timers   runner         // runs timer callbacks (timerWorkers at once)
 
 	commands map[string]handler // by subcommand name
 	buttons  map[string]handler // by route action
@@ -154,7 +156,8 @@ func New(dc Discord, st Store, cfg Config, log *slog.Logger) *Bot {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	b := &Bot{dc: dc, cfg: cfg, log: log, store: st, meter: noMeter{}, started: cfg.Now()}
+	b := &Bot{dc: dc, cfg: cfg, log: log, store: st, meter: noMeter{}, started: cfg.Now(),
+		edits: runner{max: editWorkers}, timers: runner{max: timerWorkers}}
 	b.texts, b.textsErr = catalog()
 	if cfg.Meter != nil {
 		b.meter = cfg.Meter
@@ -357,9 +360,7 @@ func (b *Bot) editLater(ref *discordgo.Interaction, v view, channelID string) {
 	if ref == nil {
 		return
 	}
-	b.background(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), editWithin)
-		defer cancel()
+	b.background(func(ctx context.Context) {
 		if err := b.edit(ctx, ref, v); err != nil {
 			b.log.Warn("could not update an old message", "channel", channelID, "err", err)
 		}
@@ -378,17 +379,13 @@ func (b *Bot) deleteBoard(m *match) {
 	case bd.Token != "" && b.tokenGood(bd):
 		ref := &discordgo.Interaction{AppID: bd.AppID, Token: bd.Token}
 		b.boardEdits.drop(ref.Token) // a picture on its way has nowhere to go
-		b.background(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), editWithin)
-			defer cancel()
+		b.background(func(ctx context.Context) {
 			if err := b.dc.InteractionResponseDelete(ref, discordgo.WithContext(ctx)); err != nil {
 				b.log.Warn("could not delete a replaced board", "channel", m.ChannelID, "err", err)
 			}
 		})
 	case bd.MessageID != "":
-		b.background(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), editWithin)
-			defer cancel()
+		b.background(func(ctx context.Context) {
 			if err := b.dc.ChannelMessageDelete(bd.ChannelID, bd.MessageID, discordgo.WithContext(ctx)); err != nil {
 				b.log.Warn("could not delete a replaced board through its channel", "channel", m.ChannelID, "err", err)
 			}
@@ -410,9 +407,7 @@ func (b *Bot) editBoard(m *match, v view) {
 	case ref != nil:
 		b.editLater(ref, v, m.ChannelID)
 	case bd.MessageID != "":
-		b.background(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), editWithin)
-			defer cancel()
+		b.background(func(ctx context.Context) {
 			if err := b.editInChannel(ctx, bd, v); err != nil {
 				b.log.Warn("could not update an old board through its channel", "channel", m.ChannelID, "err", err)
 			}
@@ -442,28 +437,37 @@ const tokenLife = 15*time.Minute - 30*time.Second
 // tokenGood says whether the bot still edits bd through its token.
 func (b *Bot) tokenGood(bd table.Board) bool { return b.now().Sub(bd.At) <= tokenLife }
 
-// background runs f in a goroutine that Close waits for. While Close
-// drains, work started by what is draining still runs (an edit after a
-// timeout); once Close is done, nothing does.
-func (b *Bot) background(f func()) { b.spawn(f, &b.finished) }
-
-// afterFunc runs f after d in the background, unless Close has begun by
-// then; Close waits for a running f.
-func (b *Bot) afterFunc(d time.Duration, f func()) *time.Timer {
-	return time.AfterFunc(d, func() { b.spawn(f, &b.closed) })
+// background runs f on one of the edit workers, which Close waits for.
+// While Close drains, work started by what is draining still runs (an
+// edit after a timeout); once Close is done, nothing does. f's ctx ends
+// editWithin after f was queued, not after it started: a queue behind a
+// stalled Discord drains within editWithin, as the edits would if each
+// had a goroutine of its own.
+func (b *Bot) background(f func(ctx context.Context)) {
+	ctx, cancel := context.WithTimeout(context.Background(), editWithin)
+	if !b.spawn(func() { defer cancel(); f(ctx) }, &b.finished, &b.edits) {
+		cancel()
+	}
 }
 
-// spawn runs f in a goroutine counted in b.bg, unless *refused (read under
-// bgMu) is set.
-func (b *Bot) spawn(f func(), refused *bool) {
+// afterFunc runs f after d on one of the timer workers, unless Close has
+// begun by then; Close waits for f once it is queued.
+func (b *Bot) afterFunc(d time.Duration, f func()) *time.Timer {
+	return time.AfterFunc(d, func() { b.spawn(f, &b.closed, &b.timers) })
+}
+
+// spawn runs f on r, counted in b.bg, unless *refused (read under bgMu)
+// is set; it says whether f will run.
+func (b *Bot) spawn(f func(), refused *bool, r *runner) bool {
 	b.bgMu.Lock()
 	defer b.bgMu.Unlock()
 	if *refused {
-		return
+		return false
 	}
 	b.bg.Add(1)
-	go func() {
+	r.run(func() {
 		defer b.bg.Done()
 		f()
-	}()
+	})
+	return true
 }

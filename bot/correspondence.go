@@ -196,9 +196,7 @@ func (b *Bot) pingMover(req *request, next *match) {
 		AllowedMentions: allowed(mover),
 		Reference:       &discordgo.MessageReference{MessageID: bd.MessageID, ChannelID: bd.ChannelID, GuildID: next.GuildID, FailIfNotExists: &failIfGone},
 	}
-	b.background(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), editWithin)
-		defer cancel()
+	b.background(func(ctx context.Context) {
 		msg, err := b.dc.ChannelMessageSendComplex(bd.ChannelID, m, discordgo.WithContext(ctx))
 		if err != nil {
 			b.log.Warn("could not tell a player it is their move", "channel", next.ChannelID, "user", mover, "err", err)
@@ -262,9 +260,7 @@ func servedPing(prev, next *match) string {
 // deletePing deletes, in the background, the ping id in channelID, whose
 // turn is over. One that somebody deleted already is no matter.
 func (b *Bot) deletePing(channelID, id string) {
-	b.background(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), editWithin)
-		defer cancel()
+	b.background(func(ctx context.Context) {
 		if err := b.dc.ChannelMessageDelete(channelID, id, discordgo.WithContext(ctx)); err != nil && !unknownMessage(err) {
 			b.log.Warn("could not delete a ping whose turn is over", "channel", channelID, "err", err)
 		}

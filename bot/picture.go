@@ -78,10 +78,8 @@ func (b *Bot) pictureLater(m *match) {
 	}
 	text := renderPictured(b.lang(m.locale), m.Match).content
 	turn := b.boardEdits.take(ref.Token)
-	b.background(func() {
+	b.background(func(ctx context.Context) {
 		turn.do(func(current func() bool) {
-			ctx, cancel := context.WithTimeout(context.Background(), editWithin)
-			defer cancel()
 			if err := b.editPicture(ctx, ref, m.Judge, text, nil, current); err != nil {
 				b.logPictureFailure(m.ChannelID, current, err)
 			}
@@ -97,10 +95,8 @@ func (b *Bot) pictureLater(m *match) {
 func (b *Bot) editBigBoard(ref *discordgo.Interaction, m *match, v view) {
 	comps := v.buttons()
 	turn := b.boardEdits.take(ref.Token)
-	b.background(func() {
+	b.background(func(ctx context.Context) {
 		turn.do(func(current func() bool) {
-			ctx, cancel := context.WithTimeout(context.Background(), editWithin)
-			defer cancel()
 			if b.showsPicture(ctx, m.GuildID, m.Match) {
 				text := renderPictured(b.lang(m.locale), m.Match).content
 				err := b.editPicture(ctx, ref, m.Judge, text, &comps, current)
@@ -125,9 +121,7 @@ func (b *Bot) editBigBoard(ref *discordgo.Interaction, m *match, v view) {
 // editButtonsLater takes, in the background, the buttons off the message
 // ref, leaving its text and attachments as they are.
 func (b *Bot) editButtonsLater(ref *discordgo.Interaction, channelID string) {
-	b.background(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), editWithin)
-		defer cancel()
+	b.background(func(ctx context.Context) {
 		none := []discordgo.MessageComponent{}
 		_, err := b.dc.InteractionResponseEdit(ref, &discordgo.WebhookEdit{Components: &none, AllowedMentions: allowed("")}, discordgo.WithContext(ctx))
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/tttbot/tttbot/i18n"
+	"github.com/tttbot/tttbot/store"
 )
 
 // A request is one decoded interaction, whatever transport brought it, with
@@ -145,10 +146,23 @@ func (b *Bot) serve(ctx context.Context, req *request) {
 	defer func() { b.meter.Interaction(req.kind, "error", req.answerTook) }()
 	log.Error("interaction failed", "type", req.Type.String(), "err", err)
 	if !req.answered.Load() {
-		if rerr := b.say(ctx, req, req.lang.T("error.internal", nil)); rerr != nil {
+		if rerr := b.say(ctx, req, req.lang.T(failureKey(err), nil)); rerr != nil {
 			log.Error("could not answer", "err", rerr)
 		}
 	}
+}
+
+// failureKey is the text that tells a user what became of their
+// interaction when it failed on our side: the store's own errors say
+// whether anything changed; any other error changed nothing.
+func failureKey(err error) string {
+	switch {
+	case errors.Is(err, store.ErrOutcomeUnknown):
+		return "error.outcome_unknown"
+	case errors.Is(err, store.ErrUnavailable):
+		return "error.store_unavailable"
+	}
+	return "error.internal"
 }
 
 // route finds the handler: by subcommand for /ttt, by custom_id action for

@@ -3,8 +3,11 @@ package bot
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -175,4 +178,45 @@ func TestMoveOnAStaleCopy(t *testing.T) {
 		t.Fatalf("a refused move changed the stored game: %d moves; want 3", n)
 	}
 	board("O's move on B, which reloaded", move(b, recB, "2", 3, 3), 4)
+}
+
+// A SQLite file deleted under the running bot: the store refuses the write
+// and the player is told the bot cannot save right now, not that something
+// unnamed went wrong.
+func TestDeletedDatabaseIsTold(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tttbot.db")
+	st, err := store.OpenSQLite(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	rec := new(recorder)
+	b := New(rec, st, DefaultConfig(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	b.SetSelf("1000000000000000001")
+	defer b.Close()
+	b.serveIC(context.Background(), slashPayload(t, "start", nil, nil))
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	b.serveIC(context.Background(), slashPayload(t, "move", []map[string]any{intOpt("row", 1), intOpt("col", 1)}, nil))
+	wantEphemeral(t, rec.last(t), english().T("error.store_unavailable", nil))
+}
+
+// unsureStore's saves end without knowing whether they were committed, as
+// a PostgreSQL COMMIT whose answer was lost does when reading the game back
+// fails too.
+type unsureStore struct{ store.Memory }
+
+func (*unsureStore) Save(context.Context, *store.Game) error {
+	return fmt.Errorf("save: %w", store.ErrOutcomeUnknown)
+}
+
+// A save of unknown outcome is never told as a failure.
+func TestUnknownOutcomeIsTold(t *testing.T) {
+	rec := new(recorder)
+	b := New(rec, new(unsureStore), DefaultConfig(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	b.SetSelf("1000000000000000001")
+	defer b.Close()
+	b.serveIC(context.Background(), slashPayload(t, "start", nil, nil))
+	wantEphemeral(t, rec.last(t), english().T("error.outcome_unknown", nil))
 }

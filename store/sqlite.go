@@ -59,6 +59,12 @@ type SQLite struct {
 // lock before it gives up with SQLITE_BUSY.
 const busyTimeout = 10 * time.Second
 
+// walPages bounds the WAL: 256 pages of 4 kB, 1 MB (SQLite's default is
+// 1000 pages). A WAL can only be emptied into the database if the disk
+// has room for the database to grow: a large one can fill a small disk
+// for good.
+const walPages = 256
+
 // readers is the number of connections for reads: enough to read while
 // the writer writes, few enough to keep their caches warm.
 const readers = 4
@@ -77,6 +83,10 @@ func OpenSQLite(path string) (*SQLite, error) {
 			"_busy_timeout": {fmt.Sprint(busyTimeout.Milliseconds())},
 			"_foreign_keys": {"1"},
 			"_synchronous":  {"NORMAL"},
+			// The WAL is copied into the database once it holds
+			// walPages pages, and cut back to that size when it
+			// restarts, instead of keeping the largest size it ever had.
+			"_pragma": {fmt.Sprintf("wal_autocheckpoint(%d)", walPages), fmt.Sprintf("journal_size_limit(%d)", walPages*4096)},
 		}
 		for k, v := range extra {
 			q[k] = v
@@ -91,6 +101,9 @@ func OpenSQLite(path string) (*SQLite, error) {
 	// queueing in database/sql is cheaper than spinning on the busy lock.
 	wdb.SetMaxOpenConns(1)
 	writer := &stmtCache{DB: wdb}
+	// A WAL left large (the disk was full at the last stop, say) is
+	// copied into the database and truncated first, when there is room.
+	newGroupCommit(writer).checkpoint(context.Background())
 	if err := migrate(context.Background(), sqliteMigrator{writer}); err != nil {
 		writer.Close()
 		return nil, fmt.Errorf("store: open sqlite %s: %w", path, err)
@@ -126,6 +139,20 @@ func OpenSQLite(path string) (*SQLite, error) {
 		},
 	}
 	return s, nil
+}
+
+// Ping checks that the database can be written: the file is the one
+// opened, a one-row write commits, and the disk has room for the WAL to
+// grow to its bound (a write that fits in the WAL's space already on disk
+// succeeds on a full disk while saves fail).
+func (s *SQLite) Ping(ctx context.Context) error {
+	if err := s.sqlStore.Ping(ctx); err != nil {
+		return err
+	}
+	if free, ok := freeSpace(filepath.Dir(s.path)); ok && free < walPages*4096 {
+		return fmt.Errorf("store: ping: the disk of %s is full (%d bytes free)", s.path, free)
+	}
+	return nil
 }
 
 // check returns an error wrapping ErrUnavailable if the path no longer

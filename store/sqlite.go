@@ -123,9 +123,13 @@ func openSQLiteWith(path string, mem memoryUse) (*SQLite, error) {
 	// queueing in database/sql is cheaper than spinning on the busy lock.
 	wdb.SetMaxOpenConns(1)
 	writer := &stmtCache{DB: wdb}
-	// A WAL left large (the disk was full at the last stop, say) is
-	// copied into the database and truncated first, when there is room.
-	newGroupCommit(writer).checkpoint(context.Background())
+	// A WAL left larger than its bound (the disk was full at the last
+	// stop, say) is copied into the database and truncated first, when
+	// there is room. (Not otherwise: a TRUNCATE checkpoint waits for the
+	// readers of other processes.)
+	if fi, err := os.Stat(path + "-wal"); err == nil && fi.Size() > walPages*4096+64<<10 {
+		newGroupCommit(writer).checkpoint(context.Background())
+	}
 	if err := migrate(context.Background(), sqliteMigrator{writer}); err != nil {
 		writer.Close()
 		return nil, fmt.Errorf("store: open sqlite %s: %w", path, err)

@@ -40,7 +40,7 @@ import (
 // more for the moves otherwise. What limits throughput is the one writer:
 // transactions are serial, each pays for its statements through
 // database/sql and for writing its pages to the WAL; SQLite's checkpoints
-// (every 1000 pages of WAL) pay the fsyncs. Group commit shares a
+// (every walPages pages of WAL) pay the fsyncs. Group commit shares a
 // transaction's fixed cost among the saves that wait for it.
 //
 // The store refuses to write, with ErrUnavailable, once the path no

@@ -7,6 +7,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // groupCommit runs the writes of concurrent callers in shared
@@ -140,6 +143,46 @@ func (g *groupCommit) run(batch []*writeJob) {
 	if err == errRetry {
 		errs, err = g.try(ctx, batch, true)
 	}
+	if full(err, errs) {
+		// The disk is full, often of the WAL itself, which grows until a
+		// checkpoint (about 4 MB) and would fill a small disk again and
+		// again. Copy the WAL into the database and truncate it, which
+		// frees its space when the database has room to grow, and try
+		// once more: nothing of this batch was committed.
+		g.checkpoint(ctx)
+		errs, err = g.try(ctx, batch, len(batch) > 1)
+	}
+}
+
+// full reports whether a batch failed, all of it, because the disk is
+// full: err, or every write's error that is not its caller giving up.
+func full(err error, errs []error) bool {
+	if err != nil {
+		return diskFull(err)
+	}
+	any := false
+	for _, e := range errs {
+		switch {
+		case e == nil:
+			return false // committed
+		case diskFull(e):
+			any = true
+		}
+	}
+	return any
+}
+
+// diskFull reports whether err is SQLite's SQLITE_FULL.
+func diskFull(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_FULL
+}
+
+// checkpoint copies the WAL into the database and truncates it to zero
+// bytes, if it can.
+func (g *groupCommit) checkpoint(ctx context.Context) {
+	var busy, log, done int
+	_ = g.db.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &log, &done)
 }
 
 var errRetry = errors.New("store: write the batch again with savepoints")
@@ -191,7 +234,15 @@ func (g *groupCommit) try(ctx context.Context, batch []*writeJob, savepoints boo
 		t.Rollback()
 		return errs, nil
 	}
-	return errs, t.Commit()
+	if err := t.Commit(); err != nil {
+		// SQLite may keep the transaction open after a failed COMMIT (a
+		// full disk, say), and database/sql gives the connection back as
+		// it is: every later BEGIN would fail. Roll it back; if it was
+		// already, this fails harmlessly.
+		_, _ = g.db.ExecContext(ctx, `ROLLBACK`)
+		return errs, err
+	}
+	return errs, nil
 }
 
 // savepoint runs fn inside a savepoint of a's transaction and rolls back

@@ -120,12 +120,13 @@ func (e *commitUnknown) Error() string {
 func (e *commitUnknown) Unwrap() []error { return []error{ErrOutcomeUnknown, e.err} }
 
 // settled waits until the transaction whose COMMIT went unanswered is
-// over, one way or the other: its server process has gone, or waits idle
-// for its next command; one still busy with it is terminated (a commit it
-// finished stays committed; one it had not begun is rolled back). After
-// settled returns nil, reading the database tells the outcome.
+// over, one way or the other: its server process has gone (pgx closes a
+// connection whose commit it gave up on, and the server then ends the
+// session, after a COMMIT it had already received), or waits idle for its
+// next command. After settled returns nil, reading the database tells the
+// outcome. It does not terminate the process: its id may have been
+// reused by another session since.
 func (p *Postgres) settled(ctx context.Context, cu *commitUnknown) error {
-	terminated := false
 	for {
 		var state string
 		err := p.pool.QueryRow(ctx, `SELECT coalesce(state, '') FROM pg_stat_activity WHERE pid = $1`, int32(cu.pid)).Scan(&state)
@@ -134,11 +135,6 @@ func (p *Postgres) settled(ctx context.Context, cu *commitUnknown) error {
 			return nil
 		case err != nil:
 			return err
-		case !terminated:
-			if _, err := p.pool.Exec(ctx, `SELECT pg_terminate_backend($1)`, int32(cu.pid)); err != nil {
-				return err
-			}
-			terminated = true
 		}
 		select {
 		case <-ctx.Done():

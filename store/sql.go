@@ -404,7 +404,7 @@ func (s *sqlStore) outcome(ctx context.Context, n *Game, err error) error {
 		if errors.As(err, &cu) {
 			cause = cu.err
 		}
-		return fmt.Errorf("store: save game %s: commit failed, nothing changed: %w", n.ID, cause)
+		return fmt.Errorf("commit failed, nothing changed: %w", cause)
 	}
 	return err
 }

@@ -156,6 +156,9 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 	}
 	var servers []*http.Server
 	defer func() { shutdown(servers, log) }()
+	var drains []*drainer // the servers' handlers, told when the bot drains
+	restCtx, haltREST := context.WithCancel(context.Background())
+	defer haltREST()
 
 	// The operator's endpoints come up first, before the database is
 	// opened: /healthz answers at once, and /readyz says what the bot is
@@ -189,7 +192,9 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 	})
 	var listening []any // for the ready line: what serves where
 	if cfg.metricsAddr != "" {
-		srv, addr, err := listen(cfg.metricsAddr, "METRICS_ADDR", m.Handler(), log)
+		d := &drainer{h: m.Handler()}
+		drains = append(drains, d)
+		srv, addr, err := listen(cfg.metricsAddr, "METRICS_ADDR", d, log)
 		if err != nil {
 			return err
 		}
@@ -224,7 +229,9 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 		}
 		mux := http.NewServeMux()
 		mux.Handle("/interactions", endpoint)
-		srv, addr, err := listen(cfg.interactionsAddr, "INTERACTIONS_ADDR", mux, log)
+		d := &drainer{h: mux}
+		drains = append(drains, d)
+		srv, addr, err := listen(cfg.interactionsAddr, "INTERACTIONS_ADDR", d, log)
 		if err != nil {
 			return err
 		}
@@ -234,7 +241,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 
 	setPhase("starting: connecting to Discord")
 	opts := cfg.discord
-	opts.Log, opts.Counters = log, counters
+	opts.Log, opts.Counters, opts.Halt = log, counters, restCtx
 	var rest discord.REST
 	var me discord.Ready
 	if cfg.useGateway() {
@@ -307,11 +314,47 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 	attrs = append(attrs, listening...)
 	log.Info("ready", append(attrs, "invite", bot.InviteURL(me.AppID))...)
 	<-ctx.Done()
+
+	// Drain: /readyz fails at once, so that a load balancer stops sending
+	// here; for a while the servers still answer what arrives (a request
+	// already on its way on a kept-alive connection, a connection already
+	// queued), each answer closing its connection; then they stop taking
+	// connections and finish the requests in flight. REST calls (answers
+	// over the gateway, edits, follow-ups) may run until restWithin after
+	// the signal, then fail at once, so that a stalled Discord cannot hold
+	// the bot past Docker's 10 s.
 	setPhase("shutting down")
 	log.Info("shutting down")
+	// Not stopped: the deferred closes below (the bot's background work
+	// first) run under it.
+	time.AfterFunc(cfg.haltTime(), haltREST)
+	for _, d := range drains {
+		d.draining.Store(true)
+	}
+	if endpoint != nil { // only the endpoint gets interactions over HTTP
+		wait := cfg.sleep
+		if wait == nil {
+			wait = sleep
+		}
+		_ = wait(context.Background(), cfg.drainTime())
+	}
 	shutdown(servers, log)
 	servers = nil
 	return nil
+}
+
+// drainer serves h; once draining is set, every answer asks the client to
+// close its connection, so that none is left idle to be cut.
+type drainer struct {
+	h        http.Handler
+	draining atomic.Bool
+}
+
+func (d *drainer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if d.draining.Load() {
+		w.Header().Set("Connection", "close")
+	}
+	d.h.ServeHTTP(w, r)
 }
 
 // maxHeaderBytes bounds the request headers the servers read (Go's
@@ -345,9 +388,10 @@ func listen(addr, variable string, h http.Handler, log *slog.Logger) (*http.Serv
 	return srv, ln.Addr().String(), nil
 }
 
-// shutdown stops the servers, letting requests in flight finish.
+// shutdown stops the servers, letting requests in flight finish for up
+// to 3 s (Discord waits no longer for an answer).
 func shutdown(servers []*http.Server, log *slog.Logger) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	for _, srv := range servers {
 		if err := srv.Shutdown(ctx); err != nil {

@@ -79,7 +79,7 @@ func readDotenv(path string) (map[string]string, error) {
 
 const usage = `tttbot runs the tic-tac-toe Discord bot.
 
-Usage: tttbot [-version]
+Usage: tttbot [-version | -healthcheck | -backup FILE]
 
 Settings come from the environment, or from a .env file in the working
 directory (the environment wins):
@@ -109,6 +109,9 @@ directory (the environment wins):
 
   tttbot -healthcheck asks the running bot's /readyz on METRICS_ADDR and
   exits 0 if it is ready (for Docker's HEALTHCHECK).
+
+  tttbot -backup FILE copies the SQLite database of DATABASE_URL into the
+  new file FILE, consistently, while the bot runs (PostgreSQL: pg_dump).
 `
 
 // run is the whole program; main only supplies the process's context,
@@ -119,6 +122,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fl.Usage = func() { fmt.Fprint(stderr, usage) }
 	version := fl.Bool("version", false, "print the version and exit")
 	healthcheck := fl.Bool("healthcheck", false, "check the running bot's /readyz on METRICS_ADDR")
+	backup := fl.String("backup", "", "copy the SQLite database of DATABASE_URL into this new file, while the bot runs")
 	if err := fl.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -131,6 +135,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	if *healthcheck {
 		return checkHealth(ctx, getenv("METRICS_ADDR"), stdout)
+	}
+	if *backup != "" {
+		return backupTo(ctx, getenv("DATABASE_URL"), *backup, stdout)
 	}
 
 	cfg, err := loadConfig(getenv)
@@ -398,6 +405,23 @@ func shutdown(servers []*http.Server, log *slog.Logger) {
 			log.Warn("stopping an HTTP server", "err", err)
 		}
 	}
+}
+
+// backupTo copies the SQLite database that databaseURL (DATABASE_URL)
+// names into the new file dst, consistently, while a bot may be using it.
+func backupTo(ctx context.Context, databaseURL, dst string, stdout io.Writer) error {
+	d, err := parseDatabase(databaseURL)
+	if err != nil {
+		return err
+	}
+	if d.kind == "postgres" {
+		return fmt.Errorf("DATABASE_URL names PostgreSQL (%s): back it up with pg_dump, e.g. pg_dump -Fc -f tttbot.dump \"$DATABASE_URL\", and restore with pg_restore", d.where())
+	}
+	if err := store.BackupSQLite(ctx, d.target, dst); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "backed up %s to %s\n", d.where(), dst)
+	return nil
 }
 
 // checkHealth asks the bot's /readyz on addr (METRICS_ADDR).

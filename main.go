@@ -246,6 +246,16 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 		listening = append(listening, "interactions", addr)
 	}
 
+	if cfg.useGateway() {
+		lctx, cancel := context.WithTimeout(ctx, cfg.openTimeout())
+		release, err := lockGateway(lctx, cfg)
+		cancel()
+		if err != nil {
+			return stopped(err)
+		}
+		defer release()
+	}
+
 	setPhase("starting: connecting to Discord")
 	opts := cfg.discord
 	opts.Log, opts.Counters, opts.Halt = log, counters, restCtx

@@ -18,6 +18,7 @@ import (
 // tttbot -backup FILE copies a live SQLite database, saves still in its
 // WAL included: the copy opens as a database with every game in it.
 func TestBackupLiveDatabase(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "tttbot.db")

@@ -70,6 +70,7 @@ func (b *bots) start(extra map[string]string) (stop func(), err error) {
 // shards run side by side, the same shard twice does not, and HTTP-only
 // replicas are not held back.
 func TestSecondGatewayProcessRefused(t *testing.T) {
+	t.Parallel()
 	srv := discordtest.NewServer("instance-token")
 	defer srv.Close()
 	b := &bots{t: t, srv: srv, vars: map[string]string{"DISCORD_TOKEN": srv.Token, "DISCORD_API_URL": srv.APIURL,

@@ -42,6 +42,7 @@ func postPing(srv *discordtest.Server, c net.Conn, r *bufio.Reader) (*http.Respo
 // arrives on a kept-alive connection is still answered (with Connection:
 // close) instead of finding its connection cut.
 func TestShutdownDrains(t *testing.T) {
+	t.Parallel()
 	srv := discordtest.NewServer("drain-token")
 	defer srv.Close()
 	cfg := testConfig(t, map[string]string{"DISCORD_TOKEN": srv.Token, "DISCORD_API_URL": srv.APIURL, "DISCORD_GUILD_ID": srv.NewID(),
@@ -97,6 +98,7 @@ func TestShutdownDrains(t *testing.T) {
 // background edit stuck in a REST call is cut at the halt, and the bot
 // exits.
 func TestShutdownWithStalledDiscord(t *testing.T) {
+	t.Parallel()
 	srv := discordtest.NewServer("stall-token")
 	defer srv.Close()
 	target, err := url.Parse(srv.APIURL)

@@ -32,7 +32,7 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	setGC(os.Getenv("GOGC"))
+	go tuneGC(ctx, os.Getenv("GOGC"))
 	dotenv, err := readDotenv(".env")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tttbot:", err)
@@ -41,23 +41,6 @@ func main() {
 	if err := run(ctx, os.Args[1:], settings(os.LookupEnv, dotenv), os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "tttbot:", err)
 		os.Exit(1)
-	}
-}
-
-// gcPercent is the bot's GOGC unless the environment sets one. The bot's
-// live heap is small (about 15 MB under load) and every answer allocates:
-// at Go's default of 100 the collector ran often enough to take a tenth of
-// the CPU of each interaction under load (measured with cmd/tttload: 400
-// answered 10–20 % more interactions a second on two cores, for about
-// 60 MB more memory). GOGC=100 gives back the default.
-const gcPercent = 400
-
-// setGC sets the collector's target to gcPercent when GOGC, the
-// environment's value, is empty: an operator's GOGC (or GOMEMLIMIT, which
-// the runtime reads itself) wins.
-func setGC(gogc string) {
-	if gogc == "" {
-		debug.SetGCPercent(gcPercent)
 	}
 }
 

@@ -144,6 +144,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 		}
 		return err
 	}
+	log.Info("starting", "version", buildVersion(), "database", cfg.database.where())
 	var servers []*http.Server
 	defer func() { shutdown(servers, log) }()
 	var drains []*drainer // the servers' handlers, told when the bot drains
@@ -193,7 +194,6 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 		log.Info("serving /healthz, /readyz and /metrics", "metrics", addr)
 	}
 
-	log.Info("starting", "version", buildVersion(), "database", cfg.database.where())
 	octx, cancel := context.WithTimeout(ctx, cfg.openTimeout())
 	st, err = openStore(octx, cfg.database)
 	cancel()

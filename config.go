@@ -120,6 +120,31 @@ type config struct {
 
 	sleep      sleeper       // waits between tries to reach Discord at start; nil: a timer
 	openWithin time.Duration // how long opening the database may take; 0: defaultOpenWithin
+
+	drainFor      time.Duration // how long the servers answer after SIGTERM; 0: defaultDrain (waited with sleep)
+	haltRESTAfter time.Duration // when REST calls stop after SIGTERM; 0: defaultHaltREST
+}
+
+// At SIGTERM the servers answer for defaultDrain, then finish what is in
+// flight (up to 3 s); REST calls stop at defaultHaltREST; closing the
+// gateway takes about a second: all within Docker's 10 s.
+const (
+	defaultDrain    = 2 * time.Second
+	defaultHaltREST = 7 * time.Second
+)
+
+func (c config) drainTime() time.Duration {
+	if c.drainFor > 0 {
+		return c.drainFor
+	}
+	return defaultDrain
+}
+
+func (c config) haltTime() time.Duration {
+	if c.haltRESTAfter > 0 {
+		return c.haltRESTAfter
+	}
+	return defaultHaltREST
 }
 
 // defaultOpenWithin bounds the opening of the database (connecting,

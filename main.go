@@ -32,7 +32,7 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	setGC(os.Getenv("GOGC"))
+	go tuneGC(ctx, os.Getenv("GOGC"))
 	dotenv, err := readDotenv(".env")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tttbot:", err)
@@ -41,23 +41,6 @@ func main() {
 	if err := run(ctx, os.Args[1:], settings(os.LookupEnv, dotenv), os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "tttbot:", err)
 		os.Exit(1)
-	}
-}
-
-// gcPercent is the bot's GOGC unless the environment sets one. The bot's
-// live heap is small (about 15 MB under load) and every answer allocates:
-// at Go's default of 100 the collector ran often enough to take a tenth of
-// the CPU of each interaction under load (measured with cmd/tttload: 400
-// answered 10–20 % more interactions a second on two cores, for about
-// 60 MB more memory). GOGC=100 gives back the default.
-const gcPercent = 400
-
-// setGC sets the collector's target to gcPercent when GOGC, the
-// environment's value, is empty: an operator's GOGC (or GOMEMLIMIT, which
-// the runtime reads itself) wins.
-func setGC(gogc string) {
-	if gogc == "" {
-		debug.SetGCPercent(gcPercent)
 	}
 }
 
@@ -79,7 +62,7 @@ func readDotenv(path string) (map[string]string, error) {
 
 const usage = `tttbot runs the tic-tac-toe Discord bot.
 
-Usage: tttbot [-version]
+Usage: tttbot [-version | -healthcheck | -backup FILE]
 
 Settings come from the environment, or from a .env file in the working
 directory (the environment wins):
@@ -109,6 +92,9 @@ directory (the environment wins):
 
   tttbot -healthcheck asks the running bot's /readyz on METRICS_ADDR and
   exits 0 if it is ready (for Docker's HEALTHCHECK).
+
+  tttbot -backup FILE copies the SQLite database of DATABASE_URL into the
+  new file FILE, consistently, while the bot runs (PostgreSQL: pg_dump).
 `
 
 // run is the whole program; main only supplies the process's context,
@@ -119,6 +105,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fl.Usage = func() { fmt.Fprint(stderr, usage) }
 	version := fl.Bool("version", false, "print the version and exit")
 	healthcheck := fl.Bool("healthcheck", false, "check the running bot's /readyz on METRICS_ADDR")
+	backup := fl.String("backup", "", "copy the SQLite database of DATABASE_URL into this new file, while the bot runs")
 	if err := fl.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -131,6 +118,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	if *healthcheck {
 		return checkHealth(ctx, getenv("METRICS_ADDR"), stdout)
+	}
+	if *backup != "" {
+		return backupTo(ctx, getenv("DATABASE_URL"), *backup, stdout)
 	}
 
 	cfg, err := loadConfig(getenv)
@@ -154,8 +144,12 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 		}
 		return err
 	}
+	log.Info("starting", "version", buildVersion(), "database", cfg.database.where())
 	var servers []*http.Server
 	defer func() { shutdown(servers, log) }()
+	var drains []*drainer // the servers' handlers, told when the bot drains
+	restCtx, haltREST := context.WithCancel(context.Background())
+	defer haltREST()
 
 	// The operator's endpoints come up first, before the database is
 	// opened: /healthz answers at once, and /readyz says what the bot is
@@ -189,7 +183,9 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 	})
 	var listening []any // for the ready line: what serves where
 	if cfg.metricsAddr != "" {
-		srv, addr, err := listen(cfg.metricsAddr, "METRICS_ADDR", m.Handler(), log)
+		d := &drainer{h: m.Handler()}
+		drains = append(drains, d)
+		srv, addr, err := listen(cfg.metricsAddr, "METRICS_ADDR", d, log)
 		if err != nil {
 			return err
 		}
@@ -198,7 +194,6 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 		log.Info("serving /healthz, /readyz and /metrics", "metrics", addr)
 	}
 
-	log.Info("starting", "version", buildVersion(), "database", cfg.database.where())
 	octx, cancel := context.WithTimeout(ctx, cfg.openTimeout())
 	st, err = openStore(octx, cfg.database)
 	cancel()
@@ -224,7 +219,9 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 		}
 		mux := http.NewServeMux()
 		mux.Handle("/interactions", endpoint)
-		srv, addr, err := listen(cfg.interactionsAddr, "INTERACTIONS_ADDR", mux, log)
+		d := &drainer{h: mux}
+		drains = append(drains, d)
+		srv, addr, err := listen(cfg.interactionsAddr, "INTERACTIONS_ADDR", d, log)
 		if err != nil {
 			return err
 		}
@@ -232,9 +229,19 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 		listening = append(listening, "interactions", addr)
 	}
 
+	if cfg.useGateway() {
+		lctx, cancel := context.WithTimeout(ctx, cfg.openTimeout())
+		release, err := lockGateway(lctx, cfg)
+		cancel()
+		if err != nil {
+			return stopped(err)
+		}
+		defer release()
+	}
+
 	setPhase("starting: connecting to Discord")
 	opts := cfg.discord
-	opts.Log, opts.Counters = log, counters
+	opts.Log, opts.Counters, opts.Halt = log, counters, restCtx
 	var rest discord.REST
 	var me discord.Ready
 	if cfg.useGateway() {
@@ -307,11 +314,47 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 	attrs = append(attrs, listening...)
 	log.Info("ready", append(attrs, "invite", bot.InviteURL(me.AppID))...)
 	<-ctx.Done()
+
+	// Drain: /readyz fails at once, so that a load balancer stops sending
+	// here; for a while the servers still answer what arrives (a request
+	// already on its way on a kept-alive connection, a connection already
+	// queued), each answer closing its connection; then they stop taking
+	// connections and finish the requests in flight. REST calls (answers
+	// over the gateway, edits, follow-ups) may run until restWithin after
+	// the signal, then fail at once, so that a stalled Discord cannot hold
+	// the bot past Docker's 10 s.
 	setPhase("shutting down")
 	log.Info("shutting down")
+	// Not stopped: the deferred closes below (the bot's background work
+	// first) run under it.
+	time.AfterFunc(cfg.haltTime(), haltREST)
+	for _, d := range drains {
+		d.draining.Store(true)
+	}
+	if endpoint != nil { // only the endpoint gets interactions over HTTP
+		wait := cfg.sleep
+		if wait == nil {
+			wait = sleep
+		}
+		_ = wait(context.Background(), cfg.drainTime())
+	}
 	shutdown(servers, log)
 	servers = nil
 	return nil
+}
+
+// drainer serves h; once draining is set, every answer asks the client to
+// close its connection, so that none is left idle to be cut.
+type drainer struct {
+	h        http.Handler
+	draining atomic.Bool
+}
+
+func (d *drainer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if d.draining.Load() {
+		w.Header().Set("Connection", "close")
+	}
+	d.h.ServeHTTP(w, r)
 }
 
 // maxHeaderBytes bounds the request headers the servers read (Go's
@@ -345,15 +388,33 @@ func listen(addr, variable string, h http.Handler, log *slog.Logger) (*http.Serv
 	return srv, ln.Addr().String(), nil
 }
 
-// shutdown stops the servers, letting requests in flight finish.
+// shutdown stops the servers, letting requests in flight finish for up
+// to 3 s (Discord waits no longer for an answer).
 func shutdown(servers []*http.Server, log *slog.Logger) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	for _, srv := range servers {
 		if err := srv.Shutdown(ctx); err != nil {
 			log.Warn("stopping an HTTP server", "err", err)
 		}
 	}
+}
+
+// backupTo copies the SQLite database that databaseURL (DATABASE_URL)
+// names into the new file dst, consistently, while a bot may be using it.
+func backupTo(ctx context.Context, databaseURL, dst string, stdout io.Writer) error {
+	d, err := parseDatabase(databaseURL)
+	if err != nil {
+		return err
+	}
+	if d.kind == "postgres" {
+		return fmt.Errorf("DATABASE_URL names PostgreSQL (%s): back it up with pg_dump, e.g. pg_dump -Fc -f tttbot.dump \"$DATABASE_URL\", and restore with pg_restore", d.where())
+	}
+	if err := store.BackupSQLite(ctx, d.target, dst); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "backed up %s to %s\n", d.where(), dst)
+	return nil
 }
 
 // checkHealth asks the bot's /readyz on addr (METRICS_ADDR).

@@ -352,26 +352,34 @@ func TestDatabaseWhere(t *testing.T) {
 	}
 }
 
-// Without GOGC the bot collects at gcPercent; an operator's GOGC stands.
-func TestSetGC(t *testing.T) {
+// Without GOGC the bot collects at Go's default while it is quiet, and
+// less often while it allocates fast; an operator's GOGC stands.
+func TestTuneGC(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
-	setGC("")
-	if got := debug.SetGCPercent(100); got != gcPercent {
-		t.Errorf("GOGC unset: the collector's percent is %d; want %d", got, gcPercent)
+	debug.SetGCPercent(400)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	tuneGC(ctx, "")
+	if got := debug.SetGCPercent(400); got != quietGCPercent {
+		t.Errorf("GOGC unset, the bot quiet: the collector's percent is %d; want %d", got, quietGCPercent)
 	}
-	setGC("50") // the runtime read it at start; setGC leaves it alone
-	if got := debug.SetGCPercent(100); got != 100 {
-		t.Errorf("GOGC set: setGC changed the collector's percent to %d", got)
+	tuneGC(ctx, "50") // the runtime read it at start; tuneGC leaves it alone
+	if got := debug.SetGCPercent(100); got != 400 {
+		t.Errorf("GOGC set: tuneGC changed the collector's percent to %d", got)
 	}
-}
-
-// A stamped version (go build -ldflags -X main.version=…, as the
-// Dockerfile does) is what -version, the logs and /ttt about say.
-func TestStampedVersion(t *testing.T) {
-	defer func(v string) { version = v }(version)
-	version = "v1.2.3"
-	var out bytes.Buffer
-	if err := run(context.Background(), []string{"-version"}, func(string) string { return "" }, &out, io.Discard); err != nil || out.String() != "tttbot v1.2.3\n" {
-		t.Errorf("tttbot -version with main.version=v1.2.3 printed %q, %v; want tttbot v1.2.3", out.String(), err)
+	for _, tt := range []struct {
+		rate          float64
+		current, want int
+	}{
+		{0, busyGCPercent, quietGCPercent},
+		{quietAllocRate, busyGCPercent, quietGCPercent},
+		{(quietAllocRate + busyAllocRate) / 2, busyGCPercent, busyGCPercent},
+		{(quietAllocRate + busyAllocRate) / 2, quietGCPercent, quietGCPercent},
+		{busyAllocRate, quietGCPercent, busyGCPercent},
+		{10 * busyAllocRate, busyGCPercent, busyGCPercent},
+	} {
+		if got := gcPercentFor(tt.rate, tt.current); got != tt.want {
+			t.Errorf("gcPercentFor(%.0f B/s, %d) = %d; want %d", tt.rate, tt.current, got, tt.want)
+		}
 	}
 }

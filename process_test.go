@@ -14,6 +14,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -41,6 +42,11 @@ var builtBot struct {
 	path string
 	err  error
 }
+
+// soak runs the long process tests (TestCrashRecovery,
+// TestTwoProcessesOnePostgres) at full length; .ci/run does, without
+// -race, whose instrumentation only slows the test process.
+var soak = flag.Bool("soak", false, "run the crash and replica soaks at full length")
 
 func TestMain(m *testing.M) {
 	code := m.Run()

@@ -28,7 +28,13 @@ const replicasSeedEnv = "TTT_REPLICAS_SEED"
 
 // replicaRounds is how many times every channel of
 // TestTwoProcessesOnePostgres gets a burst of simultaneous interactions.
-const replicaRounds = 20
+// (20 with -soak, as .ci/run runs it without -race; 8 otherwise).
+func replicaRounds() int {
+	if *soak {
+		return 20
+	}
+	return 8
+}
 
 // Two bot processes share one PostgreSQL database, each with a gateway
 // connection to a fake Discord of its own: as if Discord delivered the
@@ -55,6 +61,7 @@ func TestTwoProcessesOnePostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs two bot binaries")
 	}
+	t.Parallel() // it mostly waits for processes
 	for _, transport := range []string{"gateway", "http"} {
 		t.Run(transport, func(t *testing.T) { runReplicas(t, transport == "http") })
 	}
@@ -133,7 +140,7 @@ func runReplicas(t *testing.T, overHTTP bool) {
 		x.tables = append(x.tables, tb)
 	}
 
-	for round := range replicaRounds {
+	for round := range replicaRounds() {
 		var wg sync.WaitGroup
 		for _, tb := range x.tables {
 			wg.Add(1)
@@ -164,7 +171,7 @@ func runReplicas(t *testing.T, overHTTP bool) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	t.Logf("%d rounds: %d games (%d ended), %d interactions: %d moves answered with a board; ephemeral answers: %v; %v",
-		replicaRounds, len(x.shown), len(ended), x.sent, x.moves, x.said, time.Since(began).Round(time.Millisecond))
+		replicaRounds(), len(x.shown), len(ended), x.sent, x.moves, x.said, time.Since(began).Round(time.Millisecond))
 }
 
 // replicaRig is the state of TestTwoProcessesOnePostgres. The channels
@@ -537,6 +544,7 @@ func TestTimeoutOnceAcrossReplicas(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs two bot binaries")
 	}
+	t.Parallel() // it mostly waits for the turn to run out
 	dbURL := storetest.PostgresURL(t)
 	botBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

@@ -46,6 +46,7 @@ func closedPort(t *testing.T) string {
 // growing pause and one log line per try, for a minute or two; then the
 // bot gives up with an error naming the URL it tried.
 func TestStartRetriesThenGivesUp(t *testing.T) {
+	t.Parallel()
 	for _, transport := range []map[string]string{
 		{},
 		{"INTERACTIONS_ADDR": "127.0.0.1:0", "DISCORD_PUBLIC_KEY": strings.Repeat("0", 64)},
@@ -85,6 +86,7 @@ func TestStartRetriesThenGivesUp(t *testing.T) {
 // A Discord that comes back while the bot waits to try again is used:
 // the bot starts as if nothing had happened.
 func TestStartRetrySucceeds(t *testing.T) {
+	t.Parallel()
 	srv := discordtest.NewServer("retry-token")
 	defer srv.Close()
 	target, err := url.Parse(srv.APIURL)

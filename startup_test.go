@@ -55,6 +55,7 @@ func get(t *testing.T, url string) (int, string) {
 // says the bot is starting while it waits, and after its time the bot
 // stops with an error that says which database did not answer.
 func TestDatabaseSilentAtStart(t *testing.T) {
+	t.Parallel()
 	db := silentDatabase(t)
 	cfg := testConfig(t, map[string]string{"DISCORD_TOKEN": "t", "DATABASE_URL": db, "METRICS_ADDR": "127.0.0.1:0"})
 	cfg.openWithin = time.Hour // until the test has looked

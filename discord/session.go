@@ -6,6 +6,7 @@ package discord
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -45,7 +47,16 @@ type Options struct {
 	// Counters, if not nil, count reconnects, rate limits and server errors
 	// for the metrics endpoint.
 	Counters *Counters
+	// Halt, if not nil, bounds every REST call: once it is done, the
+	// calls in flight are cancelled and new ones fail at once (ErrHalted).
+	// A shutdown sets it so that a stalled Discord cannot hold the process
+	// past its grace period.
+	Halt context.Context
 }
+
+// ErrHalted is the error of a REST call made, or cut short, after
+// Options.Halt was done.
+var ErrHalted = errors.New("REST calls are halted: the bot is shutting down")
 
 // Counters count what went wrong between the bot and Discord; the metrics
 // endpoint reads them. All fields are updated atomically; the zero value
@@ -94,7 +105,7 @@ func NewSession(o Options) (*discordgo.Session, error) {
 	}
 	s.Client = &http.Client{
 		Timeout:   20 * time.Second, // discordgo's default
-		Transport: counting{counters: orNewCounters(o.Counters), log: orDiscard(o.Log), next: next},
+		Transport: counting{counters: orNewCounters(o.Counters), log: orDiscard(o.Log), next: halting{halt: o.Halt, next: next}},
 	}
 	return s, nil
 }
@@ -124,7 +135,11 @@ func usedURL(s *discordgo.Session, err error) error {
 	if !ok {
 		return err
 	}
-	if r, ok := c.next.(redirect); ok {
+	next := c.next
+	if h, ok := next.(halting); ok {
+		next = h.next
+	}
+	if r, ok := next.(redirect); ok {
 		if rest, ok := strings.CutPrefix(uerr.URL, r.from); ok {
 			uerr.URL = r.to + rest
 		}
@@ -169,6 +184,51 @@ func (t redirect) RoundTrip(req *http.Request) (*http.Response, error) {
 	r := req.Clone(req.Context())
 	r.URL, r.Host = nu, nu.Host
 	return t.next.RoundTrip(r)
+}
+
+// halting fails requests once halt is done, and cancels those in flight
+// then (until their response body is closed).
+type halting struct {
+	halt context.Context
+	next http.RoundTripper
+}
+
+func (t halting) RoundTrip(req *http.Request) (*http.Response, error) {
+	if t.halt == nil {
+		return t.next.RoundTrip(req)
+	}
+	if t.halt.Err() != nil {
+		return nil, ErrHalted
+	}
+	ctx, cancel := context.WithCancelCause(req.Context())
+	stop := context.AfterFunc(t.halt, func() { cancel(ErrHalted) })
+	done := func() {
+		stop()
+		cancel(nil)
+	}
+	resp, err := t.next.RoundTrip(req.WithContext(ctx))
+	if err != nil {
+		done()
+		if context.Cause(ctx) == ErrHalted {
+			return nil, ErrHalted
+		}
+		return nil, err
+	}
+	resp.Body = &haltingBody{ReadCloser: resp.Body, done: done}
+	return resp, nil
+}
+
+// haltingBody ends its request's halting watch when it is closed.
+type haltingBody struct {
+	io.ReadCloser
+	done func()
+	once sync.Once
+}
+
+func (b *haltingBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.once.Do(b.done)
+	return err
 }
 
 // counting counts and logs the responses that say Discord is pushing back:

@@ -214,3 +214,28 @@ func sentCommit(t *testing.T, p *commitProxy, err error) {
 		t.Skipf("the save gave up before its COMMIT (%v): nothing to test", err)
 	}
 }
+
+// A read whose COMMIT goes unanswered changed nothing, whatever became of
+// it: it fails plainly, never as an unknown outcome, which the bot would
+// tell a player as "your move may not have been saved".
+func TestPostgresReadCommitAnswerLost(t *testing.T) {
+	direct := postgresSchema(t)
+	u, err := url.Parse(direct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := newCommitProxy(t, u.Host)
+	u.Host = proxy.ln.Addr().String()
+	s := openPostgres(t, u.String())
+	mustSave(t, s, newGame("g1", "guild", "chan", "alice", "bob"))
+
+	proxy.arm()
+	short, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	_, err = s.Stats(short, "guild", "alice", 5)
+	sentCommit(t, proxy, err)
+	if err == nil || errors.Is(err, ErrOutcomeUnknown) {
+		t.Errorf("Stats with its COMMIT unanswered = %v; want a plain error", err)
+	}
+	proxy.let()
+}

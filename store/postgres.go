@@ -33,6 +33,11 @@ type Postgres struct {
 // schema up to date. Parameters such as search_path in the URL are passed
 // to the server. It fails with an error wrapping ErrTooNew if a newer
 // tttbot migrated the database.
+//
+// ctx's deadline bounds connecting (a server that never answers fails
+// then), not the migrations that follow: on a big database they can take
+// longer, or wait for another process's, and giving up half way would only
+// make the next start do it again. Cancelling ctx stops them.
 func OpenPostgres(ctx context.Context, url string) (*Postgres, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
@@ -48,7 +53,15 @@ func OpenPostgres(ctx context.Context, url string) (*Postgres, error) {
 		return nil, fmt.Errorf("store: open postgres: %w", err)
 	}
 	p := newPostgres(pool)
-	if err := migrate(ctx, pgMigrator{pool}); err != nil {
+	mctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	defer stop()
+	unwatch := context.AfterFunc(ctx, func() {
+		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			stop()
+		}
+	})
+	defer unwatch()
+	if err := migrate(mctx, pgMigrator{pool}); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("store: open postgres: %w", err)
 	}
@@ -95,10 +108,10 @@ func pgTx(ctx context.Context, pool *pgxpool.Pool, opts pgx.TxOptions, fn func(t
 	pid := t.Conn().PgConn().PID()
 	err = t.Commit(ctx)
 	var pgErr *pgconn.PgError
-	if err == nil || errors.As(err, &pgErr) || pgconn.SafeToRetry(err) {
+	if err == nil || errors.As(err, &pgErr) || pgconn.SafeToRetry(err) || opts.AccessMode == pgx.ReadOnly {
 		// Committed; or the server answered that it rolled back; or
 		// COMMIT was never sent, and the transaction dies with its
-		// connection.
+		// connection; or it only read, and changed nothing either way.
 		return err
 	}
 	// COMMIT was sent and no answer came back (the context ended, the

@@ -135,3 +135,32 @@ func Commands() []*discordgo.ApplicationCommand {
 		},
 	}}
 }
+
+// newRoutes is the registration table: the handler of each /ttt
+// subcommand of Commands, and of each button action (route.go).
+func newRoutes(b *Bot) routes {
+	return routes{
+		commands: map[string]handler{
+			"start":       b.start,
+			"move":        b.moveCommand,
+			"board":       b.boardCommand,
+			"resign":      b.resign,
+			"stop":        b.stop,
+			"help":        b.help,
+			"draw":        b.offerDraw,
+			"about":       b.about,
+			"stats":       b.stats,
+			"leaderboard": b.leaderboard,
+			"history":     b.history,
+			"config":      b.config,
+		},
+		buttons: map[string]clickHandler{
+			actMove:    b.moveButton,
+			actAccept:  b.accept,
+			actDecline: b.decline,
+			actRematch: b.rematch,
+			actDrawYes: b.acceptDraw,
+			actDrawNo:  b.declineDraw,
+		},
+	}
+}

@@ -13,143 +13,79 @@ import (
 // Committing a change: save it (versioned, durable), answer, and keep it or
 // take it back depending on what Discord did with the answer.
 
-// commit makes next the channel's game: it saves next, then calls answer,
-// then, once next is current, after (if not nil) for what follows from it.
-// If the save fails, the game stays as it was and the user is told; if
-// another process saved first, the user sees the game as it is now. If the
-// answer certainly did not take effect, the change is undone. If it may
-// have been shown (a timeout, a lost reply), next stays and the error is
-// still returned: what players may see must be what the game is.
-func (b *Bot) commit(ctx context.Context, req *request, ch *channel, next *match, answer func() error, after func()) error {
-	prev := ch.match
-	served := servedPing(prev, next)
-	if err := b.save(ctx, next); err != nil {
+// commit makes next the channel's game: it saves next, answers req with v
+// as an answer of type typ, and says whether next is now current, for what
+// follows from it. If the save fails, the game stays as it was and the user
+// is told; if another process saved first, the user sees the game as it is
+// now. If the answer certainly did not take effect, the change is undone.
+// If it may have been shown (a timeout, a lost reply), next stays and the
+// error is still returned: what players may see must be what the game is.
+func (b *Bot) commit(ctx context.Context, req *request, ch *channel, next *match, typ discordgo.InteractionResponseType, v view) (kept bool, err error) {
+	if err := b.tables.save(ctx, ch, next); err != nil {
 		if errors.Is(err, store.ErrConflict) {
 			if ch.cached {
-				return errStale
+				return false, errStale
 			}
-			return b.changed(ctx, req, ch)
+			return false, b.answerOvertaken(ctx, req, ch)
 		}
-		return fmt.Errorf("save game: %w", err)
+		return false, fmt.Errorf("save game: %w", err)
 	}
-	err := answer()
+	err = req.respond(ctx, typ, v, false)
 	if rejected(err) {
-		b.undo(prev, next)
+		b.tables.undo(ch.match, next)
+		return false, err
+	}
+	b.tables.keep(ctx, ch, next)
+	return true, err // nil, or an answer that may have been shown
+}
+
+// answerOvertaken answers a user whose change lost the race with another
+// process: the game moved on, and this is how it stands now.
+func (b *Bot) answerOvertaken(ctx context.Context, req *request, ch *channel) error {
+	m, err := b.tables.reload(ctx, ch)
+	if err != nil {
 		return err
 	}
-	b.counted(prev, next)
-	ch.match = next
-	if served != "" {
-		b.deletePing(prev.Board.ChannelID, served)
-	}
-	b.syncTurn(ctx, ch)
-	if after != nil {
-		after()
-	}
-	return err // nil, or an answer that may have been shown
-}
-
-// undo takes back a saved change whose answer Discord refused: a move is
-// taken back (saved again as it was), a new game nobody saw is stopped. A
-// game that ended stays ended: its result is already in the stats.
-func (b *Bot) undo(prev, next *match) {
-	ctx, cancel := context.WithTimeout(context.Background(), editWithin)
-	defer cancel()
-	var back *match
-	switch {
-	case next.Over() && prev != nil && prev.ID == next.ID:
-		b.log.Warn("a game ended but its players could not be told", "channel", next.ChannelID, "game", next.ID)
-		return
-	case prev != nil && prev.ID == next.ID:
-		back = prev.Clone()
-	default:
-		back = next.Clone()
-		if err := back.Stop(b.systemID(), b.now()); err != nil {
-			return
-		}
-	}
-	back.Version = next.Version
-	if err := b.save(ctx, back); err != nil {
-		b.log.Error("could not take back a change nobody saw", "channel", next.ChannelID, "err", err)
-	}
-}
-
-// systemID is who stops a game that the bot itself calls off.
-func (b *Bot) systemID() string {
-	if id := b.selfID(); id != "" {
-		return id
-	}
-	return "0"
-}
-
-// changed answers a user whose change lost the race with another process:
-// the game moved on, and this is how it stands now.
-func (b *Bot) changed(ctx context.Context, req *request, ch *channel) error {
-	g, err := b.store.Current(ctx, ch.id)
-	if err != nil {
-		return fmt.Errorf("reload after a conflict: %w", err)
-	}
-	if g == nil {
+	if m == nil {
 		return refuse("move.game_changed", nil)
 	}
-	m, err := fromStored(g)
-	if err != nil {
-		return err
-	}
-	ch.match = m
 	if playedBy(m, req) {
 		return b.replay(ctx, req, m)
 	}
 	// Only the user sees it: all of it in their language.
-	return b.say(ctx, req, req.lang.T("move.overtaken", nil)+"\n"+renderMatch(req.lang, m.Match).content)
+	return req.say(ctx, req.lang.T("move.overtaken", nil)+"\n"+renderMatch(req.lang, m.Match).content)
 }
 
-// postBoard answers req with next's board as a new message, which becomes the
-// current board, in the guild's language or else in next's; notify pings
-// the player to move; pic says that the board is to be a picture (see
-// pictured), which follows the answer. The message it replaces loses its
-// buttons.
-func (b *Bot) postBoard(ctx context.Context, req *request, ch *channel, next *match, notify, pic bool) error {
+// postBoard answers req with next's board as a new message, which becomes
+// the current board, in the guild's language or else in next's; notify
+// pings the player to move; pic says that the board is to be a picture
+// (see pictured), which follows the answer. The message it replaces loses
+// its buttons.
+func (b *Bot) postBoard(ctx context.Context, req *request, ch *channel, next *match, notify, pic bool) (followUps, error) {
 	old := ch.match
 	next.Serial++
-	next.Board = table.Board{AppID: req.AppID, Token: req.Token, At: b.now()}
+	next.Board = table.Board{AppID: req.AppID, Token: req.Token, At: b.cfg.Now()}
 	next.locale = req.keptLocale(next.locale)
-	v := renderMatch(b.lang(next.locale), next.Match)
+	v := renderMatch(b.texts.For(next.locale), next.Match)
 	if !notify {
 		v.ping = ""
 	}
-	return b.commit(ctx, req, ch, next, func() error {
-		return b.respond(ctx, req, discordgo.InteractionResponseChannelMessageWithSource, v, false)
-	}, func() {
-		b.retire(old, next)
-		if pic {
-			b.pictureLater(next)
-		}
-		b.lookupLater(next.ChannelID, next.ID, next.Board, next.Deadline) // a correspondence game's board outlives its token
-	})
+	kept, err := b.commit(ctx, req, ch, next, discordgo.InteractionResponseChannelMessageWithSource, v)
+	if !kept {
+		return followUps{}, err
+	}
+	return followUps{shown: next, retire: old, picture: pic, lookup: true}, err
 }
 
-// retire retires old's board message now that next is shown: a running
-// game's older board is deleted; a finished game's board keeps its result
-// and its final position (its cell buttons, disabled), without the Rematch
-// button. The old message keeps the language it was drawn in.
-func (b *Bot) retire(old, next *match) {
-	if old == nil {
+// adoptClickedMessage names, in next's board, the message that the click
+// req redraws as next's board, when next needs it: next outlives its
+// token, or the board before the click was known (so that a
+// correspondence game's final board can still be retired later).
+func adoptClickedMessage(req *request, next *match, known bool) {
+	if req.Message == nil || req.Message.ID == "" || !known && !outlivesToken(next) {
 		return
 	}
-	l := b.lang(old.locale)
-	switch {
-	case old.ID == next.ID && !old.Over():
-		b.deleteBoard(old) // one board message per game
-	case old.Judge.Size() > pictureAbove:
-		// Its message may show a picture in place of the grid, which
-		// stays: only the buttons go. The text is old's, as drawn.
-		if ref := b.boardRef(old); ref != nil {
-			b.editButtonsLater(ref, old.ChannelID)
-		}
-	default:
-		b.editBoard(old, renderRetired(l, old.Match))
-	}
+	next.Board.ChannelID, next.Board.MessageID = req.ChannelID, req.Message.ID
 }
 
 // playedBy says whether m's board was drawn by req itself: another
@@ -167,10 +103,10 @@ func playedBy(m *match, req *request) bool {
 // their own move.
 func (b *Bot) replay(ctx context.Context, req *request, m *match) error {
 	b.log.Info("the interaction was already acted on by another process; answering with its board", "channel", req.ChannelID, "interaction", req.ID)
-	v := renderMatch(b.lang(m.locale), m.Match)
+	v := renderMatch(b.texts.For(m.locale), m.Match)
 	typ := discordgo.InteractionResponseChannelMessageWithSource
 	if req.Type == discordgo.InteractionMessageComponent {
 		typ = discordgo.InteractionResponseUpdateMessage
 	}
-	return b.respond(ctx, req, typ, v, false)
+	return req.respond(ctx, typ, v, false)
 }

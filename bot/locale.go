@@ -56,9 +56,6 @@ func (req *request) keptLocale(prev string) string {
 	return cmp.Or(guildLocale(req.Interaction), prev)
 }
 
-// lang returns the Localizer of a stored or chosen locale ("" is English).
-func (b *Bot) lang(locale string) *i18n.Localizer { return b.texts.For(locale) }
-
 // A text is a catalog text not yet written in any language: its key and
 // the values of its placeholders. A value that is itself a text (an
 // option's name, say) is written in the same language. Refusals are texts,

@@ -41,21 +41,21 @@ func (noMeter) GameStarted()                              {}
 func (noMeter) GameEnded(string)                          {}
 func (noMeter) StoreCall(string, time.Duration, error)    {}
 
-// counted tells the meter what the change from prev to next was: a game
+// countChange tells m what the change from prev to next was: a game
 // started, moves played, a game ended.
-func (b *Bot) counted(prev, next *match) {
+func countChange(m Meter, prev, next *match) {
 	same := prev != nil && prev.ID == next.ID
 	played := next.Judge.Len()
 	if same {
 		played -= prev.Judge.Len()
 	} else {
-		b.meter.GameStarted()
+		m.GameStarted()
 	}
 	if played > 0 {
-		b.meter.Moves(played)
+		m.Moves(played)
 	}
 	if next.Over() && !(same && prev.Over()) {
-		b.meter.GameEnded(next.End.String())
+		m.GameEnded(next.End.String())
 	}
 }
 

@@ -116,7 +116,7 @@ func TestSameInteractionOnTwoReplicas(t *testing.T) {
 				// this move; a saves the same interaction's move just
 				// before b saves its.
 				if held {
-					if err := b.touch(ctx, fixtureChannel); err != nil {
+					if err := b.tables.catchUp(ctx, fixtureChannel); err != nil {
 						t.Fatal(err)
 					}
 				}

@@ -14,8 +14,8 @@ import (
 
 // syncTurn ends a match whose deadline has passed, and keeps the turn timer
 // on the deadline of the match.
-func (b *Bot) syncTurn(ctx context.Context, ch *channel) {
-	if m := ch.match; m != nil && m.Due(b.now()) && !b.timeOut(ctx, ch) {
+func (t *tables) syncTurn(ctx context.Context, ch *channel) {
+	if m := ch.match; m != nil && m.Due(t.now()) && !t.timeOut(ctx, ch) {
 		return // a retry is armed
 	}
 	m := ch.match
@@ -23,35 +23,38 @@ func (b *Bot) syncTurn(ctx context.Context, ch *channel) {
 		ch.stopTurnTimer()
 		return
 	}
-	b.armTurn(ch, m.Deadline)
+	t.armTurn(ch, m.Deadline)
 }
 
 // armTurn sets ch's turn timer to fire at at, unless it already does.
-func (b *Bot) armTurn(ch *channel, at time.Time) {
+func (t *tables) armTurn(ch *channel, at time.Time) {
 	if ch.turnTimer != nil && ch.turnAt.Equal(at) {
 		return
 	}
 	ch.stopTurnTimer()
 	ch.turnAt = at
 	id := ch.id
-	ch.turnTimer = b.afterFunc(at.Sub(b.now()), func() { b.turnTimedOut(id) })
+	ch.turnTimer = t.run.afterFunc(at.Sub(t.now()), func() { t.turnTimedOut(id) })
 }
 
 // timeOut ends ch's match: the player to move loses. The board message is
 // updated in the background; the player loses even if it cannot be. If the
 // result cannot be saved the game goes on, and a timer tries again later;
 // then timeOut returns false.
-func (b *Bot) timeOut(ctx context.Context, ch *channel) bool {
+func (t *tables) timeOut(ctx context.Context, ch *channel) bool {
 	next := ch.match.Clone()
-	if err := next.TimeOut(b.now()); err != nil {
+	if err := next.TimeOut(t.now()); err != nil {
 		return true
 	}
 	served := servedPing(ch.match, next)
-	err := b.save(ctx, next)
+	if served != "" {
+		next.ping = ""
+	}
+	err := t.put(ctx, next)
 	if errors.Is(err, store.ErrConflict) {
 		// Another process changed the game first: what it saved stands.
-		if g, lerr := b.store.Current(ctx, ch.id); lerr == nil && g != nil {
-			if m, ferr := fromStored(g); ferr == nil && !m.Due(b.now()) {
+		if g, lerr := t.store.Current(ctx, ch.id); lerr == nil && g != nil {
+			if m, ferr := fromStored(g); ferr == nil && !m.Due(t.now()) {
 				ch.match = m
 				return true
 			}
@@ -60,95 +63,94 @@ func (b *Bot) timeOut(ctx context.Context, ch *channel) bool {
 	if err != nil {
 		ch.saveFailures++
 		wait := min(time.Second<<min(ch.saveFailures, 6), time.Minute)
-		b.log.Error("could not save a timeout", "channel", ch.id, "retry_in", wait, "err", err)
-		b.armTurn(ch, b.now().Add(wait))
+		t.log.Error("could not save a timeout", "channel", ch.id, "retry_in", wait, "err", err)
+		t.armTurn(ch, t.now().Add(wait))
 		return false
 	}
 	ch.saveFailures = 0
-	b.counted(ch.match, next)
+	countChange(t.meter, ch.match, next)
 	if served != "" {
-		b.deletePing(ch.match.Board.ChannelID, served)
+		t.upkeep.deletePing(ch.match.Board.ChannelID, served)
 	}
 	ch.match = next
-	// Nobody asked: the board keeps the language it was drawn in.
-	b.editBoard(next, renderMatch(b.lang(next.locale), next.Match))
+	t.upkeep.timedOut(next)
 	return true
 }
 
-// Restore ends the games whose time ran out while the bot was away and
+// restore ends the games whose time ran out while the bot was away and
 // restarts the turn timers of the others. Then, every sweepEvery, it ends
 // the games whose time ran out without a timer here: games another process
 // was timing when it stopped. Whichever process saves the timeout first
 // wins; the others find the game over.
-func (b *Bot) Restore(ctx context.Context) error {
-	if err := b.sweep(ctx); err != nil {
+func (t *tables) restore(ctx context.Context) error {
+	if err := t.sweep(ctx); err != nil {
 		return err
 	}
-	if err := b.sweepChallenges(ctx, false); err != nil {
+	if err := t.sweepChallenges(ctx, false); err != nil {
 		return err
 	}
-	b.sweepLater()
+	t.sweepLater()
 	return nil
 }
 
 // sweepChallenges loads the channels of the open challenges (all, or
 // only those whose time is up): loading arms a timer for each, or closes
 // it.
-func (b *Bot) sweepChallenges(ctx context.Context, onlyDue bool) error {
-	cs, err := b.store.Challenges(ctx)
+func (t *tables) sweepChallenges(ctx context.Context, onlyDue bool) error {
+	cs, err := t.store.Challenges(ctx)
 	if err != nil {
 		return fmt.Errorf("list open challenges: %w", err)
 	}
 	for _, c := range cs {
-		if onlyDue && b.now().Before(c.Expires) {
+		if onlyDue && t.now().Before(c.Expires) {
 			continue
 		}
-		if err := b.touch(ctx, c.ChannelID); err != nil {
+		if err := t.catchUp(ctx, c.ChannelID); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// touch loads a channel and lets it go: loading ends a game, or closes a
+// catchUp loads a channel and lets it go: loading ends a game, or closes a
 // challenge, whose time is up, and arms the timers of the others.
-func (b *Bot) touch(ctx context.Context, channelID string) error {
-	ch, err := b.lock(ctx, channelID)
+func (t *tables) catchUp(ctx context.Context, channelID string) error {
+	ch, err := t.lock(ctx, channelID, false)
 	if err != nil {
 		return err
 	}
-	b.unlock(ch)
+	t.unlock(ch)
 	return nil
 }
 
-// sweepEvery is how often Restore's sweep looks for games whose time ran
+// sweepEvery is how often restore's sweep looks for games whose time ran
 // out without a timer in this process.
 const sweepEvery = 30 * time.Second
 
-func (b *Bot) sweepLater() {
-	b.afterFunc(sweepEvery, func() {
+func (t *tables) sweepLater() {
+	t.run.afterFunc(sweepEvery, func() {
 		ctx, cancel := context.WithTimeout(context.Background(), sweepEvery)
 		defer cancel()
-		if err := b.sweepDue(ctx); err != nil {
-			b.log.Warn("looking for games out of time", "err", err)
+		if err := t.sweepDue(ctx); err != nil {
+			t.log.Warn("looking for games out of time", "err", err)
 		}
-		if err := b.sweepChallenges(ctx, true); err != nil {
-			b.log.Warn("looking for challenges out of time", "err", err)
+		if err := t.sweepChallenges(ctx, true); err != nil {
+			t.log.Warn("looking for challenges out of time", "err", err)
 		}
-		b.sweepLater()
+		t.sweepLater()
 	})
 }
 
 // sweepDue ends the games whose time ran out without a timer here: it
 // asks the store for their channels only (not every running game with its
 // moves), and loading each ends its game.
-func (b *Bot) sweepDue(ctx context.Context) error {
-	channels, err := b.store.Due(ctx, b.now())
+func (t *tables) sweepDue(ctx context.Context) error {
+	channels, err := t.store.Due(ctx, t.now())
 	if err != nil {
 		return fmt.Errorf("list games out of time: %w", err)
 	}
 	for _, id := range channels {
-		if err := b.touch(ctx, id); err != nil {
+		if err := t.catchUp(ctx, id); err != nil {
 			return err
 		}
 	}
@@ -159,28 +161,28 @@ func (b *Bot) sweepDue(ctx context.Context) error {
 // timer of the others; a correspondence game whose new board message the
 // bot had not yet read when it stopped has it read now, if its token is
 // still good (lookupLater).
-func (b *Bot) sweep(ctx context.Context) error {
-	gs, err := b.store.Running(ctx)
+func (t *tables) sweep(ctx context.Context) error {
+	gs, err := t.store.Running(ctx)
 	if err != nil {
 		return fmt.Errorf("list running games: %w", err)
 	}
 	for _, g := range gs {
 		switch {
 		case g.Deadline.IsZero():
-		case b.now().Before(g.Deadline):
+		case t.now().Before(g.Deadline):
 			// Not due yet: a timer is all it needs; the timer loads the
 			// game when it fires, so the store is not read again now.
-			ch, err := b.channels.lock(ctx, g.ChannelID)
+			ch, err := t.channels.lock(ctx, g.ChannelID)
 			if err != nil {
 				return err
 			}
 			if ch.turnTimer == nil {
-				b.armTurn(ch, g.Deadline)
+				t.armTurn(ch, g.Deadline)
 			}
-			b.channels.unlock(ch)
-			b.lookupLater(g.ChannelID, g.ID, boardOf(g.Board), g.Deadline)
+			t.channels.unlock(ch)
+			t.upkeep.lookupLater(g.ChannelID, g.ID, boardOf(g.Board), g.Deadline)
 		default:
-			if err := b.touch(ctx, g.ChannelID); err != nil { // loading ends it
+			if err := t.catchUp(ctx, g.ChannelID); err != nil { // loading ends it
 				return err
 			}
 		}
@@ -190,29 +192,29 @@ func (b *Bot) sweep(ctx context.Context) error {
 
 // onTimer runs f on the locked channel for a timer; what names the timer
 // in the log if the channel cannot be had.
-func (b *Bot) onTimer(channelID, what string, f func(ch *channel)) {
+func (t *tables) onTimer(channelID, what string, f func(ch *channel)) {
 	ctx, cancel := context.WithTimeout(context.Background(), editWithin)
 	defer cancel()
-	ch, err := b.channels.lock(ctx, channelID)
+	ch, err := t.channels.lock(ctx, channelID)
 	if err != nil {
-		b.log.Error(what, "channel", channelID, "err", err)
+		t.log.Error(what, "channel", channelID, "err", err)
 		return
 	}
-	defer b.unlock(ch)
+	defer t.unlock(ch)
 	f(ch)
 }
 
 // expireChallenge runs when a challenge's time is up: loading the channel
 // closes a challenge whose time is up (unless it was answered in time).
-func (b *Bot) expireChallenge(channelID, id string) {
-	b.onTimer(channelID, "challenge timeout", func(ch *channel) {
+func (t *tables) expireChallenge(channelID, id string) {
+	t.onTimer(channelID, "challenge timeout", func(ch *channel) {
 		ctx, cancel := context.WithTimeout(context.Background(), editWithin)
 		defer cancel()
 		if c := ch.challenge; c != nil && c.ID == id {
 			ch.clearChallenge() // this timer has fired; load closes it
 		}
-		if err := b.load(ctx, ch); err != nil {
-			b.log.Error("challenge timeout", "channel", channelID, "err", err)
+		if err := t.load(ctx, ch); err != nil {
+			t.log.Error("challenge timeout", "channel", channelID, "err", err)
 		}
 	})
 }
@@ -221,15 +223,15 @@ func (b *Bot) expireChallenge(channelID, id string) {
 // timeout that could not be saved. Loading the channel ends a game whose
 // deadline has passed; a timer that lost a race with a move finds a later
 // deadline and re-arms.
-func (b *Bot) turnTimedOut(channelID string) {
-	b.onTimer(channelID, "turn timeout", func(ch *channel) {
+func (t *tables) turnTimedOut(channelID string) {
+	t.onTimer(channelID, "turn timeout", func(ch *channel) {
 		ctx, cancel := context.WithTimeout(context.Background(), editWithin)
 		defer cancel()
 		ch.turnTimer, ch.turnAt = nil, time.Time{} // this one has fired
-		b.log.Debug("turn timer fired", "channel", channelID)
-		if err := b.load(ctx, ch); err != nil {
-			b.log.Error("turn timeout", "channel", channelID, "err", err)
-			b.armTurn(ch, b.now().Add(time.Second))
+		t.log.Debug("turn timer fired", "channel", channelID)
+		if err := t.load(ctx, ch); err != nil {
+			t.log.Error("turn timeout", "channel", channelID, "err", err)
+			t.armTurn(ch, t.now().Add(time.Second))
 		}
 	})
 }

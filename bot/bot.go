@@ -19,29 +19,6 @@ import (
 	"github.com/tttbot/tttbot/table"
 )
 
-// A Responder sends an interaction's one answer: the gateway transport posts
-// it to Discord's callback endpoint; an HTTP endpoint writes it as the
-// response body. Handlers never know which.
-type Responder interface {
-	Respond(ctx context.Context, r *discordgo.InteractionResponse) error
-}
-
-// Discord is what the bot does through Discord's REST API besides
-// answering: reading, editing and deleting messages it drew through an
-// interaction token, registering its commands, and, in correspondence
-// games only (correspondence.go), editing and deleting its boards and
-// pinging players with its own bot token through the channel's message
-// endpoints.
-type Discord interface {
-	InteractionResponse(i *discordgo.Interaction, opts ...discordgo.RequestOption) (*discordgo.Message, error)
-	InteractionResponseEdit(i *discordgo.Interaction, e *discordgo.WebhookEdit, opts ...discordgo.RequestOption) (*discordgo.Message, error)
-	InteractionResponseDelete(i *discordgo.Interaction, opts ...discordgo.RequestOption) error
-	ApplicationCommandBulkOverwrite(appID, guildID string, cmds []*discordgo.ApplicationCommand, opts ...discordgo.RequestOption) ([]*discordgo.ApplicationCommand, error)
-	ChannelMessageSendComplex(channelID string, m *discordgo.MessageSend, opts ...discordgo.RequestOption) (*discordgo.Message, error)
-	ChannelMessageEditComplex(m *discordgo.MessageEdit, opts ...discordgo.RequestOption) (*discordgo.Message, error)
-	ChannelMessageDelete(channelID, messageID string, opts ...discordgo.RequestOption) error
-}
-
 // Config holds the bot's settings. The zero value is not useful: use
 // DefaultConfig and change what you need.
 type Config struct {
@@ -69,24 +46,6 @@ type About struct {
 	// Servers is how many servers have the app, as Discord estimates it.
 	Servers func(ctx context.Context) (int, error)
 }
-
-// Limits on the timeouts. A timer edits a message through the token of
-// the interaction that drew it while Discord accepts that token, for 15
-// minutes (tokenLife). MaxTimeout keeps within it whatever is timed on a
-// message that only a token can reach: challenges, the bot's own defaults
-// (which apply in DMs too), and turns in a channel the bot cannot reach
-// with its own token (an app installed by a user, not by the server).
-// MaxTurnTimeout is the longest turn a server may set with /ttt config:
-// correspondence games, whose boards the bot reaches through the channel
-// once their token has expired (correspondence.go).
-const (
-	MinTimeout     = time.Second
-	MaxTimeout     = 14 * time.Minute
-	MaxTurnTimeout = 24 * time.Hour
-)
-
-// MinRated is how many rated games a player needs to be on the leaderboard.
-const MinRated = 5
 
 // DefaultConfig returns the defaults: challenges wait 60 s, turns 5 min.
 func DefaultConfig() Config {
@@ -141,7 +100,8 @@ func New(dc Discord, st Store, cfg Config, log *slog.Logger) *Bot {
 	}
 	b.settings = &settings{store: b.store, table: cfg.Table, now: cfg.Now, log: log}
 	b.tables = &tables{store: b.store, meter: b.meter, log: log, now: cfg.Now, self: b.self, starts: b.starts, run: b.run}
-	b.boards = &boards{dc: dc, texts: b.texts, log: log, now: cfg.Now, run: b.run, settings: b.settings, keeper: b.tables}
+	b.boards = &boards{dc: dc, texts: b.texts, log: log, now: cfg.Now, run: b.run, settings: b.settings, keeper: b.tables,
+		pictures: &pictures{dc: dc, texts: b.texts, log: log, run: b.run, settings: b.settings}}
 	b.tables.upkeep = b.boards
 	b.routes = newRoutes(b)
 	return b

@@ -7,20 +7,6 @@ import (
 	"github.com/tttbot/tttbot/game"
 )
 
-// Board sizes and win lengths a player may ask for.
-//
-// MaxSize is 10 because a board line is one label and n cells, and eleven
-// emoji is what a phone shows on one line without wrapping; it is also the
-// last size whose labels are single keycaps (1️⃣ … 🔟). MaxButtonSize is 5
-// because a message holds at most 5 action rows of 5 buttons.
-const (
-	MinSize       = 3
-	MaxSize       = 10
-	DefaultSize   = 3
-	MinWin        = 3
-	MaxButtonSize = 5
-)
-
 // Commands returns the /ttt command with its subcommands, as registered with
 // Discord by one bulk overwrite. Discord checks the ranges it declares; the
 // handlers check them again, because a stale client or a hand-made request
@@ -159,8 +145,8 @@ func newRoutes(b *Bot) routes {
 			actAccept:  b.accept,
 			actDecline: b.decline,
 			actRematch: b.rematch,
-			actDrawYes: b.acceptDraw,
-			actDrawNo:  b.declineDraw,
+			actDrawYes: b.answerDraw,
+			actDrawNo:  b.answerDraw,
 		},
 	}
 }

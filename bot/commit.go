@@ -26,7 +26,19 @@ func (b *Bot) commit(ctx context.Context, req *request, ch *channel, next *match
 			if ch.cached {
 				return false, errStale
 			}
-			return false, b.answerOvertaken(ctx, req, ch)
+			// Another process saved first: the game moved on, and the
+			// user sees how it stands now.
+			m, err := b.tables.reload(ctx, ch)
+			switch {
+			case err != nil:
+				return false, err
+			case m == nil:
+				return false, refuse("move.game_changed", nil)
+			case playedBy(m, req):
+				return false, b.replay(ctx, req, m)
+			}
+			// Only the user sees it: all of it in their language.
+			return false, req.say(ctx, req.lang.T("move.overtaken", nil)+"\n"+renderMatch(req.lang, m.Match).content)
 		}
 		return false, fmt.Errorf("save game: %w", err)
 	}
@@ -37,23 +49,6 @@ func (b *Bot) commit(ctx context.Context, req *request, ch *channel, next *match
 	}
 	b.tables.keep(ctx, ch, next)
 	return true, err // nil, or an answer that may have been shown
-}
-
-// answerOvertaken answers a user whose change lost the race with another
-// process: the game moved on, and this is how it stands now.
-func (b *Bot) answerOvertaken(ctx context.Context, req *request, ch *channel) error {
-	m, err := b.tables.reload(ctx, ch)
-	if err != nil {
-		return err
-	}
-	if m == nil {
-		return refuse("move.game_changed", nil)
-	}
-	if playedBy(m, req) {
-		return b.replay(ctx, req, m)
-	}
-	// Only the user sees it: all of it in their language.
-	return req.say(ctx, req.lang.T("move.overtaken", nil)+"\n"+renderMatch(req.lang, m.Match).content)
 }
 
 // postBoard answers req with next's board as a new message, which becomes

@@ -22,17 +22,6 @@ import (
 // mentions; stop_role_clear:true removes the stop role; reset:true goes
 // back to the defaults, and the other options given with it apply after.
 
-// Limits of the options of /ttt config besides MinTimeout, MaxTurnTimeout
-// (turn_timeout), MaxTimeout (challenge_timeout: a challenge message is
-// edited through its token), MinSize, MinWin and MaxSize. A challenge
-// waits at least MinChallengeTimeout, long enough to be seen. maxChannels
-// keeps the summary, which names the channels before and after a change,
-// well within Discord's 2000 characters.
-const (
-	MinChallengeTimeout = 10 * time.Second
-	maxChannels         = 10
-)
-
 // canConfigure says whether the member may use /ttt config: Manage Server
 // or Administrator, in the permissions Discord computed for them in this
 // channel (the interaction's member.permissions).

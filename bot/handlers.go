@@ -15,13 +15,15 @@ import (
 )
 
 // Every game handler reads top to bottom: decode the options (the router
-// parsed a click's custom_id), lock the channel with its game (tables.play:
+// parsed a click's custom_id), lock the channel with its game (tables.lock:
 // loaded from the store, or for a move perhaps the copy in memory), let
 // the table decide on a clone, then commit: save the clone (versioned,
 // durable), answer, and unless the answer certainly did not take effect,
 // keep it and arm timers. What follows on Discord (retire the old board,
-// draw the picture, ping) is returned as followUps, which boards does. A
-// refusal changes nothing.
+// draw the picture, ping) is returned as followUps, which boards.followUp
+// queues as the handler's last step under the lock (so that the edits of
+// one message keep the order in which they were decided) and sends in the
+// background. A refusal changes nothing.
 
 // help lists the commands, in the user's language: the catalog's help.*
 // texts, one line each, with the timeouts in force in the guild. It is an
@@ -158,26 +160,29 @@ func (b *Bot) start(ctx context.Context, req *request) error {
 		}
 	}()
 
-	return b.tables.play(ctx, req, false, func(ch *channel) (followUps, error) {
-		if err := busy(ch); err != nil {
-			return followUps{}, err
-		}
-		if vsComputer {
-			m, err := table.Start(tc, newID(), table.Setup{
-				GuildID: req.GuildID, ChannelID: req.ChannelID,
-				Players: [3]string{game.X: user.ID, game.O: self}, Computer: game.O, Level: so.level,
-				Size: so.size, Win: so.win, First: game.X,
-			}, b.cfg.Now())
-			if err != nil {
-				return followUps{}, err
-			}
-			fu, err := b.postBoard(ctx, req, ch, &match{Match: m, locale: req.newLocale()}, true, pictured(set, m))
-			started = !rejected(err) && ch.match != nil && ch.match.ID == m.ID
-			return fu, err
-		}
+	ch, err := b.tables.lock(ctx, req.ChannelID, false)
+	if err != nil {
+		return err
+	}
+	defer b.tables.unlock(ch)
+	if err := busy(ch); err != nil {
+		return err
+	}
+	if !vsComputer {
 		started, err = b.openChallenge(ctx, req, ch, c, tc)
-		return followUps{}, err
-	})
+		return err
+	}
+	m, err := table.Start(tc, newID(), table.Setup{
+		GuildID: req.GuildID, ChannelID: req.ChannelID,
+		Players: [3]string{game.X: user.ID, game.O: self}, Computer: game.O, Level: so.level,
+		Size: so.size, Win: so.win, First: game.X,
+	}, b.cfg.Now())
+	if err != nil {
+		return err
+	}
+	fu, err := b.postBoard(ctx, req, ch, &match{Match: m, locale: req.newLocale()}, true, pictured(set, m))
+	started = !rejected(err) && ch.match != nil && ch.match.ID == m.ID
+	return b.boards.followUp(fu, err)
 }
 
 // openChallenge stores c, made by req, and answers with its message. It
@@ -226,19 +231,35 @@ func (b *Bot) moveCommand(ctx context.Context, req *request) error {
 	if err != nil {
 		return err
 	}
-	return b.tables.play(ctx, req, true, func(ch *channel) (followUps, error) {
-		if ch.match == nil {
-			return followUps{}, noGame(ch)
+	ch, err := b.tables.lock(ctx, req.ChannelID, true)
+	if err != nil {
+		return err
+	}
+	defer b.tables.unlock(ch)
+	fu, err := b.playCommand(ctx, req, ch, row, col, tc, set)
+	if b.tables.recheck(ch, req, err) {
+		if err := b.tables.load(ctx, ch); err != nil {
+			return err
 		}
-		if playedBy(ch.match, req) {
-			return followUps{}, b.replay(ctx, req, ch.match)
-		}
-		next := ch.match.Clone()
-		if err := next.Play(tc, req.user.ID, row, col, b.cfg.Now()); err != nil {
-			return followUps{}, refusal(err, ch.match, row, col)
-		}
-		return b.postBoard(ctx, req, ch, next, true, pictured(set, next.Match))
-	})
+		fu, err = b.playCommand(ctx, req, ch, row, col, tc, set)
+	}
+	return b.boards.followUp(fu, err)
+}
+
+// playCommand plays /ttt move at row, col on ch's game, under rules tc
+// and settings set.
+func (b *Bot) playCommand(ctx context.Context, req *request, ch *channel, row, col int, tc table.Config, set store.Settings) (followUps, error) {
+	if ch.match == nil {
+		return followUps{}, noGame(ch)
+	}
+	if playedBy(ch.match, req) {
+		return followUps{}, b.replay(ctx, req, ch.match)
+	}
+	next := ch.match.Clone()
+	if err := next.Play(tc, req.user.ID, row, col, b.cfg.Now()); err != nil {
+		return followUps{}, refusal(err, ch.match, row, col)
+	}
+	return b.postBoard(ctx, req, ch, next, true, pictured(set, next.Match))
 }
 
 func (b *Bot) moveButton(ctx context.Context, req *request, r route) error {
@@ -246,36 +267,51 @@ func (b *Bot) moveButton(ctx context.Context, req *request, r route) error {
 	if err != nil {
 		return err
 	}
-	return b.tables.play(ctx, req, true, func(ch *channel) (followUps, error) {
-		m := ch.match
-		if m != nil && m.ID == r.id && playedBy(m, req) {
-			return followUps{}, b.replay(ctx, req, m)
+	ch, err := b.tables.lock(ctx, req.ChannelID, true)
+	if err != nil {
+		return err
+	}
+	defer b.tables.unlock(ch)
+	fu, err := b.playClick(ctx, req, ch, r, tc)
+	if b.tables.recheck(ch, req, err) {
+		if err := b.tables.load(ctx, ch); err != nil {
+			return err
 		}
-		switch {
-		case m == nil:
-			return followUps{}, refuse("move.not_here", nil)
-		case m.ID != r.id:
-			return followUps{}, refuse("move.other_game", nil)
-		case m.Over():
-			return followUps{}, refuse("move.game_over", nil) // not "continues in a newer message"
-		case r.serial != m.Serial:
-			return followUps{}, refuse("move.stale_board", nil)
-		}
-		next := m.Clone()
-		if err := next.Play(tc, req.user.ID, r.row, r.col, b.cfg.Now()); err != nil {
-			return followUps{}, refusal(err, m, r.row, r.col)
-		}
-		// The click's token edits the same message, and is fresher.
-		next.Board = table.Board{AppID: req.AppID, Token: req.Token, At: b.cfg.Now()}
-		adoptClickedMessage(req, next, m.Board.MessageID != "")
-		next.locale = req.keptLocale(next.locale)
-		v := renderMatch(b.texts.For(next.locale), next.Match)
-		kept, err := b.commit(ctx, req, ch, next, discordgo.InteractionResponseUpdateMessage, v)
-		if !kept {
-			return followUps{}, err
-		}
-		return followUps{shown: next, pingFor: req.user.ID}, err
-	})
+		fu, err = b.playClick(ctx, req, ch, r, tc)
+	}
+	return b.boards.followUp(fu, err)
+}
+
+// playClick plays the click on the cell of r on ch's game, under rules tc.
+func (b *Bot) playClick(ctx context.Context, req *request, ch *channel, r route, tc table.Config) (followUps, error) {
+	m := ch.match
+	if m != nil && m.ID == r.id && playedBy(m, req) {
+		return followUps{}, b.replay(ctx, req, m)
+	}
+	switch {
+	case m == nil:
+		return followUps{}, refuse("move.not_here", nil)
+	case m.ID != r.id:
+		return followUps{}, refuse("move.other_game", nil)
+	case m.Over():
+		return followUps{}, refuse("move.game_over", nil) // not "continues in a newer message"
+	case r.serial != m.Serial:
+		return followUps{}, refuse("move.stale_board", nil)
+	}
+	next := m.Clone()
+	if err := next.Play(tc, req.user.ID, r.row, r.col, b.cfg.Now()); err != nil {
+		return followUps{}, refusal(err, m, r.row, r.col)
+	}
+	// The click's token edits the same message, and is fresher.
+	next.Board = table.Board{AppID: req.AppID, Token: req.Token, At: b.cfg.Now()}
+	adoptClickedMessage(req, next, m.Board.MessageID != "")
+	next.locale = req.keptLocale(next.locale)
+	v := renderMatch(b.texts.For(next.locale), next.Match)
+	kept, err := b.commit(ctx, req, ch, next, discordgo.InteractionResponseUpdateMessage, v)
+	if !kept {
+		return followUps{}, err
+	}
+	return followUps{shown: next, pingFor: req.user.ID}, err
 }
 
 func noGame(ch *channel) error {
@@ -286,128 +322,135 @@ func noGame(ch *channel) error {
 }
 
 func (b *Bot) boardCommand(ctx context.Context, req *request) error {
-	return b.tables.play(ctx, req, false, func(ch *channel) (followUps, error) {
-		if ch.match == nil || (ch.challenge != nil && ch.match.Over()) {
-			return followUps{}, noGame(ch)
-		}
-		// Showing the board again pings nobody: anyone may ask for it.
-		next := ch.match.Clone()
-		return b.postBoard(ctx, req, ch, next, false, b.settings.showsPicture(ctx, req.GuildID, next.Match))
-	})
+	ch, err := b.tables.lock(ctx, req.ChannelID, false)
+	if err != nil {
+		return err
+	}
+	defer b.tables.unlock(ch)
+	if ch.match == nil || (ch.challenge != nil && ch.match.Over()) {
+		return noGame(ch)
+	}
+	// Showing the board again pings nobody: anyone may ask for it.
+	next := ch.match.Clone()
+	return b.boards.followUp(b.postBoard(ctx, req, ch, next, false, b.settings.showsPicture(ctx, req.GuildID, next.Match)))
 }
 
 func (b *Bot) resign(ctx context.Context, req *request) error {
 	user := req.user.ID
-	return b.tables.play(ctx, req, false, func(ch *channel) (followUps, error) {
-		if c := ch.challenge; c != nil {
-			switch user {
-			case c.From:
-				return followUps{}, b.closeChallenge(ctx, req, ch, challengeWithdrawn, "resign.withdrawn")
-			case c.To:
-				return followUps{}, refuse("resign.not_accepted", nil)
-			}
+	ch, err := b.tables.lock(ctx, req.ChannelID, false)
+	if err != nil {
+		return err
+	}
+	defer b.tables.unlock(ch)
+	if c := ch.challenge; c != nil {
+		switch user {
+		case c.From:
+			return b.closeChallenge(ctx, req, ch, challengeWithdrawn, "resign.withdrawn")
+		case c.To:
+			return refuse("resign.not_accepted", nil)
 		}
-		m := ch.match
-		if m == nil || m.Over() {
-			return followUps{}, noGame(ch)
+	}
+	m := ch.match
+	if m == nil || m.Over() {
+		return noGame(ch)
+	}
+	next := m.Clone()
+	if err := next.Resign(user, b.cfg.Now()); err != nil {
+		if errors.Is(err, table.ErrNotPlayer) {
+			return refuse("resign.not_player", nil)
 		}
-		next := m.Clone()
-		if err := next.Resign(user, b.cfg.Now()); err != nil {
-			if errors.Is(err, table.ErrNotPlayer) {
-				return followUps{}, refuse("resign.not_player", nil)
-			}
-			return followUps{}, err
-		}
-		return b.postBoard(ctx, req, ch, next, false, b.settings.showsPicture(ctx, req.GuildID, next.Match))
-	})
+		return err
+	}
+	return b.boards.followUp(b.postBoard(ctx, req, ch, next, false, b.settings.showsPicture(ctx, req.GuildID, next.Match)))
 }
 
 // offerDraw answers /ttt draw: a player offers the opponent a draw, on a
 // message of its own whose buttons the opponent answers with. The offer is
 // stored with the game; the next move withdraws it.
 func (b *Bot) offerDraw(ctx context.Context, req *request) error {
-	return b.tables.play(ctx, req, false, func(ch *channel) (followUps, error) {
-		m := ch.match
-		if m == nil || m.Over() {
-			return followUps{}, noGame(ch)
-		}
-		next := m.Clone()
-		switch err := next.OfferDraw(req.user.ID); {
-		case errors.Is(err, table.ErrNotPlayer):
-			return followUps{}, refuse("draw.not_player", nil)
-		case errors.Is(err, table.ErrComputer):
-			return followUps{}, refuse("draw.computer", nil)
-		case errors.Is(err, table.ErrOffered):
-			return followUps{}, refuse("draw.already", nil)
-		case err != nil:
-			return followUps{}, err
-		}
-		v := renderDrawOffer(b.texts.For(req.keptLocale(m.locale)), next.Match, next.DrawOffer)
-		_, err := b.commit(ctx, req, ch, next, discordgo.InteractionResponseChannelMessageWithSource, v)
-		return followUps{}, err
-	})
+	ch, err := b.tables.lock(ctx, req.ChannelID, false)
+	if err != nil {
+		return err
+	}
+	defer b.tables.unlock(ch)
+	m := ch.match
+	if m == nil || m.Over() {
+		return noGame(ch)
+	}
+	next := m.Clone()
+	switch err := next.OfferDraw(req.user.ID); {
+	case errors.Is(err, table.ErrNotPlayer):
+		return refuse("draw.not_player", nil)
+	case errors.Is(err, table.ErrComputer):
+		return refuse("draw.computer", nil)
+	case errors.Is(err, table.ErrOffered):
+		return refuse("draw.already", nil)
+	case err != nil:
+		return err
+	}
+	v := renderDrawOffer(b.texts.For(req.keptLocale(m.locale)), next.Match, next.DrawOffer)
+	_, err = b.commit(ctx, req, ch, next, discordgo.InteractionResponseChannelMessageWithSource, v)
+	return err
 }
 
-func (b *Bot) acceptDraw(ctx context.Context, req *request, r route) error {
-	return b.answerDraw(ctx, req, r, true)
-}
-
-func (b *Bot) declineDraw(ctx context.Context, req *request, r route) error {
-	return b.answerDraw(ctx, req, r, false)
-}
-
-// answerDraw answers a click on Accept draw (accept) or Decline: the offer
-// message says how it was answered; an accepted draw ends the game, and its
-// board shows the result.
-func (b *Bot) answerDraw(ctx context.Context, req *request, r route, accept bool) error {
-	return b.tables.play(ctx, req, false, func(ch *channel) (followUps, error) {
-		m := ch.match
-		if m == nil || m.ID != r.id || m.Over() || m.DrawOffer == game.None {
-			return followUps{}, refuse("draw.gone", nil)
-		}
-		offerer := m.DrawOffer
-		next := m.Clone()
-		var err error
-		if accept {
-			err = next.AcceptDraw(req.user.ID, b.cfg.Now())
-		} else {
-			err = next.DeclineDraw(req.user.ID)
-		}
-		switch {
-		case errors.Is(err, table.ErrNotPlayer):
-			return followUps{}, refuse("draw.not_player", nil)
-		case errors.Is(err, table.ErrNoOffer):
-			return followUps{}, refuse("draw.own", nil) // the offer stands, so it is the clicker's own
-		case err != nil:
-			return followUps{}, err
-		}
-		v := renderDrawAnswer(b.texts.For(req.keptLocale(m.locale)), next.Match, offerer, accept)
-		kept, err := b.commit(ctx, req, ch, next, discordgo.InteractionResponseUpdateMessage, v)
-		if !kept || !accept {
-			return followUps{}, err
-		}
-		return followUps{shown: next, redraw: true}, err
-	})
+// answerDraw answers a click on Accept draw (actDrawYes) or Decline: the
+// offer message says how it was answered; an accepted draw ends the game,
+// and its board shows the result.
+func (b *Bot) answerDraw(ctx context.Context, req *request, r route) error {
+	accept := r.action == actDrawYes
+	ch, err := b.tables.lock(ctx, req.ChannelID, false)
+	if err != nil {
+		return err
+	}
+	defer b.tables.unlock(ch)
+	m := ch.match
+	if m == nil || m.ID != r.id || m.Over() || m.DrawOffer == game.None {
+		return refuse("draw.gone", nil)
+	}
+	offerer := m.DrawOffer
+	next := m.Clone()
+	if accept {
+		err = next.AcceptDraw(req.user.ID, b.cfg.Now())
+	} else {
+		err = next.DeclineDraw(req.user.ID)
+	}
+	switch {
+	case errors.Is(err, table.ErrNotPlayer):
+		return refuse("draw.not_player", nil)
+	case errors.Is(err, table.ErrNoOffer):
+		return refuse("draw.own", nil) // the offer stands, so it is the clicker's own
+	case err != nil:
+		return err
+	}
+	v := renderDrawAnswer(b.texts.For(req.keptLocale(m.locale)), next.Match, offerer, accept)
+	kept, err := b.commit(ctx, req, ch, next, discordgo.InteractionResponseUpdateMessage, v)
+	if !kept || !accept {
+		return err
+	}
+	return b.boards.followUp(followUps{shown: next, redraw: true}, err)
 }
 
 func (b *Bot) stop(ctx context.Context, req *request) error {
 	if err := b.settings.mayStop(ctx, req); err != nil {
 		return err
 	}
-	return b.tables.play(ctx, req, false, func(ch *channel) (followUps, error) {
-		if ch.challenge != nil {
-			return followUps{}, b.closeChallenge(ctx, req, ch, challengeCancelled, "stop.cancelled")
-		}
-		m := ch.match
-		if m == nil || m.Over() {
-			return followUps{}, refuse("stop.no_game", nil)
-		}
-		next := m.Clone()
-		if err := next.Stop(req.user.ID, b.cfg.Now()); err != nil {
-			return followUps{}, err
-		}
-		return b.postBoard(ctx, req, ch, next, false, b.settings.showsPicture(ctx, req.GuildID, next.Match))
-	})
+	ch, err := b.tables.lock(ctx, req.ChannelID, false)
+	if err != nil {
+		return err
+	}
+	defer b.tables.unlock(ch)
+	if ch.challenge != nil {
+		return b.closeChallenge(ctx, req, ch, challengeCancelled, "stop.cancelled")
+	}
+	m := ch.match
+	if m == nil || m.Over() {
+		return refuse("stop.no_game", nil)
+	}
+	next := m.Clone()
+	if err := next.Stop(req.user.ID, b.cfg.Now()); err != nil {
+		return err
+	}
+	return b.boards.followUp(b.postBoard(ctx, req, ch, next, false, b.settings.showsPicture(ctx, req.GuildID, next.Match)))
 }
 
 // closeChallenge ends ch's challenge without a game: it tells the user
@@ -424,116 +467,125 @@ func (b *Bot) closeChallenge(ctx context.Context, req *request, ch *channel, st 
 }
 
 func (b *Bot) accept(ctx context.Context, req *request, r route) error {
-	return b.tables.play(ctx, req, false, func(ch *channel) (followUps, error) {
-		c, err := b.tables.challenge(ctx, ch, r.id)
-		if err != nil {
-			return followUps{}, err
+	ch, err := b.tables.lock(ctx, req.ChannelID, false)
+	if err != nil {
+		return err
+	}
+	defer b.tables.unlock(ch)
+	c, err := b.tables.challenge(ctx, ch, r.id)
+	if err != nil {
+		return err
+	}
+	tc, set, err := b.settings.rulesFor(ctx, req)
+	if err != nil {
+		return err
+	}
+	tm, err := c.Accept(tc, newID(), req.user.ID, req.GuildID, req.ChannelID, b.cfg.Now())
+	switch {
+	case errors.Is(err, table.ErrOwnChallenge) && c.Open():
+		return refuse("challenge.own_open", nil) // its buttons are Join and Withdraw
+	case errors.Is(err, table.ErrOwnChallenge):
+		return refuse("challenge.own", nil)
+	case errors.Is(err, table.ErrNotChallenge):
+		return refuse("challenge.not_yours_start", map[string]any{"To": mention(c.To)})
+	case errors.Is(err, table.ErrExpired):
+		return refuse("challenge.too_late", nil)
+	case err != nil:
+		return err
+	}
+	// Claimed first: a Decline or a timer on another process now finds
+	// it closed.
+	if err := b.tables.claim(ctx, ch, c); err != nil {
+		return err
+	}
+	// The challenge message becomes the board, in its language.
+	m := &match{Match: tm, locale: req.keptLocale(c.locale)}
+	m.Serial, m.Board = 1, table.Board{AppID: req.AppID, Token: req.Token, At: b.cfg.Now()}
+	adoptClickedMessage(req, m, false)
+	v := renderMatch(b.texts.For(m.locale), m.Match)
+	old := ch.match
+	kept, err := b.commit(ctx, req, ch, m, discordgo.InteractionResponseUpdateMessage, v)
+	switch {
+	case kept:
+		return b.boards.followUp(followUps{shown: m, retire: old, picture: pictured(set, m.Match), pingFor: req.user.ID}, err)
+	case rejected(err):
+		// Nobody saw the game start: the challenge is open again.
+		if rerr := b.store.OpenChallenge(context.WithoutCancel(ctx), storedChallenge(c.Challenge, req.GuildID, req.ChannelID,
+			table.Board{AppID: c.msg.AppID, Token: c.msg.Token}, c.locale)); rerr != nil {
+			b.log.Warn("could not reopen a challenge whose acceptance nobody saw", "channel", req.ChannelID, "err", rerr)
 		}
-		tc, set, err := b.settings.rulesFor(ctx, req)
-		if err != nil {
-			return followUps{}, err
-		}
-		tm, err := c.Accept(tc, newID(), req.user.ID, req.GuildID, req.ChannelID, b.cfg.Now())
-		switch {
-		case errors.Is(err, table.ErrOwnChallenge) && c.Open():
-			return followUps{}, refuse("challenge.own_open", nil) // its buttons are Join and Withdraw
-		case errors.Is(err, table.ErrOwnChallenge):
-			return followUps{}, refuse("challenge.own", nil)
-		case errors.Is(err, table.ErrNotChallenge):
-			return followUps{}, refuse("challenge.not_yours_start", map[string]any{"To": mention(c.To)})
-		case errors.Is(err, table.ErrExpired):
-			return followUps{}, refuse("challenge.too_late", nil)
-		case err != nil:
-			return followUps{}, err
-		}
-		// Claimed first: a Decline or a timer on another process now finds
-		// it closed.
-		if err := b.tables.claim(ctx, ch, c); err != nil {
-			return followUps{}, err
-		}
-		// The challenge message becomes the board, in its language.
-		m := &match{Match: tm, locale: req.keptLocale(c.locale)}
-		m.Serial, m.Board = 1, table.Board{AppID: req.AppID, Token: req.Token, At: b.cfg.Now()}
-		adoptClickedMessage(req, m, false)
-		v := renderMatch(b.texts.For(m.locale), m.Match)
-		old := ch.match
-		kept, err := b.commit(ctx, req, ch, m, discordgo.InteractionResponseUpdateMessage, v)
-		switch {
-		case kept:
-			return followUps{shown: m, retire: old, picture: pictured(set, m.Match), pingFor: req.user.ID}, err
-		case rejected(err):
-			// Nobody saw the game start: the challenge is open again.
-			if rerr := b.store.OpenChallenge(context.WithoutCancel(ctx), storedChallenge(c.Challenge, req.GuildID, req.ChannelID,
-				table.Board{AppID: c.msg.AppID, Token: c.msg.Token}, c.locale)); rerr != nil {
-				b.log.Warn("could not reopen a challenge whose acceptance nobody saw", "channel", req.ChannelID, "err", rerr)
-			}
-		case ch.match == nil || ch.match.ID != m.ID:
-			// Another process started a game in this channel first (the
-			// save conflicted): the challenge can no longer be played.
-			b.boards.editLater(c.msg, renderChallenge(b.texts.For(req.keptLocale(c.locale)), c.Challenge, challengeSuperseded, b.cfg.Table.ChallengeTimeout), req.ChannelID)
-		}
-		return followUps{}, err
-	})
+	case ch.match == nil || ch.match.ID != m.ID:
+		// Another process started a game in this channel first (the
+		// save conflicted): the challenge can no longer be played.
+		b.boards.editLater(c.msg, renderChallenge(b.texts.For(req.keptLocale(c.locale)), c.Challenge, challengeSuperseded, b.cfg.Table.ChallengeTimeout), req.ChannelID)
+	}
+	return err
 }
 
 func (b *Bot) decline(ctx context.Context, req *request, r route) error {
-	return b.tables.play(ctx, req, false, func(ch *channel) (followUps, error) {
-		c, err := b.tables.challenge(ctx, ch, r.id)
-		if err != nil {
-			return followUps{}, err
-		}
-		withdrawn, err := c.Decline(req.user.ID)
-		switch {
-		case err != nil && c.Open():
-			return followUps{}, refuse("challenge.open_not_yours", nil)
-		case err != nil:
-			return followUps{}, refuse("challenge.not_yours", map[string]any{"To": mention(c.To)})
-		}
-		st := challengeDeclined
-		if withdrawn {
-			st = challengeWithdrawn
-		}
-		if err := b.tables.claim(ctx, ch, c); err != nil {
-			return followUps{}, err
-		}
-		v := renderChallenge(b.texts.For(req.keptLocale(c.locale)), c.Challenge, st, b.cfg.Table.ChallengeTimeout)
-		return followUps{}, req.respond(ctx, discordgo.InteractionResponseUpdateMessage, v, false)
-	})
+	ch, err := b.tables.lock(ctx, req.ChannelID, false)
+	if err != nil {
+		return err
+	}
+	defer b.tables.unlock(ch)
+	c, err := b.tables.challenge(ctx, ch, r.id)
+	if err != nil {
+		return err
+	}
+	withdrawn, err := c.Decline(req.user.ID)
+	switch {
+	case err != nil && c.Open():
+		return refuse("challenge.open_not_yours", nil)
+	case err != nil:
+		return refuse("challenge.not_yours", map[string]any{"To": mention(c.To)})
+	}
+	st := challengeDeclined
+	if withdrawn {
+		st = challengeWithdrawn
+	}
+	if err := b.tables.claim(ctx, ch, c); err != nil {
+		return err
+	}
+	v := renderChallenge(b.texts.For(req.keptLocale(c.locale)), c.Challenge, st, b.cfg.Table.ChallengeTimeout)
+	return req.respond(ctx, discordgo.InteractionResponseUpdateMessage, v, false)
 }
 
 func (b *Bot) rematch(ctx context.Context, req *request, r route) error {
-	return b.tables.play(ctx, req, false, func(ch *channel) (followUps, error) {
-		m := ch.match
-		switch {
-		case m == nil:
-			return followUps{}, refuse("move.not_here", nil)
-		case m.ID != r.id && !m.Over():
-			return followUps{}, refuse("rematch.running", nil)
-		case m.ID != r.id:
-			return followUps{}, refuse("rematch.newer_game", nil)
-		}
-		if err := busy(ch); err != nil {
-			return followUps{}, err
-		}
-		// A rematch is a new game: the guild's rules of now apply.
-		tc, set, err := b.settings.rulesFor(ctx, req)
-		if err != nil {
-			return followUps{}, err
-		}
-		if err := channelAllowed(set, req.ChannelID); err != nil {
-			return followUps{}, err
-		}
-		next, err := m.Rematch(tc, newID(), req.user.ID, b.cfg.Now())
-		switch {
-		case errors.Is(err, table.ErrNotOver):
-			return followUps{}, refuse("rematch.not_over", nil)
-		case errors.Is(err, table.ErrNotPlayer):
-			return followUps{}, refuse("rematch.not_player", players(m.Match))
-		case err != nil:
-			return followUps{}, err
-		}
-		// A rematch speaks the language of the game before it, or the
-		// guild's (postBoard).
-		return b.postBoard(ctx, req, ch, &match{Match: next, locale: m.locale}, true, pictured(set, next))
-	})
+	ch, err := b.tables.lock(ctx, req.ChannelID, false)
+	if err != nil {
+		return err
+	}
+	defer b.tables.unlock(ch)
+	m := ch.match
+	switch {
+	case m == nil:
+		return refuse("move.not_here", nil)
+	case m.ID != r.id && !m.Over():
+		return refuse("rematch.running", nil)
+	case m.ID != r.id:
+		return refuse("rematch.newer_game", nil)
+	}
+	if err := busy(ch); err != nil {
+		return err
+	}
+	// A rematch is a new game: the guild's rules of now apply.
+	tc, set, err := b.settings.rulesFor(ctx, req)
+	if err != nil {
+		return err
+	}
+	if err := channelAllowed(set, req.ChannelID); err != nil {
+		return err
+	}
+	next, err := m.Rematch(tc, newID(), req.user.ID, b.cfg.Now())
+	switch {
+	case errors.Is(err, table.ErrNotOver):
+		return refuse("rematch.not_over", nil)
+	case errors.Is(err, table.ErrNotPlayer):
+		return refuse("rematch.not_player", players(m.Match))
+	case err != nil:
+		return err
+	}
+	// A rematch speaks the language of the game before it, or the
+	// guild's (postBoard).
+	return b.boards.followUp(b.postBoard(ctx, req, ch, &match{Match: next, locale: m.locale}, true, pictured(set, next)))
 }

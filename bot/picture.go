@@ -3,92 +3,89 @@ package bot
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/tttbot/tttbot/game"
+	"github.com/tttbot/tttbot/i18n"
 	"github.com/tttbot/tttbot/picture"
 )
 
 // pictureName is the file name of a board's picture.
 const pictureName = "board.png"
 
-// pictureLater puts, in the background, the picture of m's board on its
-// board message, which an answer has just shown as an emoji board, and
+// pictures puts the pictures of big boards on their messages, in the
+// background, each message's edits in the order they were decided. It is
+// safe for concurrent use.
+type pictures struct {
+	dc       Discord
+	texts    *i18n.Catalog
+	log      *slog.Logger
+	run      *runner
+	settings *settings
+	edits    boardEdits // the order of background edits of big boards
+}
+
+// later puts, in the background, the picture of m's board on its board
+// message ref, which an answer has just shown as an emoji board, and
 // takes the grid out of its text; the buttons stay as answered. m must
 // not change any more: the bot changes a committed match only on a
 // clone.
-func (bs *boards) pictureLater(m *match) {
-	ref := bs.boardRef(m)
-	if ref == nil {
-		return
-	}
-	text := renderPictured(bs.texts.For(m.locale), m.Match).content
-	turn := bs.edits.take(ref.Token)
-	bs.run.background(func(ctx context.Context) {
+func (p *pictures) later(ref *discordgo.Interaction, m *match) {
+	text := renderPictured(p.texts.For(m.locale), m.Match).content
+	turn := p.edits.take(ref.Token)
+	p.run.background(func(ctx context.Context) {
 		turn.do(func(current func() bool) {
-			if err := bs.editPicture(ctx, ref, m.Judge, text, nil, current); err != nil {
-				bs.logPictureFailure(m.ChannelID, current, err)
+			if err := p.editPicture(ctx, ref, m.Judge, text, nil, current); err != nil {
+				p.logPictureFailure(m.ChannelID, current, err)
 			}
 		})
 	})
 }
 
-// editBigBoard edits, in the background, the message ref of m's board,
+// editBoard edits, in the background, the message ref of m's board,
 // bigger than pictureAbove, with v: as a picture where the guild wants
 // one, else (or if the picture cannot be put there) as v's emoji board.
 // Either way the edit keeps no attachment, so that no picture of an
 // earlier state stays beside a grid.
-func (bs *boards) editBigBoard(ref *discordgo.Interaction, m *match, v view) {
+func (p *pictures) editBoard(ref *discordgo.Interaction, m *match, v view) {
 	comps := v.buttons()
-	turn := bs.edits.take(ref.Token)
-	bs.run.background(func(ctx context.Context) {
+	turn := p.edits.take(ref.Token)
+	p.run.background(func(ctx context.Context) {
 		turn.do(func(current func() bool) {
-			if bs.settings.showsPicture(ctx, m.GuildID, m.Match) {
-				text := renderPictured(bs.texts.For(m.locale), m.Match).content
-				err := bs.editPicture(ctx, ref, m.Judge, text, &comps, current)
+			if p.settings.showsPicture(ctx, m.GuildID, m.Match) {
+				text := renderPictured(p.texts.For(m.locale), m.Match).content
+				err := p.editPicture(ctx, ref, m.Judge, text, &comps, current)
 				if err == nil {
 					return
 				}
-				bs.logPictureFailure(m.ChannelID, current, err)
+				p.logPictureFailure(m.ChannelID, current, err)
 			}
-			_, err := bs.dc.InteractionResponseEdit(ref, &discordgo.WebhookEdit{
+			_, err := p.dc.InteractionResponseEdit(ref, &discordgo.WebhookEdit{
 				Content:         &v.content,
 				Components:      &comps,
 				Attachments:     &[]*discordgo.MessageAttachment{},
 				AllowedMentions: allowed(""),
 			}, discordgo.WithContext(ctx))
 			if err != nil {
-				bs.log.Warn("could not update a board", "channel", m.ChannelID, "err", fmt.Errorf("edit message: %w", err))
+				p.log.Warn("could not update a board", "channel", m.ChannelID, "err", fmt.Errorf("edit message: %w", err))
 			}
 		})
 	})
 }
 
-// editButtonsLater takes, in the background, the buttons off the message
-// ref, leaving its text and attachments as they are.
-func (bs *boards) editButtonsLater(ref *discordgo.Interaction, channelID string) {
-	bs.run.background(func(ctx context.Context) {
-		none := []discordgo.MessageComponent{}
-		_, err := bs.dc.InteractionResponseEdit(ref, &discordgo.WebhookEdit{Components: &none, AllowedMentions: allowed("")}, discordgo.WithContext(ctx))
-		if err != nil {
-			bs.log.Warn("could not update an old message", "channel", channelID, "err", fmt.Errorf("edit message: %w", err))
-		}
-	})
-}
-
 // logPictureFailure logs why a picture could not be put on a board
 // message; a message that a newer one replaced meanwhile is no surprise.
-func (bs *boards) logPictureFailure(channelID string, current func() bool, err error) {
+func (p *pictures) logPictureFailure(channelID string, current func() bool, err error) {
 	if !current() {
-		bs.log.Debug("a board's picture came too late: the board was replaced", "channel", channelID, "err", err)
+		p.log.Debug("a board's picture came too late: the board was replaced", "channel", channelID, "err", err)
 		return
 	}
-	bs.log.Warn("could not show a board as a picture; it stays an emoji board", "channel", channelID, "err", err)
+	p.log.Warn("could not show a board as a picture; it stays an emoji board", "channel", channelID, "err", err)
 }
 
 // Retries of a picture's edit that found no message (see editPicture).
@@ -104,7 +101,7 @@ const (
 // the response, perhaps after the bot's edit arrives. So Unknown Message
 // is tried again a few times, after a pause, while current says the edit
 // is still the message's newest.
-func (bs *boards) editPicture(ctx context.Context, ref *discordgo.Interaction, g *game.Game, text string, comps *[]discordgo.MessageComponent, current func() bool) error {
+func (p *pictures) editPicture(ctx context.Context, ref *discordgo.Interaction, g *game.Game, text string, comps *[]discordgo.MessageComponent, current func() bool) error {
 	var png bytes.Buffer
 	if err := picture.Draw(&png, g); err != nil {
 		return err
@@ -120,7 +117,7 @@ func (bs *boards) editPicture(ctx context.Context, ref *discordgo.Interaction, g
 	pause := pictureFirstPause
 	for try := 1; ; try++ {
 		file.Reader = bytes.NewReader(png.Bytes()) // each try reads it all
-		_, err := bs.dc.InteractionResponseEdit(ref, e, discordgo.WithContext(ctx))
+		_, err := p.dc.InteractionResponseEdit(ref, e, discordgo.WithContext(ctx))
 		if err == nil {
 			return nil
 		}
@@ -136,13 +133,6 @@ func (bs *boards) editPicture(ctx context.Context, ref *discordgo.Interaction, g
 		}
 		pause *= 2
 	}
-}
-
-// unknownMessage says whether Discord answered that the message does not
-// exist.
-func unknownMessage(err error) bool {
-	var rerr *discordgo.RESTError
-	return errors.As(err, &rerr) && rerr.Message != nil && rerr.Message.Code == discordgo.ErrCodeUnknownMessage
 }
 
 // boardEdits puts the background edits of each big board's message in the

@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,13 @@ import (
 	"github.com/bwmarrin/discordgo"
 	"github.com/tttbot/tttbot/i18n"
 )
+
+// A Responder sends an interaction's one answer: the gateway transport posts
+// it to Discord's callback endpoint; an HTTP endpoint writes it as the
+// response body. Handlers never know which.
+type Responder interface {
+	Respond(ctx context.Context, r *discordgo.InteractionResponse) error
+}
 
 // A request is one decoded interaction, whatever transport brought it, with
 // the responder its one answer goes through.
@@ -135,14 +143,6 @@ func (req *request) say(ctx context.Context, text string) error {
 	return req.respond(ctx, discordgo.InteractionResponseChannelMessageWithSource, view{content: text}, true)
 }
 
-func allowed(ping string) *discordgo.MessageAllowedMentions {
-	am := &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}}
-	if ping != "" {
-		am.Users = []string{ping}
-	}
-	return am
-}
-
 // hasChannel says whether i shows the bot in i's server able to reach its
 // messages in i's channel with its own token: the server installed the app
 // (authorizing_integration_owners names the guild under GUILD_INSTALL,
@@ -155,4 +155,25 @@ func hasChannel(i *discordgo.Interaction) bool {
 	const need = discordgo.PermissionViewChannel | discordgo.PermissionSendMessages | discordgo.PermissionReadMessageHistory
 	p := i.AppPermissions
 	return p&discordgo.PermissionAdministrator != 0 || p&need == need
+}
+
+// guildLocale is the Discord locale of i's guild, or "" outside a guild.
+func guildLocale(i *discordgo.Interaction) string {
+	if i.GuildLocale == nil {
+		return ""
+	}
+	return string(*i.GuildLocale)
+}
+
+// newLocale is the locale of a new public message (a new game, a
+// challenge, stats): the guild's, or outside a guild the user's.
+func (req *request) newLocale() string {
+	return cmp.Or(guildLocale(req.Interaction), string(req.Locale))
+}
+
+// keptLocale is the locale of a public message about a game or challenge
+// whose messages speak prev: the guild's, or outside a guild prev, so that
+// a game in a DM keeps its language whoever clicks.
+func (req *request) keptLocale(prev string) string {
+	return cmp.Or(guildLocale(req.Interaction), prev)
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -160,4 +162,47 @@ func (rs routes) serve(ctx context.Context, req *request) error {
 		return rs.buttons[r.action](ctx, req, r)
 	}
 	return refuse("route.unknown_interaction", nil)
+}
+
+// recent remembers the ids of the latest interactions, so that one
+// delivered twice (a retry by a proxy, a replayed event) is acted on once.
+// It holds at most recentSize ids, the newest; memory stays bounded
+// however long the bot runs. The zero value is ready to use.
+type recent struct {
+	mu   sync.Mutex
+	ids  map[uint64]struct{}
+	ring []uint64
+	next int
+}
+
+// recentSize is how many ids recent keeps: a duplicate comes within
+// seconds, and this covers more than ten seconds at 5,000 interactions a
+// second, in about 2 MB.
+const recentSize = 1 << 16
+
+// first reports whether id is seen for the first time, and remembers it.
+// An id that is not a snowflake is always new.
+func (r *recent) first(id string) bool {
+	n, err := strconv.ParseUint(id, 10, 64)
+	if err != nil {
+		return true
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.ids[n]; ok {
+		return false
+	}
+	if r.ids == nil {
+		r.ids = make(map[uint64]struct{}, recentSize)
+		r.ring = make([]uint64, 0, recentSize)
+	}
+	if len(r.ring) < recentSize {
+		r.ring = append(r.ring, n)
+	} else {
+		delete(r.ids, r.ring[r.next])
+		r.ring[r.next] = n
+		r.next = (r.next + 1) % recentSize
+	}
+	r.ids[n] = struct{}{}
+	return true
 }

@@ -68,30 +68,6 @@ func busy(ch *channel) error {
 	return nil
 }
 
-// players are the placeholders MarkX, PlayerX, MarkO and PlayerO of m.
-func players(m *table.Match) map[string]any {
-	return map[string]any{"MarkX": cellX, "PlayerX": mention(m.Players[game.X]), "MarkO": cellO, "PlayerO": mention(m.Players[game.O])}
-}
-
-// refusal turns the table's refusal of userID's move at row, col in m into
-// words; other errors pass through.
-func refusal(err error, m *match, row, col int) error {
-	switch {
-	case errors.Is(err, table.ErrOver):
-		return refuse("move.game_over", nil)
-	case errors.Is(err, table.ErrNotPlayer):
-		return refuse("move.not_player", players(m.Match))
-	case errors.Is(err, table.ErrNotYourTurn):
-		turn := m.Turn()
-		return refuse("move.not_your_turn", map[string]any{"Mark": mark(turn), "Player": mention(m.Players[turn])})
-	case errors.Is(err, table.ErrOutside):
-		return refuse("move.outside", map[string]any{"Row": row, "Col": col, "Size": m.Judge.Size()})
-	case errors.Is(err, table.ErrOccupied):
-		return refuse("move.occupied", map[string]any{"Row": row, "Col": col, "Empty": cellEmpty})
-	}
-	return err
-}
-
 // challenged names who c challenges: a mention, or for an open challenge
 // "anyone", in the language it is answered in.
 func challenged(c *table.Challenge) any {
@@ -257,7 +233,7 @@ func (b *Bot) playCommand(ctx context.Context, req *request, ch *channel, row, c
 	}
 	next := ch.match.Clone()
 	if err := next.Play(tc, req.user.ID, row, col, b.cfg.Now()); err != nil {
-		return followUps{}, refusal(err, ch.match, row, col)
+		return followUps{}, moveRefusals.of(err, moveData(ch.match, row, col))
 	}
 	return b.postBoard(ctx, req, ch, next, true, pictured(set, next.Match))
 }
@@ -300,7 +276,7 @@ func (b *Bot) playClick(ctx context.Context, req *request, ch *channel, r route,
 	}
 	next := m.Clone()
 	if err := next.Play(tc, req.user.ID, r.row, r.col, b.cfg.Now()); err != nil {
-		return followUps{}, refusal(err, m, r.row, r.col)
+		return followUps{}, moveRefusals.of(err, moveData(m, r.row, r.col))
 	}
 	// The click's token edits the same message, and is fresher.
 	next.Board = table.Board{AppID: req.AppID, Token: req.Token, At: b.cfg.Now()}
@@ -356,10 +332,7 @@ func (b *Bot) resign(ctx context.Context, req *request) error {
 	}
 	next := m.Clone()
 	if err := next.Resign(user, b.cfg.Now()); err != nil {
-		if errors.Is(err, table.ErrNotPlayer) {
-			return refuse("resign.not_player", nil)
-		}
-		return err
+		return resignRefusals.of(err, nil)
 	}
 	return b.boards.followUp(b.postBoard(ctx, req, ch, next, false, b.settings.showsPicture(ctx, req.GuildID, next.Match)))
 }
@@ -378,15 +351,8 @@ func (b *Bot) offerDraw(ctx context.Context, req *request) error {
 		return noGame(ch)
 	}
 	next := m.Clone()
-	switch err := next.OfferDraw(req.user.ID); {
-	case errors.Is(err, table.ErrNotPlayer):
-		return refuse("draw.not_player", nil)
-	case errors.Is(err, table.ErrComputer):
-		return refuse("draw.computer", nil)
-	case errors.Is(err, table.ErrOffered):
-		return refuse("draw.already", nil)
-	case err != nil:
-		return err
+	if err := next.OfferDraw(req.user.ID); err != nil {
+		return offerDrawRefusals.of(err, nil)
 	}
 	v := renderDrawOffer(b.texts.For(req.keptLocale(m.locale)), next.Match, next.DrawOffer)
 	_, err = b.commit(ctx, req, ch, next, discordgo.InteractionResponseChannelMessageWithSource, v)
@@ -414,13 +380,8 @@ func (b *Bot) answerDraw(ctx context.Context, req *request, r route) error {
 	} else {
 		err = next.DeclineDraw(req.user.ID)
 	}
-	switch {
-	case errors.Is(err, table.ErrNotPlayer):
-		return refuse("draw.not_player", nil)
-	case errors.Is(err, table.ErrNoOffer):
-		return refuse("draw.own", nil) // the offer stands, so it is the clicker's own
-	case err != nil:
-		return err
+	if err != nil {
+		return answerDrawRefusals.of(err, nil)
 	}
 	v := renderDrawAnswer(b.texts.For(req.keptLocale(m.locale)), next.Match, offerer, accept)
 	kept, err := b.commit(ctx, req, ch, next, discordgo.InteractionResponseUpdateMessage, v)
@@ -481,17 +442,12 @@ func (b *Bot) accept(ctx context.Context, req *request, r route) error {
 		return err
 	}
 	tm, err := c.Accept(tc, newID(), req.user.ID, req.GuildID, req.ChannelID, b.cfg.Now())
-	switch {
-	case errors.Is(err, table.ErrOwnChallenge) && c.Open():
-		return refuse("challenge.own_open", nil) // its buttons are Join and Withdraw
-	case errors.Is(err, table.ErrOwnChallenge):
-		return refuse("challenge.own", nil)
-	case errors.Is(err, table.ErrNotChallenge):
-		return refuse("challenge.not_yours_start", map[string]any{"To": mention(c.To)})
-	case errors.Is(err, table.ErrExpired):
-		return refuse("challenge.too_late", nil)
-	case err != nil:
-		return err
+	if err != nil {
+		rs := acceptRefusals
+		if c.Open() {
+			rs = joinRefusals // its buttons are Join and Withdraw
+		}
+		return rs.of(err, map[string]any{"To": mention(c.To)})
 	}
 	// Claimed first: a Decline or a timer on another process now finds
 	// it closed.
@@ -533,11 +489,12 @@ func (b *Bot) decline(ctx context.Context, req *request, r route) error {
 		return err
 	}
 	withdrawn, err := c.Decline(req.user.ID)
-	switch {
-	case err != nil && c.Open():
-		return refuse("challenge.open_not_yours", nil)
-	case err != nil:
-		return refuse("challenge.not_yours", map[string]any{"To": mention(c.To)})
+	if err != nil {
+		rs := declineRefusals
+		if c.Open() {
+			rs = withdrawRefusals
+		}
+		return rs.of(err, map[string]any{"To": mention(c.To)})
 	}
 	st := challengeDeclined
 	if withdrawn {
@@ -577,13 +534,8 @@ func (b *Bot) rematch(ctx context.Context, req *request, r route) error {
 		return err
 	}
 	next, err := m.Rematch(tc, newID(), req.user.ID, b.cfg.Now())
-	switch {
-	case errors.Is(err, table.ErrNotOver):
-		return refuse("rematch.not_over", nil)
-	case errors.Is(err, table.ErrNotPlayer):
-		return refuse("rematch.not_player", players(m.Match))
-	case err != nil:
-		return err
+	if err != nil {
+		return rematchRefusals.of(err, players(m.Match))
 	}
 	// A rematch speaks the language of the game before it, or the
 	// guild's (postBoard).

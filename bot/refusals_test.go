@@ -148,3 +148,19 @@ func (s *saveHook) Save(ctx context.Context, g *store.Game) error {
 	}
 	return s.Memory.Save(ctx, g)
 }
+
+// Every text a refusal map names is in the catalog.
+func TestRefusalMapsNameTexts(t *testing.T) {
+	keys := map[string]bool{}
+	for _, k := range catalogKeys(t) {
+		keys[k] = true
+	}
+	for _, rs := range []refusals{moveRefusals, resignRefusals, offerDrawRefusals, answerDrawRefusals,
+		acceptRefusals, joinRefusals, declineRefusals, withdrawRefusals, rematchRefusals} {
+		for _, r := range rs {
+			if !keys[r.key] {
+				t.Errorf("the refusal of %v is %q, which the catalog does not have", r.err, r.key)
+			}
+		}
+	}
+}

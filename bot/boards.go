@@ -15,7 +15,7 @@ import (
 // an answer has gone out: it edits boards, deletes the boards that newer
 // ones replaced, pings players, puts pictures on big boards (picture.go),
 // and reaches a board through its channel once its token has expired
-// (correspondence.go). All of it runs in the background, on the runner.
+// (see doc.go). All of it runs in the background, on the runner.
 // What must be remembered with a game (a board's message id, a ping's id)
 // it hands to keeper; it never locks a channel or saves by itself. It is
 // safe for concurrent use.
@@ -176,7 +176,7 @@ func (bs *boards) deleteBoard(m *match) {
 
 // editBoard edits, in the background, the board message of m with v:
 // through its token while Discord accepts it (a board bigger than
-// pictureAbove may then be a picture: editBigBoard), and after that
+// pictureAbove may then be a picture: pictures.editBoard), and after that
 // through the channel when the bot knows the message (a correspondence
 // game's board). Otherwise the old message keeps its buttons, whose clicks
 // are refused as out of date.

@@ -10,7 +10,7 @@ type followUps struct {
 	// its message is deleted, or keeps its final position (boards.retire).
 	retire *match
 	// picture puts the picture of shown's board on its message
-	// (boards.pictureLater).
+	// (pictures.later).
 	picture bool
 	// lookup learns the id of shown's board message, drawn as a new
 	// message, if the game will need it (boards.lookupLater).

@@ -24,7 +24,7 @@ const (
 // with its own token (an app installed by a user, not by the server).
 // MaxTurnTimeout is the longest turn a server may set with /ttt config:
 // correspondence games, whose boards the bot reaches through the channel
-// once their token has expired (correspondence.go).
+// once their token has expired (see doc.go).
 const (
 	MinTimeout     = time.Second
 	MaxTimeout     = 14 * time.Minute

@@ -21,8 +21,8 @@ const (
 	historySize     = 10
 )
 
-// whom returns the user named by the option user of sub, or the invoker.
-func whom(req *request) (*discordgo.User, error) {
+// pickUser returns the user named by the option user of sub, or the invoker.
+func pickUser(req *request) (*discordgo.User, error) {
 	data := req.commandData()
 	sub, err := subcommand(data)
 	if err != nil {
@@ -36,7 +36,7 @@ func whom(req *request) (*discordgo.User, error) {
 }
 
 func (b *Bot) stats(ctx context.Context, req *request) error {
-	u, err := whom(req)
+	u, err := pickUser(req)
 	if err != nil {
 		return err
 	}
@@ -181,7 +181,7 @@ func computerLeaderboard(ctx context.Context, store Store, selfID string, l *i18
 }
 
 func (b *Bot) history(ctx context.Context, req *request) error {
-	u, err := whom(req)
+	u, err := pickUser(req)
 	if err != nil {
 		return err
 	}

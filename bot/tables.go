@@ -16,7 +16,7 @@ import (
 
 // tables holds each channel's game through time: the registry of channels
 // and their locks, loading from the store, versioned saves and taking a
-// change back, the turn timers and sweeps (timers.go), and challenges that
+// change back, the turn timers and sweeps, and challenges that
 // expire. It draws no message: what a change means on Discord it tells
 // upkeep. It is safe for concurrent use.
 type tables struct {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/tttbot/tttbot/i18n"
-	"github.com/tttbot/tttbot/table"
+	"github.com/tttbot/tttbot/store"
 )
 
 // boards keeps the bot's messages on Discord in line with the games once
@@ -35,7 +35,7 @@ type boards struct {
 type keeper interface {
 	// keepBoard keeps msg as the message of bd, the board of game gameID
 	// in channelID, unless a newer board replaced it.
-	keepBoard(ctx context.Context, channelID, gameID string, bd table.Board, msg *discordgo.Message)
+	keepBoard(ctx context.Context, channelID, gameID string, bd store.Board, msg *discordgo.Message)
 	// keepPing keeps id as the ping of next's turn and returns the pings
 	// to delete now.
 	keepPing(ctx context.Context, next *match, id string) []pingRef
@@ -208,13 +208,13 @@ func (bs *boards) boardRef(m *match) *discordgo.Interaction {
 }
 
 // tokenGood says whether the bot still edits bd through its token.
-func (bs *boards) tokenGood(bd table.Board) bool { return bs.now().Sub(bd.At) <= tokenLife }
+func (bs *boards) tokenGood(bd store.Board) bool { return bs.now().Sub(bd.At) <= tokenLife }
 
 // Correspondence games: reaching a board through its channel once its
 // token has expired, and pinging players (see doc.go).
 
 // editInChannel edits the message of bd to show v, with the bot token.
-func (bs *boards) editInChannel(ctx context.Context, bd table.Board, v view) error {
+func (bs *boards) editInChannel(ctx context.Context, bd store.Board, v view) error {
 	comps := v.buttons()
 	_, err := bs.dc.ChannelMessageEditComplex(&discordgo.MessageEdit{
 		Channel: bd.ChannelID, ID: bd.MessageID,
@@ -235,7 +235,7 @@ const (
 // gameID in channelID drawn as a new message, if the game needs it: its
 // player to move loses at deadline, after bd's token has expired (as in
 // outlivesToken), and the token is still good to ask with.
-func (bs *boards) lookupLater(channelID, gameID string, bd table.Board, deadline time.Time) {
+func (bs *boards) lookupLater(channelID, gameID string, bd store.Board, deadline time.Time) {
 	if bd.MessageID != "" || bd.Token == "" || deadline.Sub(bd.At) <= tokenLife || !bs.tokenGood(bd) {
 		return
 	}
@@ -247,7 +247,7 @@ func (bs *boards) lookupLater(channelID, gameID string, bd table.Board, deadline
 // id with the game, unless a newer board replaced it meanwhile. A failed read is
 // tried again while the token is good; after that, the board stays as it
 // is once its token has expired.
-func (bs *boards) lookupBoard(channelID, gameID string, bd table.Board) {
+func (bs *boards) lookupBoard(channelID, gameID string, bd store.Board) {
 	ctx, cancel := context.WithTimeout(context.Background(), editWithin)
 	defer cancel()
 	msg, err := bs.dc.InteractionResponse(&discordgo.Interaction{AppID: bd.AppID, Token: bd.Token}, discordgo.WithContext(ctx))

@@ -7,7 +7,6 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/tttbot/tttbot/store"
-	"github.com/tttbot/tttbot/table"
 )
 
 // Committing a change: save it (versioned, durable), answer, and keep it or
@@ -59,7 +58,7 @@ func (b *Bot) commit(ctx context.Context, req *request, ch *channel, next *match
 func (b *Bot) postBoard(ctx context.Context, req *request, ch *channel, next *match, notify, pic bool) (followUps, error) {
 	old := ch.match
 	next.Serial++
-	next.Board = table.Board{AppID: req.AppID, Token: req.Token, At: b.cfg.Now()}
+	next.Board = store.Board{AppID: req.AppID, Token: req.Token, At: b.cfg.Now()}
 	next.locale = req.keptLocale(next.locale)
 	v := renderMatch(b.texts.For(next.locale), next.Match)
 	if !notify {

@@ -48,7 +48,7 @@
 // other way, posting a fresh board and retiring the old one, would post a
 // new message at every timeout and still need the old one's id to retire
 // it. So a game keeps its board's channel and message id with it
-// (table.Board, stored). A click brings the id for free: a component
+// (match.Board, stored). A click brings the id for free: a component
 // interaction carries the message it is on, which UPDATE_MESSAGE redraws.
 // A board drawn as a new message (a slash command, Rematch) has its id
 // read from Discord (GET @original) lookupAfter after the answer, while

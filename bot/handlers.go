@@ -167,7 +167,7 @@ func (b *Bot) openChallenge(ctx context.Context, req *request, ch *channel, c *t
 	// Stored before it is shown, so that every process sharing the
 	// database can answer its buttons.
 	locale := req.newLocale()
-	sc := storedChallenge(c, req.GuildID, req.ChannelID, table.Board{AppID: req.AppID, Token: req.Token, At: b.cfg.Now()}, locale)
+	sc := storedChallenge(c, req.GuildID, req.ChannelID, store.Board{AppID: req.AppID, Token: req.Token, At: b.cfg.Now()}, locale)
 	if err := b.store.OpenChallenge(ctx, sc); err != nil {
 		if !errors.Is(err, store.ErrConflict) {
 			return false, fmt.Errorf("store the challenge: %w", err)
@@ -279,7 +279,7 @@ func (b *Bot) playClick(ctx context.Context, req *request, ch *channel, r route,
 		return followUps{}, moveRefusals.of(err, moveData(m, r.row, r.col))
 	}
 	// The click's token edits the same message, and is fresher.
-	next.Board = table.Board{AppID: req.AppID, Token: req.Token, At: b.cfg.Now()}
+	next.Board = store.Board{AppID: req.AppID, Token: req.Token, At: b.cfg.Now()}
 	adoptClickedMessage(req, next, m.Board.MessageID != "")
 	next.locale = req.keptLocale(next.locale)
 	v := renderMatch(b.texts.For(next.locale), next.Match)
@@ -456,7 +456,7 @@ func (b *Bot) accept(ctx context.Context, req *request, r route) error {
 	}
 	// The challenge message becomes the board, in its language.
 	m := &match{Match: tm, locale: req.keptLocale(c.locale)}
-	m.Serial, m.Board = 1, table.Board{AppID: req.AppID, Token: req.Token, At: b.cfg.Now()}
+	m.Serial, m.Board = 1, store.Board{AppID: req.AppID, Token: req.Token, At: b.cfg.Now()}
 	adoptClickedMessage(req, m, false)
 	v := renderMatch(b.texts.For(m.locale), m.Match)
 	old := ch.match
@@ -467,7 +467,7 @@ func (b *Bot) accept(ctx context.Context, req *request, r route) error {
 	case rejected(err):
 		// Nobody saw the game start: the challenge is open again.
 		if rerr := b.store.OpenChallenge(context.WithoutCancel(ctx), storedChallenge(c.Challenge, req.GuildID, req.ChannelID,
-			table.Board{AppID: c.msg.AppID, Token: c.msg.Token}, c.locale)); rerr != nil {
+			store.Board{AppID: c.msg.AppID, Token: c.msg.Token}, c.locale)); rerr != nil {
 			b.log.Warn("could not reopen a challenge whose acceptance nobody saw", "channel", req.ChannelID, "err", rerr)
 		}
 	case ch.match == nil || ch.match.ID != m.ID:

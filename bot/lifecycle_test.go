@@ -340,7 +340,7 @@ const buttonChannel = "345626669114982999"
 func openTestChallenge(t *testing.T, b *Bot) *openChallenge {
 	t.Helper()
 	c := &table.Challenge{ID: newID(), From: "2", To: mason, Size: 3, Win: 3, Expires: time.Now().Add(time.Minute)}
-	if err := b.store.OpenChallenge(context.Background(), storedChallenge(c, "", buttonChannel, table.Board{AppID: "app", Token: "challenge-token", At: time.Now()}, "")); err != nil {
+	if err := b.store.OpenChallenge(context.Background(), storedChallenge(c, "", buttonChannel, store.Board{AppID: "app", Token: "challenge-token", At: time.Now()}, "")); err != nil {
 		t.Fatal(err)
 	}
 	tb, err := b.tables.lock(context.Background(), buttonChannel, false) // loads it

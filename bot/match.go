@@ -11,18 +11,26 @@ import (
 )
 
 // A match is a channel's game as the bot holds it, and as the store keeps
-// it: the table's match, the Discord locale its public messages speak
-// ("": English), and the id of the message that last pinged its player to
+// it: the table's match; the message its board is drawn on (Board: the
+// interaction that drew it, and once known the message's channel and id);
+// the store's version it was loaded or saved at (Version, 0: never saved),
+// which the store checks; the Discord locale its public messages speak
+// ("": English); and the id of the message that last pinged its player to
 // move (a correspondence game's "your move" reply to the board, deleted
 // once that move is made; "" if none).
 type match struct {
 	*table.Match
-	locale string
-	ping   string
+	Board   store.Board
+	Version int64
+	locale  string
+	ping    string
 }
 
-// Clone returns a deep copy, in the same locale, with the same ping.
-func (m *match) Clone() *match { return &match{Match: m.Match.Clone(), locale: m.locale, ping: m.ping} }
+// Clone returns a deep copy, on the same board, at the same version, in
+// the same locale, with the same ping.
+func (m *match) Clone() *match {
+	return &match{Match: m.Match.Clone(), Board: m.Board, Version: m.Version, locale: m.locale, ping: m.ping}
+}
 
 // toStored is m as the store keeps it.
 func toStored(m *match) *store.Game {
@@ -40,9 +48,8 @@ func toStored(m *match) *store.Game {
 		Size: m.Judge.Size(), Win: m.Judge.WinLength(), First: m.Judge.First(),
 		Moves: moves, End: m.End, Loser: m.Loser, StoppedBy: m.StoppedBy, DrawOffer: m.DrawOffer,
 		StartedAt: m.StartedAt, EndedAt: m.EndedAt, Deadline: m.Deadline,
-		Serial: m.Serial,
-		Board: store.Board{AppID: m.Board.AppID, Token: m.Board.Token, At: m.Board.At,
-			ChannelID: m.Board.ChannelID, MessageID: m.Board.MessageID},
+		Serial:  m.Serial,
+		Board:   m.Board,
 		Ping:    m.ping,
 		Locale:  m.locale,
 		Version: m.Version,
@@ -88,20 +95,13 @@ func fromStored(g *store.Game) (*match, error) {
 		Judge: judge, Times: times,
 		End: g.End, Loser: g.Loser, StoppedBy: g.StoppedBy, DrawOffer: g.DrawOffer,
 		StartedAt: g.StartedAt, EndedAt: g.EndedAt, Deadline: g.Deadline,
-		Serial:  g.Serial,
-		Board:   boardOf(g.Board),
-		Version: g.Version,
-	}, locale: g.Locale, ping: g.Ping}, nil
-}
-
-// boardOf is the board message that the store keeps as sb.
-func boardOf(sb store.Board) table.Board {
-	return table.Board{AppID: sb.AppID, Token: sb.Token, At: sb.At, ChannelID: sb.ChannelID, MessageID: sb.MessageID}
+		Serial: g.Serial,
+	}, Board: g.Board, Version: g.Version, locale: g.Locale, ping: g.Ping}, nil
 }
 
 // storedChallenge is c, shown on msg in the Discord locale locale, as the
 // store keeps it.
-func storedChallenge(c *table.Challenge, guildID, channelID string, msg table.Board, locale string) *store.Challenge {
+func storedChallenge(c *table.Challenge, guildID, channelID string, msg store.Board, locale string) *store.Challenge {
 	return &store.Challenge{ID: c.ID, GuildID: guildID, ChannelID: channelID, From: c.From, To: c.To, Size: c.Size, Win: c.Win,
 		Expires: c.Expires, Message: store.Board{AppID: msg.AppID, Token: msg.Token, At: msg.At}, Locale: locale}
 }

@@ -91,7 +91,7 @@ func TestExpiringChallengesUseBoundedGoroutines(t *testing.T) {
 	// and waits again.
 	for i := range n {
 		c := &table.Challenge{ID: newID(), From: mason, Size: 3, Win: 3, Expires: clk.now().Add(200 * time.Millisecond)}
-		sc := storedChallenge(c, fixtureGuild, fmt.Sprint("ch", i), table.Board{AppID: "app", Token: fmt.Sprint("tok", i), At: clk.now()}, "")
+		sc := storedChallenge(c, fixtureGuild, fmt.Sprint("ch", i), store.Board{AppID: "app", Token: fmt.Sprint("tok", i), At: clk.now()}, "")
 		if err := st.OpenChallenge(ctx, sc); err != nil {
 			t.Fatal(err)
 		}

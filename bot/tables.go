@@ -44,7 +44,7 @@ type upkeep interface {
 	// lookupLater learns, if the game needs it, the message of bd, the
 	// board of game gameID in channelID whose player to move loses at
 	// deadline.
-	lookupLater(channelID, gameID string, bd table.Board, deadline time.Time)
+	lookupLater(channelID, gameID string, bd store.Board, deadline time.Time)
 }
 
 // put stores m, versioned; on success m.Version is the new version.
@@ -300,7 +300,7 @@ func (t *tables) claim(ctx context.Context, ch *channel, c *openChallenge) error
 
 // keepBoard keeps msg, read from Discord, as the message of bd, the board
 // of game gameID in channelID, unless a newer board replaced it meanwhile.
-func (t *tables) keepBoard(ctx context.Context, channelID, gameID string, bd table.Board, msg *discordgo.Message) {
+func (t *tables) keepBoard(ctx context.Context, channelID, gameID string, bd store.Board, msg *discordgo.Message) {
 	ch, err := t.lock(ctx, channelID, false)
 	if err != nil {
 		t.log.Warn("could not keep a board message", "channel", channelID, "err", err)
@@ -538,7 +538,7 @@ func (t *tables) sweep(ctx context.Context) error {
 				t.armTurn(ch, g.Deadline)
 			}
 			t.channels.unlock(ch)
-			t.upkeep.lookupLater(g.ChannelID, g.ID, boardOf(g.Board), g.Deadline)
+			t.upkeep.lookupLater(g.ChannelID, g.ID, g.Board, g.Deadline)
 		default:
 			if err := t.catchUp(ctx, g.ChannelID); err != nil { // loading ends it
 				return err

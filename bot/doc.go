@@ -11,7 +11,7 @@
 // by the custom_id of a button (route.go), and calls its handler from one
 // registration table beside the command schema (commands.go). A handler
 // (handlers.go) reads top to bottom: it locks the channel with its game
-// (tables), lets package table decide on a clone, commits (commit.go: a
+// (tables), lets package table decide on a clone, commits (a
 // versioned save, durable before anyone is answered, then the answer),
 // and returns what follows on Discord as data (followUps), which boards
 // queues before the channel is unlocked and sends in the background.

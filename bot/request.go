@@ -35,8 +35,8 @@ type request struct {
 	answerTook time.Duration
 }
 
-// A handler answers one kind of interaction. It answers through Bot.respond
-// or Bot.say; if it returns an error instead, the router answers for it.
+// A handler answers one kind of interaction. It answers through req.respond
+// or req.say; if it returns an error instead, the router answers for it.
 type handler func(ctx context.Context, req *request) error
 
 // A userError is a refusal meant for the user: a text in plain words,

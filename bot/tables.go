@@ -435,11 +435,8 @@ func (t *tables) timeOut(ctx context.Context, ch *channel) bool {
 	return true
 }
 
-// restore ends the games whose time ran out while the bot was away and
-// restarts the turn timers of the others. Then, every sweepEvery, it ends
-// the games whose time ran out without a timer here: games another process
-// was timing when it stopped. Whichever process saves the timeout first
-// wins; the others find the game over.
+// restore does what Bot.Restore says: a sweep now, and one every
+// sweepEvery.
 func (t *tables) restore(ctx context.Context) error {
 	if err := t.sweep(ctx); err != nil {
 		return err

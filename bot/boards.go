@@ -36,9 +36,9 @@ type keeper interface {
 	// keepBoard keeps msg as the message of bd, the board of game gameID
 	// in channelID, unless a newer board replaced it.
 	keepBoard(ctx context.Context, channelID, gameID string, bd store.Board, msg *discordgo.Message)
-	// keepPing keeps id as the ping of next's turn and returns the pings
-	// to delete now.
-	keepPing(ctx context.Context, next *match, id string) []pingRef
+	// keepPing keeps id as the ping of next's turn, says whether it did,
+	// and returns the pings to delete now.
+	keepPing(ctx context.Context, next *match, id string) (kept bool, del []pingRef)
 }
 
 // followUp queues fu, what a kept change leaves to do on Discord, and
@@ -299,8 +299,12 @@ func (bs *boards) pingMover(clicker string, next *match) {
 // next, with the game, so that the change that ends the turn deletes it,
 // and deletes the pings that keeper says have served.
 func (bs *boards) keepPing(ctx context.Context, next *match, id string) {
-	for _, p := range bs.keeper.keepPing(ctx, next, id) {
+	kept, del := bs.keeper.keepPing(ctx, next, id)
+	for _, p := range del {
 		bs.deletePing(p.channelID, p.id)
+	}
+	if kept {
+		bs.log.Debug("ping kept", "channel", next.ChannelID, "ping", id)
 	}
 }
 

@@ -324,36 +324,36 @@ func (t *tables) keepBoard(ctx context.Context, channelID, gameID string, bd sto
 }
 
 // keepPing stores id, the ping just posted for the turn of next, with the
-// game, so that the change that ends the turn deletes it, and returns the
-// pings to delete now: this one if that change came first (here or in
-// another process), or the one it replaces (one ping per turn).
-func (t *tables) keepPing(ctx context.Context, next *match, id string) []pingRef {
+// game, so that the change that ends the turn deletes it; it says whether
+// it did, and returns the pings to delete now: this one if that change
+// came first (here or in another process), or the one it replaces (one
+// ping per turn).
+func (t *tables) keepPing(ctx context.Context, next *match, id string) (kept bool, del []pingRef) {
 	this := pingRef{next.Board.ChannelID, id}
 	ch, err := t.lock(ctx, next.ChannelID, false)
 	if err != nil {
 		t.log.Warn("could not keep a ping", "channel", next.ChannelID, "err", err)
-		return nil
+		return false, nil
 	}
 	defer t.unlock(ch)
 	m := ch.match
 	if m == nil || !sameTurn(next, m) {
-		return []pingRef{this}
+		return false, []pingRef{this}
 	}
-	kept := m.Clone()
-	kept.ping = id
-	if err := t.put(ctx, kept); err != nil {
+	with := m.Clone()
+	with.ping = id
+	if err := t.put(ctx, with); err != nil {
 		// Most likely a conflict: another process changed the game since
 		// the lock read it, with the move this ping asks for. A ping the
 		// game cannot keep would stay for good: it goes now.
 		t.log.Warn("could not keep a ping; deleting it", "channel", next.ChannelID, "err", err)
-		return []pingRef{this}
+		return false, []pingRef{this}
 	}
-	ch.match = kept
-	t.log.Debug("ping kept", "channel", next.ChannelID, "ping", id)
+	ch.match = with
 	if m.ping != "" && m.ping != id {
-		return []pingRef{{m.Board.ChannelID, m.ping}} // one ping per turn
+		return true, []pingRef{{m.Board.ChannelID, m.ping}} // one ping per turn
 	}
-	return nil
+	return true, nil
 }
 
 // stopTimers stops every timer of this process, for shutdown: challenges

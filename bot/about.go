@@ -62,7 +62,7 @@ func (b *Bot) about(ctx context.Context, req *request) error {
 			latency = strconv.FormatInt(d.Milliseconds(), 10) + " ms"
 		}
 	}
-	return b.say(ctx, req, l.T("about.text", map[string]any{
+	return req.say(ctx, l.T("about.text", map[string]any{
 		"Version": b.cfg.About.Version, "Started": b.started.Unix(),
 		"Servers": servers, "Games": games, "Latency": latency,
 		"Invite": InviteURL(req.AppID), "UserInvite": UserInstallURL(req.AppID), "Source": Source,

@@ -82,7 +82,7 @@ func benchmarkStoredMove(b *testing.B, st Store) {
 	newGame := func(c int) {
 		m, err := table.Start(bot.cfg.Table, newID(), table.Setup{ChannelID: moves[c][0].ChannelID, Players: players, Size: n, Win: n, First: game.X}, time.Now())
 		if err == nil {
-			err = bot.save(context.Background(), &match{Match: m})
+			err = bot.tables.put(context.Background(), &match{Match: m})
 		}
 		if err != nil {
 			b.Fatal(err)

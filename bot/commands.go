@@ -7,20 +7,6 @@ import (
 	"github.com/tttbot/tttbot/game"
 )
 
-// Board sizes and win lengths a player may ask for.
-//
-// MaxSize is 10 because a board line is one label and n cells, and eleven
-// emoji is what a phone shows on one line without wrapping; it is also the
-// last size whose labels are single keycaps (1️⃣ … 🔟). MaxButtonSize is 5
-// because a message holds at most 5 action rows of 5 buttons.
-const (
-	MinSize       = 3
-	MaxSize       = 10
-	DefaultSize   = 3
-	MinWin        = 3
-	MaxButtonSize = 5
-)
-
 // Commands returns the /ttt command with its subcommands, as registered with
 // Discord by one bulk overwrite. Discord checks the ranges it declares; the
 // handlers check them again, because a stale client or a hand-made request
@@ -134,4 +120,33 @@ func Commands() []*discordgo.ApplicationCommand {
 			),
 		},
 	}}
+}
+
+// newRoutes is the registration table: the handler of each /ttt
+// subcommand of Commands, and of each button action (route.go).
+func newRoutes(b *Bot) routes {
+	return routes{
+		commands: map[string]handler{
+			"start":       b.start,
+			"move":        b.moveCommand,
+			"board":       b.boardCommand,
+			"resign":      b.resign,
+			"stop":        b.stop,
+			"help":        b.help,
+			"draw":        b.offerDraw,
+			"about":       b.about,
+			"stats":       b.stats,
+			"leaderboard": b.leaderboard,
+			"history":     b.history,
+			"config":      b.config,
+		},
+		buttons: map[string]clickHandler{
+			actMove:    b.moveButton,
+			actAccept:  b.accept,
+			actDecline: b.decline,
+			actRematch: b.rematch,
+			actDrawYes: b.answerDraw,
+			actDrawNo:  b.answerDraw,
+		},
+	}
 }

@@ -191,7 +191,7 @@ func TestCommandsNamesAndTranslations(t *testing.T) {
 	for _, sub := range ttt.Options {
 		key := "command.ttt." + sub.Name
 		check(key, sub.Name, en.T(key+".name", nil), sub.NameLocalizations, sub.DescriptionLocalizations)
-		if b.commands[sub.Name] == nil {
+		if b.routes.commands[sub.Name] == nil {
 			t.Errorf("/ttt %s has no handler", sub.Name)
 		}
 		for _, o := range sub.Options {

@@ -22,17 +22,6 @@ import (
 // mentions; stop_role_clear:true removes the stop role; reset:true goes
 // back to the defaults, and the other options given with it apply after.
 
-// Limits of the options of /ttt config besides MinTimeout, MaxTurnTimeout
-// (turn_timeout), MaxTimeout (challenge_timeout: a challenge message is
-// edited through its token), MinSize, MinWin and MaxSize. A challenge
-// waits at least MinChallengeTimeout, long enough to be seen. maxChannels
-// keeps the summary, which names the channels before and after a change,
-// well within Discord's 2000 characters.
-const (
-	MinChallengeTimeout = 10 * time.Second
-	maxChannels         = 10
-)
-
 // canConfigure says whether the member may use /ttt config: Manage Server
 // or Administrator, in the permissions Discord computed for them in this
 // channel (the interaction's member.permissions).
@@ -87,8 +76,8 @@ func (b *Bot) config(ctx context.Context, req *request) error {
 	case len(changed) == 0:
 		header = "config.unchanged"
 	default:
-		next.UpdatedBy, next.UpdatedAt = req.user.ID, b.now()
-		if err := b.saveSettings(ctx, next); err != nil {
+		next.UpdatedBy, next.UpdatedAt = req.user.ID, b.cfg.Now()
+		if err := b.settings.save(ctx, next); err != nil {
 			return err
 		}
 		header = "config.saved"
@@ -96,7 +85,7 @@ func (b *Bot) config(ctx context.Context, req *request) error {
 			header = "config.reset"
 		}
 	}
-	return b.say(ctx, req, b.renderSettings(req.lang, header, next, cur, changed))
+	return req.say(ctx, b.settings.summary(req.lang, header, next, cur, changed))
 }
 
 // configChange is what the options of one /ttt config ask for: each field
@@ -334,15 +323,15 @@ func changedSettings(a, b store.Settings) []string {
 	return out
 }
 
-// settingValue writes the setting name of s as it applies, in l's
+// value writes the setting name of s as it applies, in l's
 // language, and says whether it is the bot's default.
-func (b *Bot) settingValue(l *i18n.Localizer, s store.Settings, name string) (value string, isDefault bool) {
-	cfg := b.tableConfig(s)
+func (st *settings) value(l *i18n.Localizer, s store.Settings, name string) (value string, isDefault bool) {
+	cfg := st.tableConfig(s)
 	switch name {
 	case "turn_timeout":
-		return humanDuration(l, cfg.TurnTimeout), cfg.TurnTimeout == b.cfg.Table.TurnTimeout
+		return humanDuration(l, cfg.TurnTimeout), cfg.TurnTimeout == st.table.TurnTimeout
 	case "challenge_timeout":
-		return humanDuration(l, cfg.ChallengeTimeout), cfg.ChallengeTimeout == b.cfg.Table.ChallengeTimeout
+		return humanDuration(l, cfg.ChallengeTimeout), cfg.ChallengeTimeout == st.table.ChallengeTimeout
 	case "size":
 		n := defaultSize(s)
 		return fmt.Sprintf("%d×%d", n, n), n == DefaultSize
@@ -377,26 +366,26 @@ func yesNo(l *i18n.Localizer, on bool) (value string, isDefault bool) {
 	return l.T("config.value.no", nil), true
 }
 
-// renderSettings writes the summary of s in l's language under the
+// summary writes the summary of s in l's language under the
 // catalog's text header: a line per setting with its value and whether it
 // is the default, the settings named in changed marked with their value in
 // prev, then who changed them last and how to change them.
-func (b *Bot) renderSettings(l *i18n.Localizer, header string, s, prev store.Settings, changed []string) string {
+func (st *settings) summary(l *i18n.Localizer, header string, s, prev store.Settings, changed []string) string {
 	lines := []string{l.T(header, nil)}
 	for _, name := range configSettings {
-		value, isDefault := b.settingValue(l, s, name)
+		value, isDefault := st.value(l, s, name)
 		data := map[string]any{"Setting": l.T("config.setting."+name, nil), "Value": value}
 		key := "config.line"
 		if slices.Contains(changed, name) {
 			key += "_changed"
-			data["Old"], _ = b.settingValue(l, prev, name)
+			data["Old"], _ = st.value(l, prev, name)
 		}
 		if isDefault {
 			key += "_default"
 		}
 		lines = append(lines, l.T(key, data))
 	}
-	if b.tableConfig(s).TurnTimeout > MaxTimeout {
+	if st.tableConfig(s).TurnTimeout > MaxTimeout {
 		// Not in every channel, nor for every install (rulesFor).
 		lines = append(lines, l.T("config.turn_timeout_long", map[string]any{"Max": humanDuration(l, MaxTimeout)}))
 	}

@@ -345,7 +345,7 @@ func TestConfigSummaryFitsEveryLanguage(t *testing.T) {
 	for _, lang := range []string{"en-US", "de", "es-ES", "fr", "ja", "pt-BR", "ru", "zh-CN"} {
 		l := c.For(lang)
 		for _, header := range []string{"config.saved", "config.reset"} {
-			s := b.renderSettings(l, header, next, prev, changed)
+			s := b.settings.summary(l, header, next, prev, changed)
 			if n := utf8.RuneCountInString(s); n > 2000 {
 				t.Errorf("%s: the longest summary is %d characters; want at most 2000", lang, n)
 			}

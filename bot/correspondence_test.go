@@ -116,9 +116,9 @@ func TestCorrespondenceTimeoutEditsThroughChannel(t *testing.T) {
 	if got, want := m.Deadline.Sub(clk.now()).Round(time.Millisecond), 20*time.Hour; got != want { // the store keeps microseconds
 		t.Errorf("the first turn lasts %v; want %v", got, want)
 	}
-	b.bg.Wait() // Mason's ping is kept with the game
+	b.run.bg.Wait() // Mason's ping is kept with the game
 	clk.advance(20*time.Hour + time.Second)
-	b.turnTimedOut(fixtureChannel) // what the turn timer does when it fires
+	b.tables.turnTimedOut(fixtureChannel) // what the turn timer does when it fires
 	b.Close()
 
 	rec.mu.Lock()
@@ -155,13 +155,13 @@ func TestCorrespondenceSlashBoardIsLookedUp(t *testing.T) {
 		t.Fatalf("board message %q known before anyone asked", m.Board.MessageID)
 	}
 	clk.advance(lookupAfter)
-	b.lookupBoard(fixtureChannel, m.ID, m.Board) // what the lookup timer does
+	b.boards.lookupBoard(fixtureChannel, m.ID, m.Board) // what the lookup timer does
 	m = current(t, b)
 	if want := "m-" + start.Token; m.Board.MessageID != want || m.Board.ChannelID != fixtureChannel {
 		t.Fatalf("board message %s/%s after the lookup; want %s/%s", m.Board.ChannelID, m.Board.MessageID, fixtureChannel, want)
 	}
 	clk.advance(20 * time.Hour)
-	b.turnTimedOut(fixtureChannel)
+	b.tables.turnTimedOut(fixtureChannel)
 	b.Close()
 
 	rec.mu.Lock()
@@ -237,13 +237,13 @@ func TestCorrespondencePingLivesOneTurn(t *testing.T) {
 	b, rec, _ := corrBot(t, 20*time.Hour)
 	ctx := context.Background()
 	m := challengeAccepted(t, b, rec) // Mason is pinged: sent-1
-	b.bg.Wait()
+	b.run.bg.Wait()
 	if got := current(t, b).ping; got != "sent-1" {
 		t.Fatalf("the game keeps ping %q; want Mason's, sent-1", got)
 	}
 	b.serveIC(ctx, click(t, mason, cell(m, 1, 1))) // bob is pinged: sent-2
-	b.bg.Wait()
-	b.keepPing(ctx, m, "late") // one more ping for Mason's turn, too late
+	b.run.bg.Wait()
+	b.boards.keepPing(ctx, m, "late") // one more ping for Mason's turn, too late
 	b.Close()
 	if got := current(t, b).ping; got != "sent-2" {
 		t.Errorf("the game keeps ping %q; want bob's, sent-2", got)
@@ -270,7 +270,7 @@ func TestShortGameMakesNoExtraCall(t *testing.T) {
 		t.Errorf("board message %s/%s kept; want none in a short game", m.Board.ChannelID, m.Board.MessageID)
 	}
 	clk.advance(b.cfg.Table.TurnTimeout + time.Second)
-	b.turnTimedOut(fixtureChannel)
+	b.tables.turnTimedOut(fixtureChannel)
 	b.Close()
 
 	rec.mu.Lock()
@@ -383,9 +383,9 @@ func TestCorrespondenceDeadlineSurvivesRestart(t *testing.T) {
 	if err := b.Restore(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	ch := mustLock(t, &b.channels, fixtureChannel)
+	ch := mustLock(t, &b.tables.channels, fixtureChannel)
 	armed := ch.turnTimer != nil && ch.turnAt.Equal(m.Deadline)
-	b.channels.unlock(ch)
+	b.tables.channels.unlock(ch)
 	if !armed {
 		t.Errorf("after the restart the turn timer is not armed on the deadline %v", m.Deadline)
 	}
@@ -393,7 +393,7 @@ func TestCorrespondenceDeadlineSurvivesRestart(t *testing.T) {
 		t.Fatalf("the game ended at the restart, an hour before its deadline: %v", g.End)
 	}
 	clk.advance(time.Hour + time.Second)
-	b.turnTimedOut(fixtureChannel)
+	b.tables.turnTimedOut(fixtureChannel)
 	b.Close()
 	if g := current(t, b); g.End != game.EndTimeout || g.Loser != game.X {
 		t.Errorf("after the deadline the game ended %v, loser %v; want a timeout lost by X", g.End, g.Loser)

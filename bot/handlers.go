@@ -14,22 +14,27 @@ import (
 	"github.com/tttbot/tttbot/table"
 )
 
-// Every game handler follows one pattern: lock the channel (which loads its
-// game from the store, or for a move may use the copy in memory: see
-// Bot.play), let the table decide on a clone, then commit: save
-// the clone (versioned, durable), answer, and unless the answer certainly
-// did not take effect, keep it and arm timers. A refusal changes nothing.
+// Every game handler reads top to bottom: decode the options (the router
+// parsed a click's custom_id), lock the channel with its game (tables.lock:
+// loaded from the store, or for a move perhaps the copy in memory), let
+// the table decide on a clone, then commit: save the clone (versioned,
+// durable), answer, and unless the answer certainly did not take effect,
+// keep it and arm timers. What follows on Discord (retire the old board,
+// draw the picture, ping) is returned as followUps, which boards.followUp
+// queues as the handler's last step under the lock (so that the edits of
+// one message keep the order in which they were decided) and sends in the
+// background. A refusal changes nothing.
 
 // help lists the commands, in the user's language: the catalog's help.*
 // texts, one line each, with the timeouts in force in the guild. It is an
 // embed: in some languages it is longer than a message's content may be.
 func (b *Bot) help(ctx context.Context, req *request) error {
-	tc, _, err := b.rulesFor(ctx, req)
+	tc, _, err := b.settings.rulesFor(ctx, req)
 	if err != nil {
 		return err
 	}
 	v := view{embeds: []*discordgo.MessageEmbed{{Description: helpText(req.lang, tc)}}}
-	return b.respond(ctx, req, discordgo.InteractionResponseChannelMessageWithSource, v, true)
+	return req.respond(ctx, discordgo.InteractionResponseChannelMessageWithSource, v, true)
 }
 
 // helpText is the text of /ttt help in l's language, with tc's timeouts.
@@ -63,30 +68,6 @@ func busy(ch *channel) error {
 	return nil
 }
 
-// players are the placeholders MarkX, PlayerX, MarkO and PlayerO of m.
-func players(m *table.Match) map[string]any {
-	return map[string]any{"MarkX": cellX, "PlayerX": mention(m.Players[game.X]), "MarkO": cellO, "PlayerO": mention(m.Players[game.O])}
-}
-
-// refusal turns the table's refusal of userID's move at row, col in m into
-// words; other errors pass through.
-func refusal(err error, m *match, row, col int) error {
-	switch {
-	case errors.Is(err, table.ErrOver):
-		return refuse("move.game_over", nil)
-	case errors.Is(err, table.ErrNotPlayer):
-		return refuse("move.not_player", players(m.Match))
-	case errors.Is(err, table.ErrNotYourTurn):
-		turn := m.Turn()
-		return refuse("move.not_your_turn", map[string]any{"Mark": mark(turn), "Player": mention(m.Players[turn])})
-	case errors.Is(err, table.ErrOutside):
-		return refuse("move.outside", map[string]any{"Row": row, "Col": col, "Size": m.Judge.Size()})
-	case errors.Is(err, table.ErrOccupied):
-		return refuse("move.occupied", map[string]any{"Row": row, "Col": col, "Empty": cellEmpty})
-	}
-	return err
-}
-
 // challenged names who c challenges: a mention, or for an open challenge
 // "anyone", in the language it is answered in.
 func challenged(c *table.Challenge) any {
@@ -96,13 +77,109 @@ func challenged(c *table.Challenge) any {
 	return mention(c.To)
 }
 
+// Committing a change: save it (versioned, durable), answer, and keep it or
+// take it back depending on what Discord did with the answer.
+
+// commit makes next the channel's game: it saves next, answers req with v
+// as an answer of type typ, and says whether next is now current, for what
+// follows from it. If the save fails, the game stays as it was and the user
+// is told; if another process saved first, the user sees the game as it is
+// now. If the answer certainly did not take effect, the change is undone.
+// If it may have been shown (a timeout, a lost reply), next stays and the
+// error is still returned: what players may see must be what the game is.
+func (b *Bot) commit(ctx context.Context, req *request, ch *channel, next *match, typ discordgo.InteractionResponseType, v view) (kept bool, err error) {
+	if err := b.tables.save(ctx, ch, next); err != nil {
+		if errors.Is(err, store.ErrConflict) {
+			if ch.cached {
+				return false, errStale
+			}
+			// Another process saved first: the game moved on, and the
+			// user sees how it stands now.
+			m, err := b.tables.reload(ctx, ch)
+			switch {
+			case err != nil:
+				return false, err
+			case m == nil:
+				return false, refuse("move.game_changed", nil)
+			case playedBy(m, req):
+				return false, b.replay(ctx, req, m)
+			}
+			// Only the user sees it: all of it in their language.
+			return false, req.say(ctx, req.lang.T("move.overtaken", nil)+"\n"+renderMatch(req.lang, m.Match).content)
+		}
+		return false, fmt.Errorf("save game: %w", err)
+	}
+	err = req.respond(ctx, typ, v, false)
+	if rejected(err) {
+		b.tables.undo(ch.match, next)
+		return false, err
+	}
+	b.tables.keep(ctx, ch, next)
+	return true, err // nil, or an answer that may have been shown
+}
+
+// postBoard answers req with next's board as a new message, which becomes
+// the current board, in the guild's language or else in next's; notify
+// pings the player to move; pic says that the board is to be a picture
+// (see pictured), which follows the answer. The message it replaces loses
+// its buttons.
+func (b *Bot) postBoard(ctx context.Context, req *request, ch *channel, next *match, notify, pic bool) (followUps, error) {
+	old := ch.match
+	next.Serial++
+	next.Board = store.Board{AppID: req.AppID, Token: req.Token, At: b.cfg.Now()}
+	next.locale = req.keptLocale(next.locale)
+	v := renderMatch(b.texts.For(next.locale), next.Match)
+	if !notify {
+		v.ping = ""
+	}
+	kept, err := b.commit(ctx, req, ch, next, discordgo.InteractionResponseChannelMessageWithSource, v)
+	if !kept {
+		return followUps{}, err
+	}
+	return followUps{shown: next, retire: old, picture: pic, lookup: true}, err
+}
+
+// adoptClickedMessage names, in next's board, the message that the click
+// req redraws as next's board, when next needs it: next outlives its
+// token, or the board before the click was known (so that a
+// correspondence game's final board can still be retired later).
+func adoptClickedMessage(req *request, next *match, known bool) {
+	if req.Message == nil || req.Message.ID == "" || !known && !outlivesToken(next) {
+		return
+	}
+	next.Board.ChannelID, next.Board.MessageID = req.ChannelID, req.Message.ID
+}
+
+// playedBy says whether m's board was drawn by req itself: another
+// process got the same interaction (Discord delivered it twice, to two
+// replicas) and saved what it asked for. Each interaction has a token of
+// its own, and the board a change draws keeps the token of the interaction
+// that drew it.
+func playedBy(m *match, req *request) bool {
+	return req.Token != "" && m.Board.Token == req.Token
+}
+
+// replay answers req, whose change m already holds, as the process that
+// made it did: with the board, which a click updates and a command posts.
+// Its player is not told "not your turn" or "someone was faster" about
+// their own move.
+func (b *Bot) replay(ctx context.Context, req *request, m *match) error {
+	b.log.Info("the interaction was already acted on by another process; answering with its board", "channel", req.ChannelID, "interaction", req.ID)
+	v := renderMatch(b.texts.For(m.locale), m.Match)
+	typ := discordgo.InteractionResponseChannelMessageWithSource
+	if req.Type == discordgo.InteractionMessageComponent {
+		typ = discordgo.InteractionResponseUpdateMessage
+	}
+	return req.respond(ctx, typ, v, false)
+}
+
 func (b *Bot) start(ctx context.Context, req *request) error {
 	data := req.commandData()
 	sub, err := subcommand(data)
 	if err != nil {
 		return err
 	}
-	tc, set, err := b.rulesFor(ctx, req)
+	tc, set, err := b.settings.rulesFor(ctx, req)
 	if err != nil {
 		return err
 	}
@@ -114,7 +191,7 @@ func (b *Bot) start(ctx context.Context, req *request) error {
 		return err
 	}
 	user := req.user
-	self := b.selfID()
+	self := b.self.id()
 	vsComputer := !so.open && (so.opponent == nil || so.opponent.ID == self)
 	if !vsComputer {
 		switch {
@@ -137,13 +214,13 @@ func (b *Bot) start(ctx context.Context, req *request) error {
 		if so.opponent != nil {
 			to = so.opponent.ID
 		}
-		c = table.NewChallenge(tc, newID(), user.ID, to, so.size, so.win, b.now())
+		c = table.NewChallenge(tc, newID(), user.ID, to, so.size, so.win, b.cfg.Now())
 	}
 	var undo func()
 	if c != nil {
-		undo, err = b.starts.begin(user.ID, b.now(), c.ID, c.Expires)
+		undo, err = b.starts.begin(user.ID, b.cfg.Now(), c.ID, c.Expires)
 	} else {
-		undo, err = b.starts.begin(user.ID, b.now(), "", time.Time{})
+		undo, err = b.starts.begin(user.ID, b.cfg.Now(), "", time.Time{})
 	}
 	if err != nil {
 		return err
@@ -155,58 +232,62 @@ func (b *Bot) start(ctx context.Context, req *request) error {
 		}
 	}()
 
-	ch, err := b.lock(ctx, req.ChannelID)
+	ch, err := b.tables.lock(ctx, req.ChannelID, false)
 	if err != nil {
 		return err
 	}
-	defer b.unlock(ch)
+	defer b.tables.unlock(ch)
 	if err := busy(ch); err != nil {
 		return err
 	}
-
-	if vsComputer {
-		m, err := table.Start(tc, newID(), table.Setup{
-			GuildID: req.GuildID, ChannelID: req.ChannelID,
-			Players: [3]string{game.X: user.ID, game.O: self}, Computer: game.O, Level: so.level,
-			Size: so.size, Win: so.win, First: game.X,
-		}, b.now())
-		if err != nil {
-			return err
-		}
-		err = b.postBoard(ctx, req, ch, &match{Match: m, locale: req.newLocale()}, true, pictured(set, m))
-		started = !rejected(err) && ch.match != nil && ch.match.ID == m.ID
+	if !vsComputer {
+		started, err = b.openChallenge(ctx, req, ch, c, tc)
 		return err
 	}
+	m, err := table.Start(tc, newID(), table.Setup{
+		GuildID: req.GuildID, ChannelID: req.ChannelID,
+		Players: [3]string{game.X: user.ID, game.O: self}, Computer: game.O, Level: so.level,
+		Size: so.size, Win: so.win, First: game.X,
+	}, b.cfg.Now())
+	if err != nil {
+		return err
+	}
+	fu, err := b.postBoard(ctx, req, ch, &match{Match: m, locale: req.newLocale()}, true, pictured(set, m))
+	started = !rejected(err) && ch.match != nil && ch.match.ID == m.ID
+	return b.boards.followUp(fu, err)
+}
 
+// openChallenge stores c, made by req, and answers with its message. It
+// says whether c is open: shown, or perhaps shown.
+func (b *Bot) openChallenge(ctx context.Context, req *request, ch *channel, c *table.Challenge, tc table.Config) (bool, error) {
 	// Stored before it is shown, so that every process sharing the
 	// database can answer its buttons.
 	locale := req.newLocale()
-	sc := storedChallenge(c, req.GuildID, req.ChannelID, table.Board{AppID: req.AppID, Token: req.Token, At: b.now()}, locale)
+	sc := storedChallenge(c, req.GuildID, req.ChannelID, store.Board{AppID: req.AppID, Token: req.Token, At: b.cfg.Now()}, locale)
 	if err := b.store.OpenChallenge(ctx, sc); err != nil {
 		if !errors.Is(err, store.ErrConflict) {
-			return fmt.Errorf("store the challenge: %w", err)
+			return false, fmt.Errorf("store the challenge: %w", err)
 		}
 		// Another process opened one first.
-		if err := b.load(ctx, ch); err != nil {
-			return err
+		if err := b.tables.load(ctx, ch); err != nil {
+			return false, err
 		}
 		if err := busy(ch); err != nil {
-			return err
+			return false, err
 		}
-		return refuse("start.race", nil)
+		return false, refuse("start.race", nil)
 	}
-	v := renderChallenge(b.lang(locale), c, challengeOpen, tc.ChallengeTimeout)
-	err = b.respond(ctx, req, discordgo.InteractionResponseChannelMessageWithSource, v, false)
+	v := renderChallenge(b.texts.For(locale), c, challengeOpen, tc.ChallengeTimeout)
+	err := req.respond(ctx, discordgo.InteractionResponseChannelMessageWithSource, v, false)
 	if rejected(err) {
 		if _, cerr := b.store.CloseChallenge(context.WithoutCancel(ctx), c.ID); cerr != nil {
 			b.log.Error("could not take back a challenge nobody saw", "channel", req.ChannelID, "err", cerr)
 		}
-		return err
+		return false, err
 	}
 	// Shown, or perhaps shown: the challenge is open either way.
-	started = true
-	b.syncChallenge(ctx, ch, sc)
-	return err
+	b.tables.syncChallenge(ctx, ch, sc)
+	return true, err
 }
 
 func (b *Bot) moveCommand(ctx context.Context, req *request) error {
@@ -218,62 +299,91 @@ func (b *Bot) moveCommand(ctx context.Context, req *request) error {
 	if err != nil {
 		return err
 	}
-	tc, set, err := b.rulesFor(ctx, req) // from memory, read at most once per settingsTTL
+	tc, set, err := b.settings.rulesFor(ctx, req) // from memory, read at most once per settingsTTL
 	if err != nil {
 		return err
 	}
-	return b.play(ctx, req, func(ch *channel) error {
-		if ch.match == nil {
-			return noGame(ch)
+	ch, err := b.tables.lock(ctx, req.ChannelID, true)
+	if err != nil {
+		return err
+	}
+	defer b.tables.unlock(ch)
+	fu, err := b.playCommand(ctx, req, ch, row, col, tc, set)
+	if b.tables.recheck(ch, req, err) {
+		if err := b.tables.load(ctx, ch); err != nil {
+			return err
 		}
-		if playedBy(ch.match, req) {
-			return b.replay(ctx, req, ch.match)
-		}
-		next := ch.match.Clone()
-		if err := next.Play(tc, req.user.ID, row, col, b.now()); err != nil {
-			return refusal(err, ch.match, row, col)
-		}
-		return b.postBoard(ctx, req, ch, next, true, pictured(set, next.Match))
-	})
+		fu, err = b.playCommand(ctx, req, ch, row, col, tc, set)
+	}
+	return b.boards.followUp(fu, err)
 }
 
-func (b *Bot) moveButton(ctx context.Context, req *request) error {
-	r, err := parseRoute(req.componentData().CustomID)
+// playCommand plays /ttt move at row, col on ch's game, under rules tc
+// and settings set.
+func (b *Bot) playCommand(ctx context.Context, req *request, ch *channel, row, col int, tc table.Config, set store.Settings) (followUps, error) {
+	if ch.match == nil {
+		return followUps{}, noGame(ch)
+	}
+	if playedBy(ch.match, req) {
+		return followUps{}, b.replay(ctx, req, ch.match)
+	}
+	next := ch.match.Clone()
+	if err := next.Play(tc, req.user.ID, row, col, b.cfg.Now()); err != nil {
+		return followUps{}, moveRefusals.of(err, moveData(ch.match, row, col))
+	}
+	return b.postBoard(ctx, req, ch, next, true, pictured(set, next.Match))
+}
+
+func (b *Bot) moveButton(ctx context.Context, req *request, r route) error {
+	tc, _, err := b.settings.rulesFor(ctx, req)
 	if err != nil {
 		return err
 	}
-	tc, _, err := b.rulesFor(ctx, req)
+	ch, err := b.tables.lock(ctx, req.ChannelID, true)
 	if err != nil {
 		return err
 	}
-	return b.play(ctx, req, func(ch *channel) error {
-		m := ch.match
-		if m != nil && m.ID == r.id && playedBy(m, req) {
-			return b.replay(ctx, req, m)
+	defer b.tables.unlock(ch)
+	fu, err := b.playClick(ctx, req, ch, r, tc)
+	if b.tables.recheck(ch, req, err) {
+		if err := b.tables.load(ctx, ch); err != nil {
+			return err
 		}
-		switch {
-		case m == nil:
-			return refuse("move.not_here", nil)
-		case m.ID != r.id:
-			return refuse("move.other_game", nil)
-		case m.Over():
-			return refuse("move.game_over", nil) // not "continues in a newer message"
-		case r.serial != m.Serial:
-			return refuse("move.stale_board", nil)
-		}
-		next := m.Clone()
-		if err := next.Play(tc, req.user.ID, r.row, r.col, b.now()); err != nil {
-			return refusal(err, m, r.row, r.col)
-		}
-		// The click's token edits the same message, and is fresher.
-		next.Board = table.Board{AppID: req.AppID, Token: req.Token, At: b.now()}
-		clickedBoard(req, next, m.Board.MessageID != "")
-		next.locale = req.keptLocale(next.locale)
-		v := renderMatch(b.lang(next.locale), next.Match)
-		return b.commit(ctx, req, ch, next, func() error {
-			return b.respond(ctx, req, discordgo.InteractionResponseUpdateMessage, v, false)
-		}, func() { b.pingMover(req, next) })
-	})
+		fu, err = b.playClick(ctx, req, ch, r, tc)
+	}
+	return b.boards.followUp(fu, err)
+}
+
+// playClick plays the click on the cell of r on ch's game, under rules tc.
+func (b *Bot) playClick(ctx context.Context, req *request, ch *channel, r route, tc table.Config) (followUps, error) {
+	m := ch.match
+	if m != nil && m.ID == r.id && playedBy(m, req) {
+		return followUps{}, b.replay(ctx, req, m)
+	}
+	switch {
+	case m == nil:
+		return followUps{}, refuse("move.not_here", nil)
+	case m.ID != r.id:
+		return followUps{}, refuse("move.other_game", nil)
+	case m.Over():
+		return followUps{}, refuse("move.game_over", nil) // not "continues in a newer message"
+	case r.serial != m.Serial:
+		return followUps{}, refuse("move.stale_board", nil)
+	}
+	next := m.Clone()
+	if err := next.Play(tc, req.user.ID, r.row, r.col, b.cfg.Now()); err != nil {
+		return followUps{}, moveRefusals.of(err, moveData(m, r.row, r.col))
+	}
+	// The click's token edits the same message, and is fresher.
+	next.Board = store.Board{AppID: req.AppID, Token: req.Token, At: b.cfg.Now()}
+	adoptClickedMessage(req, next, m.Board.MessageID != "")
+	next.locale = req.keptLocale(next.locale)
+	v := renderMatch(b.texts.For(next.locale), next.Match)
+	kept, err := b.commit(ctx, req, ch, next, discordgo.InteractionResponseUpdateMessage, v)
+	if !kept {
+		return followUps{}, err
+	}
+	return followUps{shown: next, pingFor: req.user.ID}, err
 }
 
 func noGame(ch *channel) error {
@@ -284,26 +394,26 @@ func noGame(ch *channel) error {
 }
 
 func (b *Bot) boardCommand(ctx context.Context, req *request) error {
-	ch, err := b.lock(ctx, req.ChannelID)
+	ch, err := b.tables.lock(ctx, req.ChannelID, false)
 	if err != nil {
 		return err
 	}
-	defer b.unlock(ch)
+	defer b.tables.unlock(ch)
 	if ch.match == nil || (ch.challenge != nil && ch.match.Over()) {
 		return noGame(ch)
 	}
 	// Showing the board again pings nobody: anyone may ask for it.
 	next := ch.match.Clone()
-	return b.postBoard(ctx, req, ch, next, false, b.showsPicture(ctx, req.GuildID, next.Match))
+	return b.boards.followUp(b.postBoard(ctx, req, ch, next, false, b.settings.showsPicture(ctx, req.GuildID, next.Match)))
 }
 
 func (b *Bot) resign(ctx context.Context, req *request) error {
 	user := req.user.ID
-	ch, err := b.lock(ctx, req.ChannelID)
+	ch, err := b.tables.lock(ctx, req.ChannelID, false)
 	if err != nil {
 		return err
 	}
-	defer b.unlock(ch)
+	defer b.tables.unlock(ch)
 	if c := ch.challenge; c != nil {
 		switch user {
 		case c.From:
@@ -317,54 +427,44 @@ func (b *Bot) resign(ctx context.Context, req *request) error {
 		return noGame(ch)
 	}
 	next := m.Clone()
-	if err := next.Resign(user, b.now()); err != nil {
-		if errors.Is(err, table.ErrNotPlayer) {
-			return refuse("resign.not_player", nil)
-		}
-		return err
+	if err := next.Resign(user, b.cfg.Now()); err != nil {
+		return resignRefusals.of(err, nil)
 	}
-	return b.postBoard(ctx, req, ch, next, false, b.showsPicture(ctx, req.GuildID, next.Match))
+	return b.boards.followUp(b.postBoard(ctx, req, ch, next, false, b.settings.showsPicture(ctx, req.GuildID, next.Match)))
 }
 
 // offerDraw answers /ttt draw: a player offers the opponent a draw, on a
 // message of its own whose buttons the opponent answers with. The offer is
 // stored with the game; the next move withdraws it.
 func (b *Bot) offerDraw(ctx context.Context, req *request) error {
-	ch, err := b.lock(ctx, req.ChannelID)
+	ch, err := b.tables.lock(ctx, req.ChannelID, false)
 	if err != nil {
 		return err
 	}
-	defer b.unlock(ch)
+	defer b.tables.unlock(ch)
 	m := ch.match
 	if m == nil || m.Over() {
 		return noGame(ch)
 	}
 	next := m.Clone()
-	switch err := next.OfferDraw(req.user.ID); {
-	case errors.Is(err, table.ErrNotPlayer):
-		return refuse("draw.not_player", nil)
-	case errors.Is(err, table.ErrComputer):
-		return refuse("draw.computer", nil)
-	case errors.Is(err, table.ErrOffered):
-		return refuse("draw.already", nil)
-	case err != nil:
-		return err
+	if err := next.OfferDraw(req.user.ID); err != nil {
+		return offerDrawRefusals.of(err, nil)
 	}
-	v := renderDrawOffer(b.lang(req.keptLocale(m.locale)), next.Match, next.DrawOffer)
-	return b.commit(ctx, req, ch, next, func() error {
-		return b.respond(ctx, req, discordgo.InteractionResponseChannelMessageWithSource, v, false)
-	}, nil)
+	v := renderDrawOffer(b.texts.For(req.keptLocale(m.locale)), next.Match, next.DrawOffer)
+	_, err = b.commit(ctx, req, ch, next, discordgo.InteractionResponseChannelMessageWithSource, v)
+	return err
 }
 
-// answerDraw answers a click on Accept draw (accept) or Decline: the offer
-// message says how it was answered; an accepted draw ends the game, and its
-// board shows the result.
-func (b *Bot) answerDraw(ctx context.Context, req *request, accept bool) error {
-	r, ch, err := b.lockClicked(ctx, req)
+// answerDraw answers a click on Accept draw (actDrawYes) or Decline: the
+// offer message says how it was answered; an accepted draw ends the game,
+// and its board shows the result.
+func (b *Bot) answerDraw(ctx context.Context, req *request, r route) error {
+	accept := r.action == actDrawYes
+	ch, err := b.tables.lock(ctx, req.ChannelID, false)
 	if err != nil {
 		return err
 	}
-	defer b.unlock(ch)
+	defer b.tables.unlock(ch)
 	m := ch.match
 	if m == nil || m.ID != r.id || m.Over() || m.DrawOffer == game.None {
 		return refuse("draw.gone", nil)
@@ -372,42 +472,30 @@ func (b *Bot) answerDraw(ctx context.Context, req *request, accept bool) error {
 	offerer := m.DrawOffer
 	next := m.Clone()
 	if accept {
-		err = next.AcceptDraw(req.user.ID, b.now())
+		err = next.AcceptDraw(req.user.ID, b.cfg.Now())
 	} else {
 		err = next.DeclineDraw(req.user.ID)
 	}
-	switch {
-	case errors.Is(err, table.ErrNotPlayer):
-		return refuse("draw.not_player", nil)
-	case errors.Is(err, table.ErrNoOffer):
-		return refuse("draw.own", nil) // the offer stands, so it is the clicker's own
-	case err != nil:
+	if err != nil {
+		return answerDrawRefusals.of(err, nil)
+	}
+	v := renderDrawAnswer(b.texts.For(req.keptLocale(m.locale)), next.Match, offerer, accept)
+	kept, err := b.commit(ctx, req, ch, next, discordgo.InteractionResponseUpdateMessage, v)
+	if !kept || !accept {
 		return err
 	}
-	v := renderDrawAnswer(b.lang(req.keptLocale(m.locale)), next.Match, offerer, accept)
-	var after func()
-	if accept {
-		after = func() { b.editBoard(next, renderMatch(b.lang(next.locale), next.Match)) }
-	}
-	return b.commit(ctx, req, ch, next, func() error {
-		return b.respond(ctx, req, discordgo.InteractionResponseUpdateMessage, v, false)
-	}, after)
-}
-
-// canModerate says whether the member may stop other people's games.
-func canModerate(req *request) bool {
-	return req.Member != nil && req.Member.Permissions&(discordgo.PermissionManageMessages|discordgo.PermissionAdministrator) != 0
+	return b.boards.followUp(followUps{shown: next, redraw: true}, err)
 }
 
 func (b *Bot) stop(ctx context.Context, req *request) error {
-	if err := b.mayStop(ctx, req); err != nil {
+	if err := b.settings.mayStop(ctx, req); err != nil {
 		return err
 	}
-	ch, err := b.lock(ctx, req.ChannelID)
+	ch, err := b.tables.lock(ctx, req.ChannelID, false)
 	if err != nil {
 		return err
 	}
-	defer b.unlock(ch)
+	defer b.tables.unlock(ch)
 	if ch.challenge != nil {
 		return b.closeChallenge(ctx, req, ch, challengeCancelled, "stop.cancelled")
 	}
@@ -416,10 +504,10 @@ func (b *Bot) stop(ctx context.Context, req *request) error {
 		return refuse("stop.no_game", nil)
 	}
 	next := m.Clone()
-	if err := next.Stop(req.user.ID, b.now()); err != nil {
+	if err := next.Stop(req.user.ID, b.cfg.Now()); err != nil {
 		return err
 	}
-	return b.postBoard(ctx, req, ch, next, false, b.showsPicture(ctx, req.GuildID, next.Match))
+	return b.boards.followUp(b.postBoard(ctx, req, ch, next, false, b.settings.showsPicture(ctx, req.GuildID, next.Match)))
 }
 
 // closeChallenge ends ch's challenge without a game: it tells the user
@@ -427,151 +515,100 @@ func (b *Bot) stop(ctx context.Context, req *request) error {
 // to say what happened.
 func (b *Bot) closeChallenge(ctx context.Context, req *request, ch *channel, st challengeState, reply string) error {
 	c := ch.challenge
-	if err := b.claim(ctx, ch, c); err != nil {
+	if err := b.tables.claim(ctx, ch, c); err != nil {
 		return err
 	}
 	// The challenge ends whether or not the reply reaches the user.
-	b.editLater(c.msg, renderChallenge(b.lang(req.keptLocale(c.locale)), c.Challenge, st, b.cfg.Table.ChallengeTimeout), req.ChannelID)
-	return b.say(ctx, req, req.lang.T(reply, nil))
+	b.boards.editLater(c.msg, renderChallenge(b.texts.For(req.keptLocale(c.locale)), c.Challenge, st, b.cfg.Table.ChallengeTimeout), req.ChannelID)
+	return req.say(ctx, req.lang.T(reply, nil))
 }
 
-// claim closes ch's open challenge c in the store, for this process
-// alone: of an Accept, a Decline and a timer racing on two processes, one
-// gets it, the others are told it is no longer open.
-func (b *Bot) claim(ctx context.Context, ch *channel, c *openChallenge) error {
-	closed, err := b.store.CloseChallenge(ctx, c.ID)
+func (b *Bot) accept(ctx context.Context, req *request, r route) error {
+	ch, err := b.tables.lock(ctx, req.ChannelID, false)
 	if err != nil {
-		return fmt.Errorf("close the challenge: %w", err)
+		return err
 	}
-	ch.clearChallenge()
-	b.starts.closed(c.From, c.ID)
-	if !closed {
-		return refuse("challenge.no_longer_open", nil)
-	}
-	return nil
-}
-
-// lockClicked reads the route of the button req clicked and locks its
-// channel. The caller unlocks ch.
-func (b *Bot) lockClicked(ctx context.Context, req *request) (route, *channel, error) {
-	r, err := parseRoute(req.componentData().CustomID)
+	defer b.tables.unlock(ch)
+	c, err := b.tables.challenge(ctx, ch, r.id)
 	if err != nil {
-		return route{}, nil, err
+		return err
 	}
-	ch, err := b.lock(ctx, req.ChannelID)
-	return r, ch, err
-}
-
-// challengeClick locks the channel of a click on a challenge button and
-// returns the open challenge the button belongs to. The caller unlocks ch.
-func (b *Bot) challengeClick(ctx context.Context, req *request) (*channel, *openChallenge, error) {
-	r, ch, err := b.lockClicked(ctx, req)
+	tc, set, err := b.settings.rulesFor(ctx, req)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
-	if ch.challenge == nil {
-		// Loading skips it while a game runs (see load).
-		if err := b.loadChallenge(ctx, ch); err != nil {
-			b.unlock(ch)
-			return nil, nil, err
+	tm, err := c.Accept(tc, newID(), req.user.ID, req.GuildID, req.ChannelID, b.cfg.Now())
+	if err != nil {
+		rs := acceptRefusals
+		if c.Open() {
+			rs = joinRefusals // its buttons are Join and Withdraw
 		}
-	}
-	c := ch.challenge
-	if c == nil || c.ID != r.id {
-		b.unlock(ch)
-		return nil, nil, refuse("challenge.no_longer_open", nil)
-	}
-	return ch, c, nil
-}
-
-func (b *Bot) accept(ctx context.Context, req *request) error {
-	ch, c, err := b.challengeClick(ctx, req)
-	if err != nil {
-		return err
-	}
-	defer b.unlock(ch)
-	tc, set, err := b.rulesFor(ctx, req)
-	if err != nil {
-		return err
-	}
-	tm, err := c.Accept(tc, newID(), req.user.ID, req.GuildID, req.ChannelID, b.now())
-	switch {
-	case errors.Is(err, table.ErrOwnChallenge) && c.Open():
-		return refuse("challenge.own_open", nil) // its buttons are Join and Withdraw
-	case errors.Is(err, table.ErrOwnChallenge):
-		return refuse("challenge.own", nil)
-	case errors.Is(err, table.ErrNotChallenge):
-		return refuse("challenge.not_yours_start", map[string]any{"To": mention(c.To)})
-	case errors.Is(err, table.ErrExpired):
-		return refuse("challenge.too_late", nil)
-	case err != nil:
-		return err
+		return rs.of(err, map[string]any{"To": mention(c.To)})
 	}
 	// Claimed first: a Decline or a timer on another process now finds
 	// it closed.
-	if err := b.claim(ctx, ch, c); err != nil {
+	if err := b.tables.claim(ctx, ch, c); err != nil {
 		return err
 	}
 	// The challenge message becomes the board, in its language.
 	m := &match{Match: tm, locale: req.keptLocale(c.locale)}
-	m.Serial, m.Board = 1, table.Board{AppID: req.AppID, Token: req.Token, At: b.now()}
-	clickedBoard(req, m, false)
-	v := renderMatch(b.lang(m.locale), m.Match)
+	m.Serial, m.Board = 1, store.Board{AppID: req.AppID, Token: req.Token, At: b.cfg.Now()}
+	adoptClickedMessage(req, m, false)
+	v := renderMatch(b.texts.For(m.locale), m.Match)
 	old := ch.match
-	err = b.commit(ctx, req, ch, m, func() error {
-		return b.respond(ctx, req, discordgo.InteractionResponseUpdateMessage, v, false)
-	}, func() {
-		b.retire(old, m)
-		if pictured(set, m.Match) {
-			b.pictureLater(m)
-		}
-		b.pingMover(req, m)
-	})
+	kept, err := b.commit(ctx, req, ch, m, discordgo.InteractionResponseUpdateMessage, v)
 	switch {
+	case kept:
+		return b.boards.followUp(followUps{shown: m, retire: old, picture: pictured(set, m.Match), pingFor: req.user.ID}, err)
 	case rejected(err):
 		// Nobody saw the game start: the challenge is open again.
 		if rerr := b.store.OpenChallenge(context.WithoutCancel(ctx), storedChallenge(c.Challenge, req.GuildID, req.ChannelID,
-			table.Board{AppID: c.msg.AppID, Token: c.msg.Token}, c.locale)); rerr != nil {
+			store.Board{AppID: c.msg.AppID, Token: c.msg.Token}, c.locale)); rerr != nil {
 			b.log.Warn("could not reopen a challenge whose acceptance nobody saw", "channel", req.ChannelID, "err", rerr)
 		}
 	case ch.match == nil || ch.match.ID != m.ID:
 		// Another process started a game in this channel first (the
 		// save conflicted): the challenge can no longer be played.
-		b.editLater(c.msg, renderChallenge(b.lang(req.keptLocale(c.locale)), c.Challenge, challengeSuperseded, b.cfg.Table.ChallengeTimeout), req.ChannelID)
+		b.boards.editLater(c.msg, renderChallenge(b.texts.For(req.keptLocale(c.locale)), c.Challenge, challengeSuperseded, b.cfg.Table.ChallengeTimeout), req.ChannelID)
 	}
 	return err
 }
 
-func (b *Bot) decline(ctx context.Context, req *request) error {
-	ch, c, err := b.challengeClick(ctx, req)
+func (b *Bot) decline(ctx context.Context, req *request, r route) error {
+	ch, err := b.tables.lock(ctx, req.ChannelID, false)
 	if err != nil {
 		return err
 	}
-	defer b.unlock(ch)
+	defer b.tables.unlock(ch)
+	c, err := b.tables.challenge(ctx, ch, r.id)
+	if err != nil {
+		return err
+	}
 	withdrawn, err := c.Decline(req.user.ID)
-	switch {
-	case err != nil && c.Open():
-		return refuse("challenge.open_not_yours", nil)
-	case err != nil:
-		return refuse("challenge.not_yours", map[string]any{"To": mention(c.To)})
+	if err != nil {
+		rs := declineRefusals
+		if c.Open() {
+			rs = withdrawRefusals
+		}
+		return rs.of(err, map[string]any{"To": mention(c.To)})
 	}
 	st := challengeDeclined
 	if withdrawn {
 		st = challengeWithdrawn
 	}
-	if err := b.claim(ctx, ch, c); err != nil {
+	if err := b.tables.claim(ctx, ch, c); err != nil {
 		return err
 	}
-	v := renderChallenge(b.lang(req.keptLocale(c.locale)), c.Challenge, st, b.cfg.Table.ChallengeTimeout)
-	return b.respond(ctx, req, discordgo.InteractionResponseUpdateMessage, v, false)
+	v := renderChallenge(b.texts.For(req.keptLocale(c.locale)), c.Challenge, st, b.cfg.Table.ChallengeTimeout)
+	return req.respond(ctx, discordgo.InteractionResponseUpdateMessage, v, false)
 }
 
-func (b *Bot) rematch(ctx context.Context, req *request) error {
-	r, ch, err := b.lockClicked(ctx, req)
+func (b *Bot) rematch(ctx context.Context, req *request, r route) error {
+	ch, err := b.tables.lock(ctx, req.ChannelID, false)
 	if err != nil {
 		return err
 	}
-	defer b.unlock(ch)
+	defer b.tables.unlock(ch)
 	m := ch.match
 	switch {
 	case m == nil:
@@ -585,23 +622,18 @@ func (b *Bot) rematch(ctx context.Context, req *request) error {
 		return err
 	}
 	// A rematch is a new game: the guild's rules of now apply.
-	tc, set, err := b.rulesFor(ctx, req)
+	tc, set, err := b.settings.rulesFor(ctx, req)
 	if err != nil {
 		return err
 	}
 	if err := channelAllowed(set, req.ChannelID); err != nil {
 		return err
 	}
-	next, err := m.Rematch(tc, newID(), req.user.ID, b.now())
-	switch {
-	case errors.Is(err, table.ErrNotOver):
-		return refuse("rematch.not_over", nil)
-	case errors.Is(err, table.ErrNotPlayer):
-		return refuse("rematch.not_player", players(m.Match))
-	case err != nil:
-		return err
+	next, err := m.Rematch(tc, newID(), req.user.ID, b.cfg.Now())
+	if err != nil {
+		return rematchRefusals.of(err, players(m.Match))
 	}
 	// A rematch speaks the language of the game before it, or the
 	// guild's (postBoard).
-	return b.postBoard(ctx, req, ch, &match{Match: next, locale: m.locale}, true, pictured(set, next))
+	return b.boards.followUp(b.postBoard(ctx, req, ch, &match{Match: next, locale: m.locale}, true, pictured(set, next)))
 }

@@ -52,11 +52,11 @@ func TestOpenChallenge(t *testing.T) {
 	if r.Type != discordgo.InteractionResponseUpdateMessage || r.Data.Flags&discordgo.MessageFlagsEphemeral != 0 {
 		t.Fatalf("Join answered %+v; want the challenge message turned into the board", r)
 	}
-	ch, err := b.lock(context.Background(), start.ChannelID)
+	ch, err := b.tables.lock(context.Background(), start.ChannelID, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer b.unlock(ch)
+	defer b.tables.unlock(ch)
 	if m := ch.match; m == nil || m.Players[game.X] != mason || m.Players[game.O] != "3" || m.Computer != game.None {
 		t.Fatalf("after Join the game is %+v; want mason X against 3 O", m)
 	}

@@ -43,8 +43,8 @@ func newBotOn(t *testing.T, st Store, rec *recorder) *Bot {
 func TestBusyChannelAnswersInTime(t *testing.T) {
 	b, rec, _ := newTestBot(t)
 	ic := slashPayload(t, "board", nil, nil)
-	held := mustLock(t, &b.channels, ic.ChannelID)
-	defer b.channels.unlock(held)
+	held := mustLock(t, &b.tables.channels, ic.ChannelID)
+	defer b.tables.channels.unlock(held)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	b.serveIC(ctx, ic)
@@ -217,11 +217,11 @@ func TestAcceptMaybeDeliveredClosesChallenge(t *testing.T) {
 	rec.mu.Unlock()
 	b.serveIC(context.Background(), buttonPayload(t, "accept/"+c.ID))
 
-	tb, err := b.lock(context.Background(), buttonChannel)
+	tb, err := b.tables.lock(context.Background(), buttonChannel, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer b.unlock(tb)
+	defer b.tables.unlock(tb)
 	if tb.match == nil || tb.match.Over() || tb.challenge != nil {
 		t.Errorf("after a maybe-delivered accept: game running = %v, challenge open = %v; want a game and no challenge",
 			tb.match != nil && !tb.match.Over(), tb.challenge != nil)
@@ -239,7 +239,7 @@ func TestLongestTurnTimeoutIsShown(t *testing.T) {
 	}
 	rec := new(recorder)
 	b := newBotOn(t, st, rec)
-	b.turnTimedOut("c1")
+	b.tables.turnTimedOut("c1")
 	b.Close()
 	if len(rec.edits) != 1 {
 		t.Errorf("board edits = %d; want the timeout shown", len(rec.edits))
@@ -264,10 +264,10 @@ func TestTimeoutSaveFailureBacksOff(t *testing.T) {
 	}
 	b := newBotOn(t, st, new(recorder))
 	defer b.Close()
-	b.turnTimedOut("c1")
-	tb := mustLock(t, &b.channels, "c1")
+	b.tables.turnTimedOut("c1")
+	tb := mustLock(t, &b.tables.channels, "c1")
 	failures, retry := tb.saveFailures, tb.turnTimer != nil
-	b.channels.unlock(tb)
+	b.tables.channels.unlock(tb)
 	g, err := st.Memory.Current(context.Background(), "c1")
 	if err != nil {
 		t.Fatal(err)
@@ -291,7 +291,7 @@ func TestSweepEndsOrphanedTimeouts(t *testing.T) {
 	}
 	b := newBotOn(t, st, new(recorder))
 	defer b.Close()
-	if err := b.sweepDue(context.Background()); err != nil {
+	if err := b.tables.sweepDue(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	for ch, want := range map[string]game.Ending{"c1": game.EndTimeout, "c2": game.EndNone} {
@@ -300,7 +300,7 @@ func TestSweepEndsOrphanedTimeouts(t *testing.T) {
 			t.Errorf("%s after the sweep: %v, %v; want %s", ch, g.End, err, want)
 		}
 	}
-	if n := b.channels.len(); n != 0 {
+	if n := b.tables.channels.len(); n != 0 {
 		t.Errorf("the sweep left %d channels in memory; want 0 (it only locked the game that was out of time)", n)
 	}
 }
@@ -324,9 +324,9 @@ func TestAcceptAfterAnotherProcessStarted(t *testing.T) {
 	if got := *rec.edits[0].Content; !strings.Contains(got, "called off") {
 		t.Errorf("challenge message edited to %q; want it called off", got)
 	}
-	tb := mustLock(t, &b.channels, buttonChannel)
+	tb := mustLock(t, &b.tables.channels, buttonChannel)
 	open := tb.challenge != nil
-	b.channels.unlock(tb)
+	b.tables.channels.unlock(tb)
 	if open {
 		t.Error("the challenge is still open")
 	}
@@ -340,14 +340,14 @@ const buttonChannel = "345626669114982999"
 func openTestChallenge(t *testing.T, b *Bot) *openChallenge {
 	t.Helper()
 	c := &table.Challenge{ID: newID(), From: "2", To: mason, Size: 3, Win: 3, Expires: time.Now().Add(time.Minute)}
-	if err := b.store.OpenChallenge(context.Background(), storedChallenge(c, "", buttonChannel, table.Board{AppID: "app", Token: "challenge-token", At: time.Now()}, "")); err != nil {
+	if err := b.store.OpenChallenge(context.Background(), storedChallenge(c, "", buttonChannel, store.Board{AppID: "app", Token: "challenge-token", At: time.Now()}, "")); err != nil {
 		t.Fatal(err)
 	}
-	tb, err := b.lock(context.Background(), buttonChannel) // loads it
+	tb, err := b.tables.lock(context.Background(), buttonChannel, false) // loads it
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer b.unlock(tb)
+	defer b.tables.unlock(tb)
 	if tb.challenge == nil || tb.challenge.ID != c.ID {
 		t.Fatalf("after loading, the channel's challenge is %+v; want %s", tb.challenge, c.ID)
 	}
@@ -373,9 +373,9 @@ func TestAcceptRefusedReopensChallenge(t *testing.T) {
 	if g, _ := st.Current(context.Background(), buttonChannel); g != nil && g.Running() {
 		t.Errorf("a game nobody saw is running: %+v", g)
 	}
-	tb := mustLock(t, &b.channels, buttonChannel)
-	defer b.channels.unlock(tb)
-	if err := b.load(context.Background(), tb); err != nil || tb.challenge == nil || tb.challenge.ID != c.ID {
+	tb := mustLock(t, &b.tables.channels, buttonChannel)
+	defer b.tables.channels.unlock(tb)
+	if err := b.tables.load(context.Background(), tb); err != nil || tb.challenge == nil || tb.challenge.ID != c.ID {
 		t.Errorf("after loading, the channel's challenge is %+v (%v); want %s", tb.challenge, err, c.ID)
 	}
 }

@@ -1,10 +1,8 @@
 package bot
 
 import (
-	"cmp"
 	"sync"
 
-	"github.com/bwmarrin/discordgo"
 	"github.com/tttbot/tttbot/i18n"
 )
 
@@ -34,30 +32,6 @@ func english() *i18n.Localizer {
 	c, _ := catalog()
 	return c.For()
 }
-
-// guildLocale is the Discord locale of i's guild, or "" outside a guild.
-func guildLocale(i *discordgo.Interaction) string {
-	if i.GuildLocale == nil {
-		return ""
-	}
-	return string(*i.GuildLocale)
-}
-
-// newLocale is the locale of a new public message (a new game, a
-// challenge, stats): the guild's, or outside a guild the user's.
-func (req *request) newLocale() string {
-	return cmp.Or(guildLocale(req.Interaction), string(req.Locale))
-}
-
-// keptLocale is the locale of a public message about a game or challenge
-// whose messages speak prev: the guild's, or outside a guild prev, so that
-// a game in a DM keeps its language whoever clicks.
-func (req *request) keptLocale(prev string) string {
-	return cmp.Or(guildLocale(req.Interaction), prev)
-}
-
-// lang returns the Localizer of a stored or chosen locale ("" is English).
-func (b *Bot) lang(locale string) *i18n.Localizer { return b.texts.For(locale) }
 
 // A text is a catalog text not yet written in any language: its key and
 // the values of its placeholders. A value that is itself a text (an

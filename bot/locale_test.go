@@ -170,7 +170,7 @@ func TestEditsKeepTheirLanguage(t *testing.T) {
 			ic := decode(t, localized(slashMap(t, "start", nil, nil), tt.user, tt.guild))
 			b.serveIC(ctx, ic)
 			clk.advance(b.cfg.Table.TurnTimeout + time.Second)
-			b.turnTimedOut(ic.ChannelID) // what the turn timer does when it fires
+			b.tables.turnTimedOut(ic.ChannelID) // what the turn timer does when it fires
 			b.Close()
 			want := timeout(lang(t, tt.want))
 			if got := lastEdit(t, rec); !strings.Contains(got, want) || want == timeout(lang(t, "en-US")) {
@@ -193,7 +193,7 @@ func TestEditsKeepTheirLanguage(t *testing.T) {
 			t.Fatalf("stored challenge = %v, %v; want one", c, err)
 		}
 		clk.advance(b.cfg.Table.ChallengeTimeout + time.Second)
-		b.expireChallenge(ic.ChannelID, c.ID) // what the challenge timer does when it fires
+		b.tables.expireChallenge(ic.ChannelID, c.ID) // what the challenge timer does when it fires
 		b.Close()
 		fr := lang(t, "fr")
 		want := fr.T("challenge.expired", map[string]any{"From": mention(mason), "To": mention(bob), "Size": 3, "Win": 3,

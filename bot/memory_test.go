@@ -60,7 +60,7 @@ func TestMemoryReturnsAfterGamesEnd(t *testing.T) {
 	play(200, 200+games)
 	heap1, goroutines1 := settledHeap()
 
-	if n := b.channels.len(); n != 0 {
+	if n := b.tables.channels.len(); n != 0 {
 		t.Errorf("after %d ended games the registry holds %d channels; want 0", games, n)
 	}
 	if goroutines1 > goroutines0+2 {

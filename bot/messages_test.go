@@ -176,9 +176,9 @@ func (fullStore) Settings(_ context.Context, guildID string) (store.Settings, er
 	return store.Settings{GuildID: guildID, ComputerRanked: true}, nil
 }
 
-// boards are matches of every size in the states a board can show: just
+// sampleBoards are matches of every size in the states a board can show: just
 // started, half played, and over in every way, with the longest ids.
-func boards(t *testing.T) map[string]*table.Match {
+func sampleBoards(t *testing.T) map[string]*table.Match {
 	t.Helper()
 	out := map[string]*table.Match{}
 	for n := MinSize; n <= MaxSize; n++ {
@@ -238,7 +238,7 @@ func boards(t *testing.T) map[string]*table.Match {
 // in every state, challenges, draw offers) as the handlers send it.
 func TestEveryMessageFitsEveryLanguage(t *testing.T) {
 	keys := catalogKeys(t)
-	bs := boards(t)
+	bs := sampleBoards(t)
 	for _, lng := range catalogLanguages(t) {
 		t.Run(lng, func(t *testing.T) {
 			l := lang(t, lng)
@@ -282,7 +282,7 @@ func TestEveryMessageFitsEveryLanguage(t *testing.T) {
 				Size: 10, Win: 10, Channels: slices.Repeat([]string{"8" + longID[1:]}, maxChannels), StopRole: "8" + longID[1:],
 				UpdatedBy: longID, UpdatedAt: time.Unix(1<<40, 0)}
 			for _, header := range []string{"config.title", "config.saved", "config.reset"} {
-				checkMessage(t, header, &discordgo.InteractionResponseData{Content: b.renderSettings(l, header, next, prev, changedSettings(prev, next))})
+				checkMessage(t, header, &discordgo.InteractionResponseData{Content: b.settings.summary(l, header, next, prev, changedSettings(prev, next))})
 			}
 
 			// Composed by the renderers the handlers call.

@@ -3,8 +3,6 @@ package bot
 import (
 	"context"
 	"errors"
-	"strconv"
-	"sync"
 	"time"
 
 	"github.com/tttbot/tttbot/store"
@@ -40,24 +38,6 @@ func (noMeter) Moves(int)                                 {}
 func (noMeter) GameStarted()                              {}
 func (noMeter) GameEnded(string)                          {}
 func (noMeter) StoreCall(string, time.Duration, error)    {}
-
-// counted tells the meter what the change from prev to next was: a game
-// started, moves played, a game ended.
-func (b *Bot) counted(prev, next *match) {
-	same := prev != nil && prev.ID == next.ID
-	played := next.Judge.Len()
-	if same {
-		played -= prev.Judge.Len()
-	} else {
-		b.meter.GameStarted()
-	}
-	if played > 0 {
-		b.meter.Moves(played)
-	}
-	if next.Over() && !(same && prev.Over()) {
-		b.meter.GameEnded(next.End.String())
-	}
-}
 
 // meteredStore times every call of the store it wraps.
 type meteredStore struct {
@@ -155,47 +135,4 @@ func (m meteredStore) CloseChallenge(ctx context.Context, id string) (ok bool, e
 func (m meteredStore) Challenges(ctx context.Context) (cs []*store.Challenge, err error) {
 	defer func(start time.Time) { m.done("challenges", start, err) }(time.Now())
 	return m.st.Challenges(ctx)
-}
-
-// recent remembers the ids of the latest interactions, so that one
-// delivered twice (a retry by a proxy, a replayed event) is acted on once.
-// It holds at most recentSize ids, the newest; memory stays bounded
-// however long the bot runs. The zero value is ready to use.
-type recent struct {
-	mu   sync.Mutex
-	ids  map[uint64]struct{}
-	ring []uint64
-	next int
-}
-
-// recentSize is how many ids recent keeps: a duplicate comes within
-// seconds, and this covers more than ten seconds at 5,000 interactions a
-// second, in about 2 MB.
-const recentSize = 1 << 16
-
-// first reports whether id is seen for the first time, and remembers it.
-// An id that is not a snowflake is always new.
-func (r *recent) first(id string) bool {
-	n, err := strconv.ParseUint(id, 10, 64)
-	if err != nil {
-		return true
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if _, ok := r.ids[n]; ok {
-		return false
-	}
-	if r.ids == nil {
-		r.ids = make(map[uint64]struct{}, recentSize)
-		r.ring = make([]uint64, 0, recentSize)
-	}
-	if len(r.ring) < recentSize {
-		r.ring = append(r.ring, n)
-	} else {
-		delete(r.ids, r.ring[r.next])
-		r.ring[r.next] = n
-		r.next = (r.next + 1) % recentSize
-	}
-	r.ids[n] = struct{}{}
-	return true
 }

@@ -31,7 +31,7 @@ func serveSlash(t *testing.T, b *Bot, sub string, opts ...map[string]any) *disco
 // setPictures turns the fixture guild's pictures setting on or off.
 func setPictures(t *testing.T, b *Bot, on bool) {
 	t.Helper()
-	if err := b.saveSettings(context.Background(), store.Settings{GuildID: fixtureGuild, Pictures: on}); err != nil {
+	if err := b.settings.save(context.Background(), store.Settings{GuildID: fixtureGuild, Pictures: on}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -39,11 +39,11 @@ func setPictures(t *testing.T, b *Bot, on bool) {
 // currentMatch returns the game of the fixture's channel as the bot holds it.
 func currentMatch(t *testing.T, b *Bot) *match {
 	t.Helper()
-	ch, err := b.lock(context.Background(), fixtureChannel)
+	ch, err := b.tables.lock(context.Background(), fixtureChannel, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer b.unlock(ch)
+	defer b.tables.unlock(ch)
 	if ch.match == nil {
 		t.Fatal("no game in the channel")
 	}
@@ -232,7 +232,7 @@ func TestPictureOfTimeout(t *testing.T) {
 				rec.mu.Unlock()
 			}
 			clk.advance(b.cfg.Table.TurnTimeout + time.Second)
-			b.turnTimedOut(fixtureChannel)
+			b.tables.turnTimedOut(fixtureChannel)
 			b.Close()
 			m := currentMatch(t, b)
 			n, _ := editCount(rec)

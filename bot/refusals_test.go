@@ -116,7 +116,7 @@ func TestSameInteractionOnTwoReplicas(t *testing.T) {
 				// this move; a saves the same interaction's move just
 				// before b saves its.
 				if held {
-					if err := b.touch(ctx, fixtureChannel); err != nil {
+					if err := b.tables.catchUp(ctx, fixtureChannel); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -147,4 +147,20 @@ func (s *saveHook) Save(ctx context.Context, g *store.Game) error {
 		f()
 	}
 	return s.Memory.Save(ctx, g)
+}
+
+// Every text a refusal map names is in the catalog.
+func TestRefusalMapsNameTexts(t *testing.T) {
+	keys := map[string]bool{}
+	for _, k := range catalogKeys(t) {
+		keys[k] = true
+	}
+	for _, rs := range []refusals{moveRefusals, resignRefusals, offerDrawRefusals, answerDrawRefusals,
+		acceptRefusals, joinRefusals, declineRefusals, withdrawRefusals, rematchRefusals} {
+		for _, r := range rs {
+			if !keys[r.key] {
+				t.Errorf("the refusal of %v is %q, which the catalog does not have", r.err, r.key)
+			}
+		}
+	}
 }

@@ -15,7 +15,7 @@ import (
 // game as this process last saved or loaded it, the open challenge, and the
 // turn timer. Every lock but a move's loads the game from the store, so
 // that another process sharing the database is never overruled by a stale
-// copy; a move uses the copy and checks it when it matters (Bot.play).
+// copy; a move uses the copy and checks it when it matters (tables.recheck).
 //
 // Its fields are guarded by its lock.
 type channel struct {
@@ -101,7 +101,7 @@ func (r *registry) lock(ctx context.Context, id string) (*channel, error) {
 }
 
 // unlock releases ch, and forgets it if it holds nothing. Its game stays
-// while ch is kept (see Bot.play).
+// while ch is kept (see tables.recheck).
 func (r *registry) unlock(ch *channel) {
 	r.release(ch, true)
 }

@@ -377,3 +377,12 @@ func renderDrawAnswer(l *i18n.Localizer, m *table.Match, offerer game.Player, ac
 	}
 	return view{content: l.T(key, map[string]any{"From": mention(m.Players[offerer]), "To": mention(m.Players[offerer.Other()])})}
 }
+
+// allowed lets a message ping ping alone, or nobody if it is "".
+func allowed(ping string) *discordgo.MessageAllowedMentions {
+	am := &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}}
+	if ping != "" {
+		am.Users = []string{ping}
+	}
+	return am
+}

@@ -5,51 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
-	"github.com/tttbot/tttbot/i18n"
 	"github.com/tttbot/tttbot/store"
 )
-
-// A request is one decoded interaction, whatever transport brought it, with
-// the responder its one answer goes through.
-type request struct {
-	*discordgo.Interaction
-	user      *discordgo.User // who caused it
-	lang      *i18n.Localizer // the user's language, for what only they see
-	responder Responder
-	answered  *atomic.Bool // set once the answer went (or may have gone) out
-
-	// For the meter: when it arrived, what it asked for (the subcommand
-	// or button action), and how long its answer took to go out.
-	arrived    time.Time
-	kind       string
-	answerTook time.Duration
-}
-
-// A handler answers one kind of interaction. It answers through Bot.respond
-// or Bot.say; if it returns an error instead, the router answers for it.
-type handler func(ctx context.Context, req *request) error
-
-// A userError is a refusal meant for the user: a text in plain words,
-// shown to them (ephemerally) in their language. Any other error is ours;
-// its text is logged and the user only learns that something went wrong.
-type userError struct{ text }
-
-// Error returns the refusal in English.
-func (e userError) Error() string { return e.in(english()) }
-
-// refuse returns the refusal of the catalog's text key with data.
-func refuse(key string, data map[string]any) error {
-	return userError{text{key: key, data: data}}
-}
-
-// refuseN is refuse for a counted text, in the plural form of count.
-func refuseN(key string, count int, data map[string]any) error {
-	return userError{text{key: key, data: data, counted: true, count: count}}
-}
 
 // Handle answers one interaction through r. Every interaction gets exactly
 // one answer within Discord's 3 seconds, whatever the handler does, so no
@@ -67,23 +30,17 @@ func (b *Bot) handle(ctx context.Context, i *discordgo.Interaction, r Responder)
 	}
 	req := &request{Interaction: i, user: invoker(i), responder: r, answered: new(atomic.Bool), arrived: time.Now(), kind: "unknown",
 		lang: b.texts.For(string(i.Locale), guildLocale(i))}
-	b.bgMu.Lock()
-	closed := b.closed
-	if !closed {
-		b.handlers.Add(1) // Close waits for this answer
-		defer b.handlers.Done()
-	}
-	b.bgMu.Unlock()
-	if closed {
-		if err := b.say(ctx, req, req.lang.T("error.restarting", nil)); err != nil {
+	if !b.run.admit() {
+		if err := req.say(ctx, req.lang.T("error.restarting", nil)); err != nil {
 			b.log.Warn("could not answer during shutdown", "err", err)
 		}
 		return
 	}
+	defer b.run.release() // Close waits for this answer
 	if !b.recent.first(i.ID) {
 		// Acting on it again could, for instance, play a move twice.
 		b.log.Warn("an interaction arrived twice; answering the second without acting on it", "channel", i.ChannelID, "interaction", i.ID)
-		if err := b.say(ctx, req, req.lang.T("error.duplicate", nil)); err != nil {
+		if err := req.say(ctx, req.lang.T("error.duplicate", nil)); err != nil {
 			b.log.Warn("could not answer a duplicate", "err", err)
 		}
 		b.meter.Interaction(req.kind, "duplicate", req.answerTook)
@@ -112,12 +69,7 @@ func (b *Bot) serve(ctx context.Context, req *request) {
 			err = refuse("error.no_user", nil)
 			return
 		}
-		h, herr := b.route(req)
-		if herr != nil {
-			err = herr
-			return
-		}
-		err = h(ctx, req)
+		err = b.routes.serve(ctx, req)
 	}()
 
 	// The answer to an error keeps a reserve of time: the handler may
@@ -136,7 +88,7 @@ func (b *Bot) serve(ctx context.Context, req *request) {
 		err = errors.New("handler returned without answering")
 	case errors.As(err, &ue):
 		if !req.answered.Load() {
-			if rerr := b.say(ctx, req, ue.in(req.lang)); rerr != nil {
+			if rerr := req.say(ctx, ue.in(req.lang)); rerr != nil {
 				log.Error("could not answer", "err", rerr)
 			}
 		}
@@ -146,7 +98,7 @@ func (b *Bot) serve(ctx context.Context, req *request) {
 	defer func() { b.meter.Interaction(req.kind, "error", req.answerTook) }()
 	log.Error("interaction failed", "type", req.Type.String(), "err", err)
 	if !req.answered.Load() {
-		if rerr := b.say(ctx, req, req.lang.T(failureKey(err), nil)); rerr != nil {
+		if rerr := req.say(ctx, req.lang.T(failureKey(err), nil)); rerr != nil {
 			log.Error("could not answer", "err", rerr)
 		}
 	}
@@ -165,62 +117,92 @@ func failureKey(err error) string {
 	return "error.internal"
 }
 
-// route finds the handler: by subcommand for /ttt, by custom_id action for
-// buttons.
-func (b *Bot) route(req *request) (handler, error) {
+// routes is the one registration table (commands.go): a handler per /ttt
+// subcommand, and one per button action, which gets the button's route.
+type routes struct {
+	commands map[string]handler
+	buttons  map[string]clickHandler
+}
+
+// A clickHandler answers a click on a button whose custom_id says r.
+type clickHandler func(ctx context.Context, req *request, r route) error
+
+// serve finds the handler, by subcommand for /ttt or by custom_id action
+// for buttons (the custom_id parsed here, once), and runs it.
+func (rs routes) serve(ctx context.Context, req *request) error {
 	switch req.Type {
 	case discordgo.InteractionApplicationCommand:
 		data, ok := req.Data.(discordgo.ApplicationCommandInteractionData)
 		if !ok {
-			return nil, refuse("route.unreadable_command", nil)
+			return refuse("route.unreadable_command", nil)
 		}
 		if data.Name != "ttt" {
-			return nil, refuse("route.unknown_command", map[string]any{"Command": data.Name})
+			return refuse("route.unknown_command", map[string]any{"Command": data.Name})
 		}
 		sub, err := subcommand(data)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		if h, ok := b.commands[sub.Name]; ok {
-			req.kind = sub.Name
-			return h, nil
+		h, ok := rs.commands[sub.Name]
+		if !ok {
+			return refuse("route.unknown_subcommand", map[string]any{"Subcommand": sub.Name})
 		}
-		return nil, refuse("route.unknown_subcommand", map[string]any{"Subcommand": sub.Name})
+		req.kind = sub.Name
+		return h(ctx, req)
 	case discordgo.InteractionMessageComponent:
 		data, ok := req.Data.(discordgo.MessageComponentInteractionData)
 		if !ok {
-			return nil, refuse("route.unreadable_click", nil)
+			return refuse("route.unreadable_click", nil)
 		}
 		r, err := parseRoute(data.CustomID)
 		if err != nil {
-			return nil, refuse("route.unknown_button", nil)
+			return refuse("route.unknown_button", nil)
 		}
 		req.kind = r.action
-		return b.buttons[r.action], nil
+		return rs.buttons[r.action](ctx, req, r)
 	}
-	return nil, refuse("route.unknown_interaction", nil)
+	return refuse("route.unknown_interaction", nil)
 }
 
-// invoker is the user who caused i: the member's user in a guild, the user
-// in a DM.
-func invoker(i *discordgo.Interaction) *discordgo.User {
-	if i.Member != nil && i.Member.User != nil {
-		return i.Member.User
-	}
-	if i.User != nil {
-		return i.User
-	}
-	return &discordgo.User{}
+// recent remembers the ids of the latest interactions, so that one
+// delivered twice (a retry by a proxy, a replayed event) is acted on once.
+// It holds at most recentSize ids, the newest; memory stays bounded
+// however long the bot runs. The zero value is ready to use.
+type recent struct {
+	mu   sync.Mutex
+	ids  map[uint64]struct{}
+	ring []uint64
+	next int
 }
 
-// commandData and componentData return the interaction's data; route has
-// checked its type.
-func (req *request) commandData() discordgo.ApplicationCommandInteractionData {
-	d, _ := req.Data.(discordgo.ApplicationCommandInteractionData)
-	return d
-}
+// recentSize is how many ids recent keeps: a duplicate comes within
+// seconds, and this covers more than ten seconds at 5,000 interactions a
+// second, in about 2 MB.
+const recentSize = 1 << 16
 
-func (req *request) componentData() discordgo.MessageComponentInteractionData {
-	d, _ := req.Data.(discordgo.MessageComponentInteractionData)
-	return d
+// first reports whether id is seen for the first time, and remembers it.
+// An id that is not a snowflake is always new.
+func (r *recent) first(id string) bool {
+	n, err := strconv.ParseUint(id, 10, 64)
+	if err != nil {
+		return true
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.ids[n]; ok {
+		return false
+	}
+	if r.ids == nil {
+		r.ids = make(map[uint64]struct{}, recentSize)
+		r.ring = make([]uint64, 0, recentSize)
+	}
+	if len(r.ring) < recentSize {
+		r.ring = append(r.ring, n)
+	} else {
+		delete(r.ids, r.ring[r.next])
+		r.ring[r.next] = n
+		r.next = (r.next + 1) % recentSize
+	}
+	r.ids[n] = struct{}{}
+	return true
 }

@@ -244,7 +244,7 @@ func TestRouterInternalErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			b, rec, logs := newTestBot(t)
-			b.commands["help"] = tt.h
+			b.routes.commands["help"] = tt.h
 			b.serveIC(context.Background(), slashPayload(t, "help", nil, nil))
 			r := rec.last(t)
 			wantEphemeral(t, r, internalErrorText)
@@ -261,11 +261,11 @@ func TestRouterInternalErrors(t *testing.T) {
 // moves returns how many moves the game in ic's channel has.
 func moves(t *testing.T, b *Bot, ic *discordgo.InteractionCreate) int {
 	t.Helper()
-	tb, err := b.lock(context.Background(), ic.ChannelID)
+	tb, err := b.tables.lock(context.Background(), ic.ChannelID, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer b.unlock(tb)
+	defer b.tables.unlock(tb)
 	return tb.match.Judge.Len()
 }
 

@@ -1,6 +1,10 @@
 package bot
 
-import "sync"
+import (
+	"context"
+	"sync"
+	"time"
+)
 
 // How many goroutines background work may use at once. Thousands of
 // challenges expiring in the same second once started a goroutine each,
@@ -13,11 +17,11 @@ const (
 	timerWorkers = 8  // timer callbacks: a lock, a load, maybe a save
 )
 
-// A runner runs functions in the background, in the order given, on at
+// A pool runs functions in the background, in the order given, on at
 // most max goroutines at once; the rest wait in a queue, which never
 // blocks the caller. Its goroutines exist only while there is work. The
 // zero value runs nothing: set max. It is safe for concurrent use.
-type runner struct {
+type pool struct {
 	max int
 
 	mu      sync.Mutex
@@ -27,7 +31,7 @@ type runner struct {
 
 // run queues f, and starts a goroutine for it if fewer than max are at
 // work.
-func (r *runner) run(f func()) {
+func (r *pool) run(f func()) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.queue = append(r.queue, f)
@@ -38,7 +42,7 @@ func (r *runner) run(f func()) {
 }
 
 // work runs queued functions until the queue is empty.
-func (r *runner) work() {
+func (r *pool) work() {
 	for {
 		r.mu.Lock()
 		if len(r.queue) == 0 {
@@ -53,4 +57,93 @@ func (r *runner) work() {
 		r.mu.Unlock()
 		f()
 	}
+}
+
+// A runner holds the bot's work besides answering: background edits and
+// timer callbacks, each on a pool of its own, and the interactions being
+// answered, which Close waits for. Create it with newRunner; it is safe
+// for concurrent use.
+type runner struct {
+	mu       sync.Mutex
+	closed   bool           // set by close: no new interactions or timer callbacks
+	finished bool           // set by drain: nothing runs any more
+	handlers sync.WaitGroup // interactions being answered
+	bg       sync.WaitGroup // background edits and timer callbacks queued or running
+	edits    pool           // runs background edits (editWorkers at once)
+	timers   pool           // runs timer callbacks (timerWorkers at once)
+}
+
+func newRunner() *runner {
+	return &runner{edits: pool{max: editWorkers}, timers: pool{max: timerWorkers}}
+}
+
+// editWithin bounds background edits (timers, stale boards).
+const editWithin = 10 * time.Second
+
+// admit counts an interaction about to be answered, unless close has
+// begun; the caller calls release once it is answered.
+func (r *runner) admit() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return false
+	}
+	r.handlers.Add(1)
+	return true
+}
+
+// release marks an admitted interaction answered.
+func (r *runner) release() { r.handlers.Done() }
+
+// close refuses new interactions and timer callbacks and waits for the
+// interactions in flight.
+func (r *runner) close() {
+	r.mu.Lock()
+	r.closed = true
+	r.mu.Unlock()
+	r.handlers.Wait()
+}
+
+// drain waits for the background work queued or running; once it is
+// done, nothing runs any more.
+func (r *runner) drain() {
+	r.bg.Wait()
+	r.mu.Lock()
+	r.finished = true
+	r.mu.Unlock()
+}
+
+// background runs f on one of the edit workers, which Close waits for.
+// While Close drains, work started by what is draining still runs (an
+// edit after a timeout); once Close is done, nothing does. f's ctx ends
+// editWithin after f was queued, not after it started: a queue behind a
+// stalled Discord drains within editWithin, as the edits would if each
+// had a goroutine of its own.
+func (r *runner) background(f func(ctx context.Context)) {
+	ctx, cancel := context.WithTimeout(context.Background(), editWithin)
+	if !r.spawn(func() { defer cancel(); f(ctx) }, &r.finished, &r.edits) {
+		cancel()
+	}
+}
+
+// afterFunc runs f after d on one of the timer workers, unless Close has
+// begun by then; Close waits for f once it is queued.
+func (r *runner) afterFunc(d time.Duration, f func()) *time.Timer {
+	return time.AfterFunc(d, func() { r.spawn(f, &r.closed, &r.timers) })
+}
+
+// spawn runs f on p, counted in bg, unless *refused (read under mu) is
+// set; it says whether f will run.
+func (r *runner) spawn(f func(), refused *bool, p *pool) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if *refused {
+		return false
+	}
+	r.bg.Add(1)
+	p.run(func() {
+		defer r.bg.Done()
+		f()
+	})
+	return true
 }

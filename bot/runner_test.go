@@ -91,13 +91,13 @@ func TestExpiringChallengesUseBoundedGoroutines(t *testing.T) {
 	// and waits again.
 	for i := range n {
 		c := &table.Challenge{ID: newID(), From: mason, Size: 3, Win: 3, Expires: clk.now().Add(200 * time.Millisecond)}
-		sc := storedChallenge(c, fixtureGuild, fmt.Sprint("ch", i), table.Board{AppID: "app", Token: fmt.Sprint("tok", i), At: clk.now()}, "")
+		sc := storedChallenge(c, fixtureGuild, fmt.Sprint("ch", i), store.Board{AppID: "app", Token: fmt.Sprint("tok", i), At: clk.now()}, "")
 		if err := st.OpenChallenge(ctx, sc); err != nil {
 			t.Fatal(err)
 		}
 	}
 	_, base := settledHeap()
-	if err := b.sweepChallenges(ctx, false); err != nil { // arms a timer for each
+	if err := b.tables.sweepChallenges(ctx, false); err != nil { // arms a timer for each
 		t.Fatal(err)
 	}
 	clk.advance(time.Hour)
@@ -128,7 +128,7 @@ func TestQueuedEditsKeepTheirDeadline(t *testing.T) {
 	var started sync.WaitGroup
 	started.Add(editWorkers)
 	for range editWorkers {
-		b.background(func(context.Context) {
+		b.run.background(func(context.Context) {
 			started.Done()
 			<-hold
 		})
@@ -136,7 +136,7 @@ func TestQueuedEditsKeepTheirDeadline(t *testing.T) {
 	started.Wait() // every worker is busy: the next one waits in the queue
 	deadline := make(chan time.Time, 1)
 	queued := time.Now()
-	b.background(func(ctx context.Context) {
+	b.run.background(func(ctx context.Context) {
 		d, _ := ctx.Deadline()
 		deadline <- d
 	})

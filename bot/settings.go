@@ -3,11 +3,13 @@ package bot
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/bwmarrin/discordgo"
 	"github.com/tttbot/tttbot/store"
 	"github.com/tttbot/tttbot/table"
 )
@@ -99,44 +101,65 @@ func (c *settingsCache) setLocked(s store.Settings, now time.Time) {
 	c.entries[s.GuildID] = cachedSettings{s: s, at: now}
 }
 
-// settings returns the guild's settings: from memory when they were read
+// settings reads and saves guilds' settings, through a cache, and turns
+// them into the rules of their games. It is safe for concurrent use.
+type settings struct {
+	store Store
+	table table.Config // the bot's rules, which a guild's settings change
+	now   func() time.Time
+	log   *slog.Logger
+	cache settingsCache // guilds' /ttt config, read on every move
+}
+
+// get returns the guild's settings: from memory when they were read
 // or saved here less than settingsTTL ago, else from the store (one read,
 // for a guild with settings or without). Outside a guild: the defaults.
 // The caller must not change the result's Channels.
-func (b *Bot) settings(ctx context.Context, guildID string) (store.Settings, error) {
+func (st *settings) get(ctx context.Context, guildID string) (store.Settings, error) {
 	if guildID == "" {
 		return store.Settings{}, nil
 	}
-	now := b.now()
-	s, ok, saves := b.settingsCache.get(guildID, now)
+	now := st.now()
+	s, ok, saves := st.cache.get(guildID, now)
 	if ok {
 		return s, nil
 	}
-	s, err := b.store.Settings(ctx, guildID)
+	s, err := st.store.Settings(ctx, guildID)
 	if err != nil {
 		return store.Settings{}, fmt.Errorf("read the settings of guild %s: %w", guildID, err)
 	}
-	b.settingsCache.put(s, now, saves)
+	st.cache.put(s, now, saves)
 	return s, nil
 }
 
-// saveSettings stores s and makes it this process's copy at once.
-func (b *Bot) saveSettings(ctx context.Context, s store.Settings) error {
-	if err := b.store.SaveSettings(ctx, s); err != nil {
+// save stores s and makes it this process's copy at once.
+func (st *settings) save(ctx context.Context, s store.Settings) error {
+	if err := st.store.SaveSettings(ctx, s); err != nil {
 		return fmt.Errorf("save the settings of guild %s: %w", s.GuildID, err)
 	}
-	b.settingsCache.saved(s, b.now())
+	st.cache.saved(s, st.now())
 	return nil
 }
 
 // rules returns the table rules in force in the guild, the bot's with the
 // guild's timeouts, and the guild's settings.
-func (b *Bot) rules(ctx context.Context, guildID string) (table.Config, store.Settings, error) {
-	s, err := b.settings(ctx, guildID)
+func (st *settings) rules(ctx context.Context, guildID string) (table.Config, store.Settings, error) {
+	s, err := st.get(ctx, guildID)
 	if err != nil {
 		return table.Config{}, store.Settings{}, err
 	}
-	return b.tableConfig(s), s, nil
+	return st.tableConfig(s), s, nil
+}
+
+// rulesFor returns the rules of a game played through req: the guild's
+// (rules), with turns of at most MaxTimeout where req does not show the bot
+// able to reach the channel.
+func (st *settings) rulesFor(ctx context.Context, req *request) (table.Config, store.Settings, error) {
+	tc, s, err := st.rules(ctx, req.GuildID)
+	if err == nil && tc.TurnTimeout > MaxTimeout && !hasChannel(req.Interaction) {
+		tc.TurnTimeout = MaxTimeout
+	}
+	return tc, s, err
 }
 
 // tableConfig is the bot's table.Config with s's timeouts, where s has
@@ -144,8 +167,8 @@ func (b *Bot) rules(ctx context.Context, guildID string) (table.Config, store.Se
 // database, or by a version with other limits) is not used. A turn may be
 // as long as MaxTurnTimeout here: rulesFor caps it where the bot cannot
 // reach the channel.
-func (b *Bot) tableConfig(s store.Settings) table.Config {
-	cfg := b.cfg.Table
+func (st *settings) tableConfig(s store.Settings) table.Config {
+	cfg := st.table
 	if s.TurnTimeout >= MinTimeout && s.TurnTimeout <= MaxTurnTimeout {
 		cfg.TurnTimeout = s.TurnTimeout
 	}
@@ -153,6 +176,56 @@ func (b *Bot) tableConfig(s store.Settings) table.Config {
 		cfg.ChallengeTimeout = s.ChallengeTimeout
 	}
 	return cfg
+}
+
+// mayStop refuses /ttt stop to a member who has neither Manage Messages
+// (or Administrator) nor the guild's stop role.
+func (st *settings) mayStop(ctx context.Context, req *request) error {
+	if canModerate(req) {
+		return nil
+	}
+	s, err := st.get(ctx, req.GuildID)
+	if err != nil {
+		return err
+	}
+	if s.StopRole == "" {
+		return refuse("stop.not_allowed", nil)
+	}
+	if req.Member != nil && slices.Contains(req.Member.Roles, s.StopRole) {
+		return nil
+	}
+	return refuse("stop.not_allowed_role", map[string]any{"Role": "<@&" + s.StopRole + ">"})
+}
+
+// canModerate says whether the member may stop other people's games.
+func canModerate(req *request) bool {
+	return req.Member != nil && req.Member.Permissions&(discordgo.PermissionManageMessages|discordgo.PermissionAdministrator) != 0
+}
+
+// pictureAbove is the largest board never shown as a picture: up to 8×8
+// the emoji grid stays readable on a phone.
+const pictureAbove = 8
+
+// pictured says whether m's board is shown as a picture in a guild with
+// settings s.
+func pictured(s store.Settings, m *table.Match) bool {
+	return s.Pictures && m.Judge.Size() > pictureAbove
+}
+
+// showsPicture says whether m's board is shown as a picture in the guild.
+// Only for a board bigger than pictureAbove does it read the guild's
+// settings (from memory, mostly); if they cannot be read, the board is
+// emoji.
+func (st *settings) showsPicture(ctx context.Context, guildID string, m *table.Match) bool {
+	if m.Judge.Size() <= pictureAbove {
+		return false
+	}
+	s, err := st.get(ctx, guildID)
+	if err != nil {
+		st.log.Warn("could not tell whether a board is a picture; it stays an emoji board", "guild", guildID, "err", err)
+		return false
+	}
+	return pictured(s, m)
 }
 
 // defaultSize is the board size of /ttt start without size in a guild
@@ -171,25 +244,6 @@ func channelAllowed(s store.Settings, channelID string) error {
 		return nil
 	}
 	return refuse("start.channel_not_allowed", map[string]any{"Channels": channelMentions(s.Channels)})
-}
-
-// mayStop refuses /ttt stop to a member who has neither Manage Messages
-// (or Administrator) nor the guild's stop role.
-func (b *Bot) mayStop(ctx context.Context, req *request) error {
-	if canModerate(req) {
-		return nil
-	}
-	s, err := b.settings(ctx, req.GuildID)
-	if err != nil {
-		return err
-	}
-	if s.StopRole == "" {
-		return refuse("stop.not_allowed", nil)
-	}
-	if req.Member != nil && slices.Contains(req.Member.Roles, s.StopRole) {
-		return nil
-	}
-	return refuse("stop.not_allowed_role", map[string]any{"Role": "<@&" + s.StopRole + ">"})
 }
 
 // channelMentions writes channel ids as mentions, separated by commas,

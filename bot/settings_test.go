@@ -27,7 +27,7 @@ func (s *countingStore) Settings(ctx context.Context, guildID string) (store.Set
 
 func mustSettings(t *testing.T, b *Bot) store.Settings {
 	t.Helper()
-	s, err := b.settings(context.Background(), fixtureGuild)
+	s, err := b.settings.get(context.Background(), fixtureGuild)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,8 +21,8 @@ const (
 	historySize     = 10
 )
 
-// whom returns the user named by the option user of sub, or the invoker.
-func whom(req *request) (*discordgo.User, error) {
+// pickUser returns the user named by the option user of sub, or the invoker.
+func pickUser(req *request) (*discordgo.User, error) {
 	data := req.commandData()
 	sub, err := subcommand(data)
 	if err != nil {
@@ -36,7 +36,7 @@ func whom(req *request) (*discordgo.User, error) {
 }
 
 func (b *Bot) stats(ctx context.Context, req *request) error {
-	u, err := whom(req)
+	u, err := pickUser(req)
 	if err != nil {
 		return err
 	}
@@ -44,8 +44,8 @@ func (b *Bot) stats(ctx context.Context, req *request) error {
 	if err != nil {
 		return fmt.Errorf("stats: %w", err)
 	}
-	v := view{content: renderStats(b.lang(req.newLocale()), st)}
-	return b.respond(ctx, req, discordgo.InteractionResponseChannelMessageWithSource, v, false)
+	v := view{content: renderStats(b.texts.For(req.newLocale()), st)}
+	return req.respond(ctx, discordgo.InteractionResponseChannelMessageWithSource, v, false)
 }
 
 // renderStats writes st in l's language.
@@ -112,7 +112,7 @@ func (b *Bot) leaderboard(ctx context.Context, req *request) error {
 	if err != nil {
 		return fmt.Errorf("leaderboard: %w", err)
 	}
-	l := b.lang(req.newLocale())
+	l := b.texts.For(req.newLocale())
 	lines := []string{l.T("leaderboard.title", map[string]any{"MinRated": MinRated})}
 	if len(top) == 0 {
 		lines = append(lines, l.N("leaderboard.empty", MinRated, nil))
@@ -137,19 +137,19 @@ func (b *Bot) leaderboard(ctx context.Context, req *request) error {
 			lines = append(lines, l.N("leaderboard.own_unranked", MinRated, map[string]any{"Rated": st.Rated}))
 		}
 	}
-	set, err := b.settings(ctx, req.GuildID)
+	set, err := b.settings.get(ctx, req.GuildID)
 	if err != nil {
 		return err
 	}
 	if set.ComputerRanked {
-		more, err := b.computerLeaderboard(ctx, l, req.GuildID)
+		more, err := computerLeaderboard(ctx, b.store, b.self.id(), l, req.GuildID)
 		if err != nil {
 			return err
 		}
 		lines = append(lines, more...)
 	}
 	v := view{content: strings.Join(lines, "\n")}
-	return b.respond(ctx, req, discordgo.InteractionResponseChannelMessageWithSource, v, false)
+	return req.respond(ctx, discordgo.InteractionResponseChannelMessageWithSource, v, false)
 }
 
 // computerLeaderboard is the leaderboard's second section in a server
@@ -157,16 +157,16 @@ func (b *Bot) leaderboard(ctx context.Context, req *request) error {
 // best record against it (most wins, then draws, then fewest losses), in
 // l's language. These games stay unrated; the rated ladder above is the
 // same with or without this section.
-func (b *Bot) computerLeaderboard(ctx context.Context, l *i18n.Localizer, guildID string) ([]string, error) {
+func computerLeaderboard(ctx context.Context, store Store, selfID string, l *i18n.Localizer, guildID string) ([]string, error) {
 	// One more than shown: the computer's own record is among them.
-	top, err := b.store.ComputerLeaderboard(ctx, guildID, leaderboardSize+1)
+	top, err := store.ComputerLeaderboard(ctx, guildID, leaderboardSize+1)
 	if err != nil {
 		return nil, fmt.Errorf("leaderboard against the computer: %w", err)
 	}
 	lines := []string{"", l.T("leaderboard.computer_title", nil)}
 	rank := 0
 	for _, st := range top {
-		if st.UserID == b.selfID() || rank == leaderboardSize {
+		if st.UserID == selfID || rank == leaderboardSize {
 			continue
 		}
 		rank++
@@ -181,7 +181,7 @@ func (b *Bot) computerLeaderboard(ctx context.Context, l *i18n.Localizer, guildI
 }
 
 func (b *Bot) history(ctx context.Context, req *request) error {
-	u, err := whom(req)
+	u, err := pickUser(req)
 	if err != nil {
 		return err
 	}
@@ -189,7 +189,7 @@ func (b *Bot) history(ctx context.Context, req *request) error {
 	if err != nil {
 		return fmt.Errorf("history: %w", err)
 	}
-	l := b.lang(req.newLocale())
+	l := b.texts.For(req.newLocale())
 	lines := []string{l.T("history.title", map[string]any{"Player": mention(u.ID)})}
 	if len(gs) == 0 {
 		lines = append(lines, l.T("history.none", nil))
@@ -198,7 +198,7 @@ func (b *Bot) history(ctx context.Context, req *request) error {
 		lines = append(lines, historyLine(l, g, u.ID))
 	}
 	v := view{content: strings.Join(lines, "\n")}
-	return b.respond(ctx, req, discordgo.InteractionResponseChannelMessageWithSource, v, false)
+	return req.respond(ctx, discordgo.InteractionResponseChannelMessageWithSource, v, false)
 }
 
 // historyLine is one finished game as userID saw it, in l's language.

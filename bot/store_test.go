@@ -15,22 +15,21 @@ import (
 	"github.com/bwmarrin/discordgo"
 	"github.com/tttbot/tttbot/game"
 	"github.com/tttbot/tttbot/store"
-	"github.com/tttbot/tttbot/table"
 )
 
 func TestStoredRoundTrip(t *testing.T) {
 	m := testMatch(t, 7, 4, game.Move{Row: 3, Col: 3, Player: game.X}, game.Move{Row: 2, Col: 4, Player: game.O})
 	m.Computer, m.Level, m.Serial = game.O, game.Medium, 4
 	m.Times = []time.Time{time.Unix(100, 0), time.Unix(200, 0)}
-	m.Board = table.Board{AppID: "1", Token: "tok", At: time.Unix(300, 0)}
-	got, err := fromStored(toStored(&match{Match: m, locale: "pt-BR"}))
+	board := store.Board{AppID: "1", Token: "tok", At: time.Unix(300, 0)}
+	got, err := fromStored(toStored(&match{Match: m, Board: board, locale: "pt-BR"}))
 	if err != nil {
 		t.Fatalf("fromStored(toStored(m)) = %v", err)
 	}
 	if a, b := renderMatch(english(), got.Match).content, renderMatch(english(), m).content; a != b {
 		t.Errorf("round trip draws\n%s\nwant\n%s", a, b)
 	}
-	if got.Serial != 4 || got.Computer != game.O || got.Level != game.Medium || got.Board != m.Board || got.Judge.Len() != 2 || !got.Times[1].Equal(m.Times[1]) ||
+	if got.Serial != 4 || got.Computer != game.O || got.Level != game.Medium || got.Board != board || got.Judge.Len() != 2 || !got.Times[1].Equal(m.Times[1]) ||
 		got.locale != "pt-BR" {
 		t.Errorf("round trip = %+v; want the same match", got)
 	}

@@ -54,16 +54,6 @@ var (
 	ErrOffered      = errors.New("table: this player's draw offer is already waiting")
 )
 
-// Board names the message the current board is drawn on. The table only
-// carries it with the match; the bot fills it in and reads it.
-type Board struct {
-	AppID string
-	Token string    // a secret: it lets whoever holds it edit the message
-	At    time.Time // when Discord created the interaction behind it
-	// ChannelID and MessageID name the message itself, "" while unknown.
-	ChannelID, MessageID string
-}
-
 // Match is one game in one channel. Its zero value is not a game: create
 // one with Start, Challenge.Accept or Rematch.
 type Match struct {
@@ -88,10 +78,6 @@ type Match struct {
 	// Serial numbers the board messages of this match; cell buttons carry
 	// it, so a click on a board that a newer message replaced is refused.
 	Serial int
-	Board  Board
-	// Version is the stored version the match was loaded at (0: never
-	// saved); the store checks it.
-	Version int64
 }
 
 // Setup says what game to start.

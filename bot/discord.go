@@ -1,0 +1,30 @@
+package bot
+
+import (
+	"errors"
+
+	"github.com/bwmarrin/discordgo"
+)
+
+// Discord is what the bot does through Discord's REST API besides
+// answering: reading, editing and deleting messages it drew through an
+// interaction token, registering its commands, and, in correspondence
+// games only, editing and deleting its boards and
+// pinging players with its own bot token through the channel's message
+// endpoints.
+type Discord interface {
+	InteractionResponse(i *discordgo.Interaction, opts ...discordgo.RequestOption) (*discordgo.Message, error)
+	InteractionResponseEdit(i *discordgo.Interaction, e *discordgo.WebhookEdit, opts ...discordgo.RequestOption) (*discordgo.Message, error)
+	InteractionResponseDelete(i *discordgo.Interaction, opts ...discordgo.RequestOption) error
+	ApplicationCommandBulkOverwrite(appID, guildID string, cmds []*discordgo.ApplicationCommand, opts ...discordgo.RequestOption) ([]*discordgo.ApplicationCommand, error)
+	ChannelMessageSendComplex(channelID string, m *discordgo.MessageSend, opts ...discordgo.RequestOption) (*discordgo.Message, error)
+	ChannelMessageEditComplex(m *discordgo.MessageEdit, opts ...discordgo.RequestOption) (*discordgo.Message, error)
+	ChannelMessageDelete(channelID, messageID string, opts ...discordgo.RequestOption) error
+}
+
+// unknownMessage says whether Discord answered that the message does not
+// exist.
+func unknownMessage(err error) bool {
+	var rerr *discordgo.RESTError
+	return errors.As(err, &rerr) && rerr.Message != nil && rerr.Message.Code == discordgo.ErrCodeUnknownMessage
+}

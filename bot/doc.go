@@ -1,0 +1,110 @@
+// Package bot is tttbot's face on Discord: the /ttt command schema, the
+// router that answers every interaction, the handlers, and the renderer of
+// boards, challenges and stats. The rules of a channel's game live in
+// package table, the judge in package game, and games are kept by a Store.
+// Every text comes from package i18n's catalog, in the language of whoever
+// sees it (locale.go).
+//
+// # Shape
+//
+// The router (router.go) parses each interaction once, by subcommand or
+// by the custom_id of a button (route.go), and calls its handler from one
+// registration table beside the command schema (commands.go). A handler
+// (handlers.go) reads top to bottom: it locks the channel with its game
+// (tables), lets package table decide on a clone, commits (a
+// versioned save, durable before anyone is answered, then the answer),
+// and returns what follows on Discord as data (followUps), which boards
+// queues before the channel is unlocked and sends in the background.
+//
+//   - tables (tables.go, registry.go) holds each channel's game through
+//     time: locks, loading, saves and taking a change back, turn timers,
+//     sweeps, expiring challenges. It draws no message: what a change
+//     means on Discord it tells boards through the upkeep interface.
+//   - boards (boards.go, picture.go) keeps the messages in line once an
+//     answer went out: edits, deletes of replaced boards, pings, pictures,
+//     boards reached through their channel once their token expired. What
+//     must be remembered with a game (a board's message id, a ping's id)
+//     it hands to tables through the keeper interface; it never locks or
+//     saves by itself.
+//   - the runner (runner.go) runs background edits and timer callbacks on
+//     pools of their own, and is what Close waits for.
+//
+// Files refer only downward: the router and the handlers use tables and
+// boards, which do not use each other, and they use the leaves (request,
+// match, settings, render, route, registry, runner).
+//
+// # Correspondence games
+//
+// A server may give each move up to a day
+// (MaxTurnTimeout, /ttt config turn_timeout), far longer than the 15
+// minutes for which Discord lets the bot edit a board through the token of
+// the interaction that drew it (tokenLife).
+//
+// How a board outlives its token: a board is edited in place, as in every
+// game; once its token has expired, with the bot's own token through
+// PATCH and DELETE /channels/{channel}/messages/{id}. Discord lets an app
+// edit its public interaction responses there (discord-api-docs#3090), and
+// those routes' rate limits are per channel, which a game uses alone. The
+// other way, posting a fresh board and retiring the old one, would post a
+// new message at every timeout and still need the old one's id to retire
+// it. So a game keeps its board's channel and message id with it
+// (match.Board, stored). A click brings the id for free: a component
+// interaction carries the message it is on, which UPDATE_MESSAGE redraws.
+// A board drawn as a new message (a slash command, Rematch) has its id
+// read from Discord (GET @original) lookupAfter after the answer, while
+// its token is young: an answer given as the response of an HTTP
+// interaction reaches Discord only after that response, so a read at once
+// could find no message yet. Only a game whose board may outlive its token
+// (outlivesToken) learns the id; a game with short turns makes exactly the
+// calls it made before, and its boards stay as they are once their token
+// has expired.
+//
+// Only where the server installed the bot. An app that a user installed,
+// and that is not in the server, has no channel access: its boards live
+// and die with their tokens. So a turn longer than MaxTimeout is given
+// only to an interaction that shows the bot in the server, able to reach
+// the channel (hasChannel); anywhere else the turn gets MaxTimeout,
+// whatever the server's setting. The setting belongs to the server, but
+// the cap applies per interaction, and so per move: the interaction that
+// sets a deadline is the one that shows whether the bot will be able to
+// reach the board when it falls.
+//
+// One ping per turn: a board drawn by a slash command is a new message
+// that pings the player to move. A click redraws the board with
+// UPDATE_MESSAGE, which pings nobody: fine while both players sit at the
+// board, not when the next move may come tomorrow. So after a click that
+// leaves a correspondence game to the other player, that player (never the
+// computer) gets one short message, a reply to the board, that pings them
+// (pingMover). It is posted with the bot token to the channel, which such
+// a game may use anyway, rather than as a follow-up through the click's
+// token, which over the HTTP transport could reach Discord before the
+// click's answer. A turn has one move, so one ping; /ttt board pings
+// nobody.
+//
+// A ping serves one turn: its id is stored with the game (keepPing), and
+// the change that ends that turn (a move, the end of the game) deletes it
+// (servedPing), whichever process makes it, even after a restart: a long
+// game leaves its board in the channel, not a trail of pings.
+//
+// # Pictures of big boards
+//
+// A server that turns on /ttt config pictures sees
+// every board bigger than pictureAbove×pictureAbove (none has buttons) as
+// a PNG picture drawn by package picture, in place of the emoji grid:
+// easier to read on a phone. It is off by default: each board then costs
+// a drawing (about 7 ms of CPU for 10×10) and an upload.
+//
+// An interaction answered over the HTTP endpoint cannot carry files in its
+// answer, so on both transports a board is answered as ever, with its emoji
+// grid, and the picture follows in the background by an edit of that
+// message (the @original of the interaction that drew it): board.png, and
+// the text without the grid. If that edit fails, the emoji board stays, as
+// the text fallback, and a warning is logged. Every such edit names no
+// attachment to keep (an empty attachments array: with API v9 the files
+// it uploads are added all the same), so its picture replaces the one
+// before: a message carries one picture, of its latest state.
+//
+// The background edits of a big board's message keep the order in which
+// the bot decided them under the channel's lock; one that a newer edit of
+// the same message overtook before it began is dropped (boardEdits).
+package bot

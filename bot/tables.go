@@ -1,0 +1,610 @@
+package bot
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+	"github.com/tttbot/tttbot/game"
+	"github.com/tttbot/tttbot/store"
+	"github.com/tttbot/tttbot/table"
+)
+
+// tables holds each channel's game through time: the registry of channels
+// and their locks, loading from the store, versioned saves and taking a
+// change back, the turn timers and sweeps, and challenges that
+// expire. It draws no message: what a change means on Discord it tells
+// upkeep. It is safe for concurrent use.
+type tables struct {
+	store    Store
+	meter    Meter
+	log      *slog.Logger
+	now      func() time.Time
+	self     *self
+	starts   *startLimits
+	run      *runner
+	upkeep   upkeep
+	channels registry
+}
+
+// upkeep is what tables tells the keeper of the Discord messages (boards)
+// when a game or a challenge changes without an interaction to answer.
+type upkeep interface {
+	// timedOut shows next, whose player to move just lost on time, on its
+	// board message.
+	timedOut(next *match)
+	// deletePing deletes the ping id in channelID: its turn is over.
+	deletePing(channelID, id string)
+	// challengeExpired says on c's message that its time ran out.
+	challengeExpired(ctx context.Context, guildID, channelID string, c *openChallenge)
+	// lookupLater learns, if the game needs it, the message of bd, the
+	// board of game gameID in channelID whose player to move loses at
+	// deadline.
+	lookupLater(channelID, gameID string, bd store.Board, deadline time.Time)
+}
+
+// put stores m, versioned; on success m.Version is the new version.
+func (t *tables) put(ctx context.Context, m *match) error {
+	g := toStored(m)
+	if err := t.store.Save(ctx, g); err != nil {
+		return err
+	}
+	m.Version = g.Version
+	return nil
+}
+
+// lockMargin is the part of an interaction's time kept for answering when
+// its channel is busy.
+const lockMargin = 800 * time.Millisecond
+
+// lock returns the channel, locked, with its game loaded from the store. A
+// game whose player to move is past the deadline (the bot was down when it
+// fell, or another process's timer has not fired) loses by timeout first.
+// With cached, a running game this process holds is used without reading
+// the store (see recheck). The caller calls unlock.
+func (t *tables) lock(ctx context.Context, channelID string, cached bool) (*channel, error) {
+	if d, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, d.Add(-lockMargin))
+		defer cancel()
+	}
+	ch, err := t.channels.lock(ctx, channelID)
+	if err != nil {
+		return nil, err
+	}
+	if m := ch.match; cached && m != nil && !m.Over() {
+		ch.cached = true
+		t.syncTurn(ctx, ch) // a deadline passed since: the game is lost first
+		return ch, nil
+	}
+	if err := t.load(ctx, ch); err != nil {
+		t.channels.unlock(ch)
+		return nil, err
+	}
+	return ch, nil
+}
+
+func (t *tables) unlock(ch *channel) { t.channels.unlock(ch) }
+
+// errStale is a save that lost the race against another process while the
+// game it changed came from this process's memory, not from the store:
+// the handler decides again on the stored game (recheck).
+var errStale = errors.New("bot: the game in memory was out of date")
+
+// recheck says whether err, what a handler made of ch's game for req,
+// must be checked again on the game as stored: the game came from this
+// process's memory (ch.cached), nothing was answered, and err is a refusal
+// or a save that lost the race (errStale). The handler then loads ch and
+// decides again: that verdict stands.
+//
+// A move, most of what the bot answers and so what it must do cheaply,
+// locks its channel with cached: when this process holds the channel's
+// running game from its own last save or load, the handler gets it
+// without a read from the store. That game may be out of date if another
+// process played here since. A change based on it cannot be saved then
+// (saves are versioned), but a refusal could be wrong ("not your turn", a
+// board "out of date").
+func (t *tables) recheck(ch *channel, req *request, err error) bool {
+	var ue userError
+	return ch.cached && !req.answered.Load() && (errors.As(err, &ue) || errors.Is(err, errStale))
+}
+
+// load reads the channel's current game and brings its timer in line.
+func (t *tables) load(ctx context.Context, ch *channel) error {
+	g, err := t.store.Current(ctx, ch.id)
+	if err != nil {
+		return fmt.Errorf("load the game of channel %s: %w", ch.id, err)
+	}
+	ch.match, ch.cached = nil, false
+	if g != nil {
+		m, err := fromStored(g)
+		if err != nil {
+			// A game that cannot be played must not lock the channel for
+			// good: it is stopped (it counts for nobody), and a new game
+			// may start.
+			t.log.Error("stopping a stored game that cannot be played", "channel", ch.id, "err", err)
+			if g.Running() {
+				g.End, g.StoppedBy, g.EndedAt, g.Deadline = game.EndStopped, t.self.systemID(), t.now(), time.Time{}
+				if err := t.store.Save(ctx, g); err != nil {
+					return fmt.Errorf("stop the unplayable game of channel %s: %w", ch.id, err)
+				}
+			}
+		} else {
+			ch.match = m
+		}
+	}
+	t.syncTurn(ctx, ch)
+	if ch.match != nil && !ch.match.Over() {
+		// A running game excludes a challenge (a start is refused while
+		// one runs), so the moves of a game, most of what the bot
+		// answers, read nothing more. One opened by another process in
+		// the same instant is read when its buttons are clicked
+		// (challenge), or once the game is over.
+		ch.clearChallenge()
+		return nil
+	}
+	return t.loadChallenge(ctx, ch)
+}
+
+// reload reads the channel's current game after a save that lost the race
+// with another process, and makes it the channel's: nil if it has none.
+func (t *tables) reload(ctx context.Context, ch *channel) (*match, error) {
+	g, err := t.store.Current(ctx, ch.id)
+	if err != nil {
+		return nil, fmt.Errorf("reload after a conflict: %w", err)
+	}
+	if g == nil {
+		return nil, nil
+	}
+	m, err := fromStored(g)
+	if err != nil {
+		return nil, err
+	}
+	ch.match = m
+	return m, nil
+}
+
+// save saves next, a change of ch's game not yet current: the ping of the
+// turn that next ends is no longer kept with it. store.ErrConflict means
+// another process saved first.
+func (t *tables) save(ctx context.Context, ch *channel, next *match) error {
+	if servedPing(ch.match, next) != "" {
+		next.ping = ""
+	}
+	return t.put(ctx, next)
+}
+
+// keep makes next, saved and shown, ch's game: the meter counts it, the
+// ping of the turn it ends is deleted, and the turn timer follows it.
+func (t *tables) keep(ctx context.Context, ch *channel, next *match) {
+	prev := ch.match
+	served := servedPing(prev, next)
+	countChange(t.meter, prev, next)
+	ch.match = next
+	if served != "" {
+		t.upkeep.deletePing(prev.Board.ChannelID, served)
+	}
+	t.syncTurn(ctx, ch)
+}
+
+// undo takes back a saved change whose answer Discord refused: a move is
+// taken back (saved again as it was), a new game nobody saw is stopped. A
+// game that ended stays ended: its result is already in the stats.
+func (t *tables) undo(prev, next *match) {
+	ctx, cancel := context.WithTimeout(context.Background(), editWithin)
+	defer cancel()
+	var back *match
+	switch {
+	case next.Over() && prev != nil && prev.ID == next.ID:
+		t.log.Warn("a game ended but its players could not be told", "channel", next.ChannelID, "game", next.ID)
+		return
+	case prev != nil && prev.ID == next.ID:
+		back = prev.Clone()
+	default:
+		back = next.Clone()
+		if err := back.Stop(t.self.systemID(), t.now()); err != nil {
+			return
+		}
+	}
+	back.Version = next.Version
+	if err := t.put(ctx, back); err != nil {
+		t.log.Error("could not take back a change nobody saw", "channel", next.ChannelID, "err", err)
+	}
+}
+
+// loadChallenge reads ch's open challenge from the store.
+func (t *tables) loadChallenge(ctx context.Context, ch *channel) error {
+	c, err := t.store.Challenge(ctx, ch.id)
+	if err != nil {
+		return fmt.Errorf("load the challenge of channel %s: %w", ch.id, err)
+	}
+	t.syncChallenge(ctx, ch, c)
+	return nil
+}
+
+// syncChallenge makes ch's open challenge the stored one, c (nil: none),
+// with a timer here to expire it; one whose time is up is closed now.
+func (t *tables) syncChallenge(ctx context.Context, ch *channel, c *store.Challenge) {
+	if c == nil {
+		ch.clearChallenge()
+		return
+	}
+	if ch.challenge != nil && ch.challenge.ID == c.ID {
+		return // as loaded before, timer and all
+	}
+	ch.clearChallenge()
+	oc := &openChallenge{
+		Challenge: &table.Challenge{ID: c.ID, From: c.From, To: c.To, Size: c.Size, Win: c.Win, Expires: c.Expires},
+		msg:       &discordgo.Interaction{AppID: c.Message.AppID, Token: c.Message.Token},
+		locale:    c.Locale,
+	}
+	if oc.Expired(t.now()) {
+		t.closeExpired(ctx, ch.id, c.GuildID, oc)
+		return
+	}
+	ch.challenge = oc
+	channelID, id := ch.id, c.ID
+	oc.timer = t.run.afterFunc(c.Expires.Sub(t.now()), func() { t.expireChallenge(channelID, id) })
+}
+
+// closeExpired closes a challenge of the guild whose time is up; of the
+// processes that try, the one that closes it in the store says so on its
+// message.
+func (t *tables) closeExpired(ctx context.Context, channelID, guildID string, c *openChallenge) {
+	closed, err := t.store.CloseChallenge(ctx, c.ID)
+	if err != nil {
+		t.log.Error("could not close an expired challenge", "channel", channelID, "err", err)
+		return
+	}
+	t.starts.closed(c.From, c.ID)
+	if closed {
+		t.upkeep.challengeExpired(ctx, guildID, channelID, c)
+	}
+}
+
+// challenge returns ch's open challenge if it is id: a click on a
+// challenge button.
+func (t *tables) challenge(ctx context.Context, ch *channel, id string) (*openChallenge, error) {
+	if ch.challenge == nil {
+		// Loading skips it while a game runs (see load).
+		if err := t.loadChallenge(ctx, ch); err != nil {
+			return nil, err
+		}
+	}
+	c := ch.challenge
+	if c == nil || c.ID != id {
+		return nil, refuse("challenge.no_longer_open", nil)
+	}
+	return c, nil
+}
+
+// claim closes ch's open challenge c in the store, for this process
+// alone: of an Accept, a Decline and a timer racing on two processes, one
+// gets it, the others are told it is no longer open.
+func (t *tables) claim(ctx context.Context, ch *channel, c *openChallenge) error {
+	closed, err := t.store.CloseChallenge(ctx, c.ID)
+	if err != nil {
+		return fmt.Errorf("close the challenge: %w", err)
+	}
+	ch.clearChallenge()
+	t.starts.closed(c.From, c.ID)
+	if !closed {
+		return refuse("challenge.no_longer_open", nil)
+	}
+	return nil
+}
+
+// keepBoard keeps msg, read from Discord, as the message of bd, the board
+// of game gameID in channelID, unless a newer board replaced it meanwhile.
+func (t *tables) keepBoard(ctx context.Context, channelID, gameID string, bd store.Board, msg *discordgo.Message) {
+	ch, err := t.lock(ctx, channelID, false)
+	if err != nil {
+		t.log.Warn("could not keep a board message", "channel", channelID, "err", err)
+		return
+	}
+	defer t.unlock(ch)
+	m := ch.match
+	if m == nil || m.ID != gameID || m.Board.Token != bd.Token || m.Board.MessageID != "" {
+		return // a newer board, or one whose message is known
+	}
+	next := m.Clone()
+	next.Board.ChannelID, next.Board.MessageID = cmp.Or(msg.ChannelID, channelID), msg.ID
+	if err := t.put(ctx, next); err != nil {
+		// A conflict: another process changed the game, and drew a newer
+		// board, first.
+		t.log.Warn("could not keep a board message", "channel", channelID, "err", err)
+		return
+	}
+	ch.match = next
+	t.log.Debug("board message kept", "channel", channelID, "message", msg.ID)
+}
+
+// keepPing stores id, the ping just posted for the turn of next, with the
+// game, so that the change that ends the turn deletes it; it says whether
+// it did, and returns the pings to delete now: this one if that change
+// came first (here or in another process), or the one it replaces (one
+// ping per turn).
+func (t *tables) keepPing(ctx context.Context, next *match, id string) (kept bool, del []pingRef) {
+	this := pingRef{next.Board.ChannelID, id}
+	ch, err := t.lock(ctx, next.ChannelID, false)
+	if err != nil {
+		t.log.Warn("could not keep a ping", "channel", next.ChannelID, "err", err)
+		return false, nil
+	}
+	defer t.unlock(ch)
+	m := ch.match
+	if m == nil || !sameTurn(next, m) {
+		return false, []pingRef{this}
+	}
+	with := m.Clone()
+	with.ping = id
+	if err := t.put(ctx, with); err != nil {
+		// Most likely a conflict: another process changed the game since
+		// the lock read it, with the move this ping asks for. A ping the
+		// game cannot keep would stay for good: it goes now.
+		t.log.Warn("could not keep a ping; deleting it", "channel", next.ChannelID, "err", err)
+		return false, []pingRef{this}
+	}
+	ch.match = with
+	if m.ping != "" && m.ping != id {
+		return true, []pingRef{{m.Board.ChannelID, m.ping}} // one ping per turn
+	}
+	return true, nil
+}
+
+// stopTimers stops every timer of this process, for shutdown: challenges
+// and games stay in the store, with their deadlines.
+func (t *tables) stopTimers() {
+	t.channels.each(func(ch *channel) {
+		if ch.challenge != nil {
+			ch.clearChallenge()
+		}
+		ch.stopTurnTimer()
+	})
+}
+
+// Deadlines: the turn timer of each channel follows its stored game, and a
+// sweep finds games whose time ran out while no process here was timing them.
+
+// syncTurn ends a match whose deadline has passed, and keeps the turn timer
+// on the deadline of the match.
+func (t *tables) syncTurn(ctx context.Context, ch *channel) {
+	if m := ch.match; m != nil && m.Due(t.now()) && !t.timeOut(ctx, ch) {
+		return // a retry is armed
+	}
+	m := ch.match
+	if m == nil || m.Over() || m.Deadline.IsZero() {
+		ch.stopTurnTimer()
+		return
+	}
+	t.armTurn(ch, m.Deadline)
+}
+
+// armTurn sets ch's turn timer to fire at at, unless it already does.
+func (t *tables) armTurn(ch *channel, at time.Time) {
+	if ch.turnTimer != nil && ch.turnAt.Equal(at) {
+		return
+	}
+	ch.stopTurnTimer()
+	ch.turnAt = at
+	id := ch.id
+	ch.turnTimer = t.run.afterFunc(at.Sub(t.now()), func() { t.turnTimedOut(id) })
+}
+
+// timeOut ends ch's match: the player to move loses. The board message is
+// updated in the background; the player loses even if it cannot be. If the
+// result cannot be saved the game goes on, and a timer tries again later;
+// then timeOut returns false.
+func (t *tables) timeOut(ctx context.Context, ch *channel) bool {
+	next := ch.match.Clone()
+	if err := next.TimeOut(t.now()); err != nil {
+		return true
+	}
+	served := servedPing(ch.match, next)
+	if served != "" {
+		next.ping = ""
+	}
+	err := t.put(ctx, next)
+	if errors.Is(err, store.ErrConflict) {
+		// Another process changed the game first: what it saved stands.
+		if g, lerr := t.store.Current(ctx, ch.id); lerr == nil && g != nil {
+			if m, ferr := fromStored(g); ferr == nil && !m.Due(t.now()) {
+				ch.match = m
+				return true
+			}
+		}
+	}
+	if err != nil {
+		ch.saveFailures++
+		wait := min(time.Second<<min(ch.saveFailures, 6), time.Minute)
+		t.log.Error("could not save a timeout", "channel", ch.id, "retry_in", wait, "err", err)
+		t.armTurn(ch, t.now().Add(wait))
+		return false
+	}
+	ch.saveFailures = 0
+	countChange(t.meter, ch.match, next)
+	if served != "" {
+		t.upkeep.deletePing(ch.match.Board.ChannelID, served)
+	}
+	ch.match = next
+	t.upkeep.timedOut(next)
+	return true
+}
+
+// restore does what Bot.Restore says: a sweep now, and one every
+// sweepEvery.
+func (t *tables) restore(ctx context.Context) error {
+	if err := t.sweep(ctx); err != nil {
+		return err
+	}
+	if err := t.sweepChallenges(ctx, false); err != nil {
+		return err
+	}
+	t.sweepLater()
+	return nil
+}
+
+// sweepChallenges loads the channels of the open challenges (all, or
+// only those whose time is up): loading arms a timer for each, or closes
+// it.
+func (t *tables) sweepChallenges(ctx context.Context, onlyDue bool) error {
+	cs, err := t.store.Challenges(ctx)
+	if err != nil {
+		return fmt.Errorf("list open challenges: %w", err)
+	}
+	for _, c := range cs {
+		if onlyDue && t.now().Before(c.Expires) {
+			continue
+		}
+		if err := t.catchUp(ctx, c.ChannelID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// catchUp loads a channel and lets it go: loading ends a game, or closes a
+// challenge, whose time is up, and arms the timers of the others.
+func (t *tables) catchUp(ctx context.Context, channelID string) error {
+	ch, err := t.lock(ctx, channelID, false)
+	if err != nil {
+		return err
+	}
+	t.unlock(ch)
+	return nil
+}
+
+// sweepEvery is how often restore's sweep looks for games whose time ran
+// out without a timer in this process.
+const sweepEvery = 30 * time.Second
+
+func (t *tables) sweepLater() {
+	t.run.afterFunc(sweepEvery, func() {
+		ctx, cancel := context.WithTimeout(context.Background(), sweepEvery)
+		defer cancel()
+		if err := t.sweepDue(ctx); err != nil {
+			t.log.Warn("looking for games out of time", "err", err)
+		}
+		if err := t.sweepChallenges(ctx, true); err != nil {
+			t.log.Warn("looking for challenges out of time", "err", err)
+		}
+		t.sweepLater()
+	})
+}
+
+// sweepDue ends the games whose time ran out without a timer here: it
+// asks the store for their channels only (not every running game with its
+// moves), and loading each ends its game.
+func (t *tables) sweepDue(ctx context.Context) error {
+	channels, err := t.store.Due(ctx, t.now())
+	if err != nil {
+		return fmt.Errorf("list games out of time: %w", err)
+	}
+	for _, id := range channels {
+		if err := t.catchUp(ctx, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sweep ends every running game whose time ran out, and arms the turn
+// timer of the others; a correspondence game whose new board message the
+// bot had not yet read when it stopped has it read now, if its token is
+// still good (lookupLater).
+func (t *tables) sweep(ctx context.Context) error {
+	gs, err := t.store.Running(ctx)
+	if err != nil {
+		return fmt.Errorf("list running games: %w", err)
+	}
+	for _, g := range gs {
+		switch {
+		case g.Deadline.IsZero():
+		case t.now().Before(g.Deadline):
+			// Not due yet: a timer is all it needs; the timer loads the
+			// game when it fires, so the store is not read again now.
+			ch, err := t.channels.lock(ctx, g.ChannelID)
+			if err != nil {
+				return err
+			}
+			if ch.turnTimer == nil {
+				t.armTurn(ch, g.Deadline)
+			}
+			t.channels.unlock(ch)
+			t.upkeep.lookupLater(g.ChannelID, g.ID, g.Board, g.Deadline)
+		default:
+			if err := t.catchUp(ctx, g.ChannelID); err != nil { // loading ends it
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// onTimer runs f on the locked channel for a timer; what names the timer
+// in the log if the channel cannot be had.
+func (t *tables) onTimer(channelID, what string, f func(ch *channel)) {
+	ctx, cancel := context.WithTimeout(context.Background(), editWithin)
+	defer cancel()
+	ch, err := t.channels.lock(ctx, channelID)
+	if err != nil {
+		t.log.Error(what, "channel", channelID, "err", err)
+		return
+	}
+	defer t.unlock(ch)
+	f(ch)
+}
+
+// expireChallenge runs when a challenge's time is up: loading the channel
+// closes a challenge whose time is up (unless it was answered in time).
+func (t *tables) expireChallenge(channelID, id string) {
+	t.onTimer(channelID, "challenge timeout", func(ch *channel) {
+		ctx, cancel := context.WithTimeout(context.Background(), editWithin)
+		defer cancel()
+		if c := ch.challenge; c != nil && c.ID == id {
+			ch.clearChallenge() // this timer has fired; load closes it
+		}
+		if err := t.load(ctx, ch); err != nil {
+			t.log.Error("challenge timeout", "channel", channelID, "err", err)
+		}
+	})
+}
+
+// turnTimedOut runs when a player's time may be up, and again to retry a
+// timeout that could not be saved. Loading the channel ends a game whose
+// deadline has passed; a timer that lost a race with a move finds a later
+// deadline and re-arms.
+func (t *tables) turnTimedOut(channelID string) {
+	t.onTimer(channelID, "turn timeout", func(ch *channel) {
+		ctx, cancel := context.WithTimeout(context.Background(), editWithin)
+		defer cancel()
+		ch.turnTimer, ch.turnAt = nil, time.Time{} // this one has fired
+		t.log.Debug("turn timer fired", "channel", channelID)
+		if err := t.load(ctx, ch); err != nil {
+			t.log.Error("turn timeout", "channel", channelID, "err", err)
+			t.armTurn(ch, t.now().Add(time.Second))
+		}
+	})
+}
+
+// countChange tells m what the change from prev to next was: a game
+// started, moves played, a game ended.
+func countChange(m Meter, prev, next *match) {
+	same := prev != nil && prev.ID == next.ID
+	played := next.Judge.Len()
+	if same {
+		played -= prev.Judge.Len()
+	} else {
+		m.GameStarted()
+	}
+	if played > 0 {
+		m.Moves(played)
+	}
+	if next.Over() && !(same && prev.Over()) {
+		m.GameEnded(next.End.String())
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -151,4 +152,19 @@ func TestRecentIsBounded(t *testing.T) {
 	if !r.first("not-a-snowflake") || !r.first("not-a-snowflake") {
 		t.Error("an id that is not a snowflake is not always new")
 	}
+}
+
+// recent grows with the ids it holds: its first id costs a few bytes, not
+// the room for recentSize ids.
+func TestRecentStartsSmall(t *testing.T) {
+	var r recent
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	r.first("1")
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 64<<10 {
+		t.Errorf("the first id allocated %d bytes; want under 64 KiB", got)
+	}
+	runtime.KeepAlive(&r)
 }

@@ -177,7 +177,8 @@ type recent struct {
 
 // recentSize is how many ids recent keeps: a duplicate comes within
 // seconds, and this covers more than ten seconds at 5,000 interactions a
-// second, in about 2 MB.
+// second, in about 2 MB once full. recent grows to it as ids come, so a
+// quiet bot does not hold it all from its first interaction.
 const recentSize = 1 << 16
 
 // first reports whether id is seen for the first time, and remembers it.
@@ -193,8 +194,7 @@ func (r *recent) first(id string) bool {
 		return false
 	}
 	if r.ids == nil {
-		r.ids = make(map[uint64]struct{}, recentSize)
-		r.ring = make([]uint64, 0, recentSize)
+		r.ids = make(map[uint64]struct{})
 	}
 	if len(r.ring) < recentSize {
 		r.ring = append(r.ring, n)

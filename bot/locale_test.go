@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -226,4 +227,27 @@ func TestEditsKeepTheirLanguage(t *testing.T) {
 			t.Errorf("the replaced finished board says %q; want its German result", got)
 		}
 	})
+}
+
+// Japanese and Chinese word a streak around its bare number (現在2連勝),
+// not around the count of wins that other languages show ("2 wins").
+func TestStreakWordedAroundTheNumber(t *testing.T) {
+	st := store.Stats{UserID: "1", People: store.Record{Games: 9, Wins: 6, Losses: 3}, BestStreak: 4}
+	for _, c := range []struct {
+		locale string
+		streak int
+		want   string
+	}{
+		{"ja", 2, "現在2連勝（最高4連勝）"},
+		{"ja", 0, "連勝：なし（最高4連勝）"},
+		{"zh-CN", 2, "当前连胜 2 场（最高 4 场）"},
+		{"zh-CN", 0, "连胜：无（最高 4 场）"},
+		{"en-US", 2, "Streak: 2 wins (best 4 wins)"},
+	} {
+		st.Streak = c.streak
+		got := renderStats(lang(t, c.locale), st)
+		if !slices.Contains(strings.Split(got, "\n"), c.want) {
+			t.Errorf("%s, streak %d: stats\n%s\nwant the line %q", c.locale, c.streak, got, c.want)
+		}
+	}
 }

@@ -94,7 +94,7 @@ func longestValues(l *i18n.Localizer) map[string]any {
 		"Channels": channelMentions(ids), "Role": "<@&" + longID + ">",
 		"Record": record(l, rec), "Games": l.N("count.games", bigCount, nil), "Wins": l.N("count.wins", bigCount, nil),
 		"Losses": l.N("count.losses", bigCount, nil), "Draws": l.N("count.draws", bigCount, nil),
-		"Streak": l.N("count.wins", bigCount, nil), "Best": l.N("count.wins", bigCount, nil),
+		"Streak": l.N("count.wins", bigCount, nil), "Best": l.N("count.wins", bigCount, nil), "StreakN": bigCount, "BestN": bigCount,
 		"Rating": "99999 ± 99999", "Level": l.T("level.medium", nil), "Result": l.T("history.result.lost_resignation", nil),
 		"Version": strings.Repeat("v", 64), "Servers": "9999999", "Latency": "99999 ms",
 		"Invite": InviteURL(longID), "UserInvite": UserInstallURL(longID), "Source": Source,

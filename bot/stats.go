@@ -63,9 +63,10 @@ func renderStats(l *i18n.Localizer, st store.Stats) string {
 		best := l.N("count.wins", st.BestStreak, nil)
 		switch {
 		case st.Streak > 0:
-			lines = append(lines, l.T("stats.streak", map[string]any{"Streak": l.N("count.wins", st.Streak, nil), "Best": best}))
+			lines = append(lines, l.T("stats.streak", map[string]any{"Streak": l.N("count.wins", st.Streak, nil), "Best": best,
+				"StreakN": st.Streak, "BestN": st.BestStreak}))
 		case st.BestStreak > 0:
-			lines = append(lines, l.T("stats.streak_none", map[string]any{"Best": best}))
+			lines = append(lines, l.T("stats.streak_none", map[string]any{"Best": best, "BestN": st.BestStreak}))
 		}
 	}
 	rating := map[string]any{"Rating": ratingText(st)}

@@ -87,6 +87,28 @@ func englishPlaceholders(c *Catalog, key string) []string {
 	return slices.Compact(all)
 }
 
+// alternatives are the placeholders a caller fills in a second form, so
+// that each language can word a value as its grammar needs: by key, each
+// alternative and the English placeholder whose value it carries. A count
+// of wins goes as "4 wins" (count.wins) and as the bare number, for
+// languages that fold the number into a word of their own (現在4連勝).
+// A text shows each value once, in either form.
+var alternatives = map[string]map[string]string{
+	"stats.streak":      {"StreakN": "Streak", "BestN": "Best"},
+	"stats.streak_none": {"BestN": "Best"},
+}
+
+// dataPlaceholders returns the names the caller of key fills: the English
+// placeholders and their alternatives, sorted.
+func dataPlaceholders(c *Catalog, key string) []string {
+	names := englishPlaceholders(c, key)
+	for alt := range alternatives[key] {
+		names = append(names, alt)
+	}
+	slices.Sort(names)
+	return names
+}
+
 // keys returns the keys of lang, sorted.
 func keys(c *Catalog, lang language.Tag) []string {
 	return slices.Sorted(maps.Keys(c.messages[lang]))
@@ -113,8 +135,9 @@ func checkKeys(c *Catalog) []string {
 }
 
 // checkPlaceholders finds texts whose placeholders are not those of the
-// English text: one missing leaves the player without a value, one more
-// shows "<no value>".
+// English text, each in its own form or one of its alternatives: one
+// missing leaves the player without a value, one more shows "<no value>",
+// and one shown in both forms says it twice.
 func checkPlaceholders(c *Catalog) []string {
 	var problems []string
 	for _, lang := range c.tags {
@@ -125,7 +148,16 @@ func checkPlaceholders(c *Catalog) []string {
 			want := englishPlaceholders(c, key)
 			f := forms(c.messages[lang][key])
 			for _, form := range slices.Sorted(maps.Keys(f)) {
-				if got := placeholders(f[form]); !slices.Equal(got, want) {
+				got := placeholders(f[form])
+				shown := make([]string, len(got))
+				for i, name := range got {
+					shown[i] = name
+					if of, ok := alternatives[key][name]; ok {
+						shown[i] = of
+					}
+				}
+				slices.Sort(shown)
+				if len(slices.Compact(slices.Clone(shown))) != len(shown) || !slices.Equal(slices.Compact(shown), want) {
 					problems = append(problems, fmt.Sprintf("%s: %s (%s) has placeholders %v; want %v", lang, key, form, got, want))
 				}
 			}
@@ -204,11 +236,11 @@ func checkPluralForms(c *Catalog) []string {
 	return problems
 }
 
-// sample returns data for the placeholders of the English key: each name
-// in angle quotes, and Count as count.
+// sample returns data for the placeholders of the English key and their
+// alternatives: each name in angle quotes, and Count as count.
 func sample(c *Catalog, key string, count int) map[string]any {
 	data := map[string]any{}
-	for _, name := range englishPlaceholders(c, key) {
+	for _, name := range dataPlaceholders(c, key) {
 		data[name] = "‹" + name + "›"
 	}
 	data["Count"] = count

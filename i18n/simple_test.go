@@ -20,7 +20,7 @@ func TestSimpleTextsAsTemplates(t *testing.T) {
 		for key := range c.messages[language.English] {
 			strs := sample(c, key, 7) // strings, and Count an int
 			ints := map[string]any{}
-			for i, name := range englishPlaceholders(c, key) {
+			for i, name := range dataPlaceholders(c, key) {
 				ints[name] = 1000 + i
 			}
 			for _, data := range []map[string]any{strs, ints, nil} {

@@ -195,7 +195,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 	}
 
 	octx, cancel := context.WithTimeout(ctx, cfg.openTimeout())
-	st, err = openStore(octx, cfg.database)
+	st, err = openStore(octx, cfg.database, store.Observe(m.StoreCall))
 	cancel()
 	if err != nil {
 		if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
@@ -449,24 +449,29 @@ func checkHealth(ctx context.Context, addr string, stdout io.Writer) error {
 	return nil
 }
 
-// gameStore is a store the bot can use and main can close, ping and ask
-// for the number of running games.
+// gameStore is a store the bot can use and main can watch and close.
 type gameStore interface {
 	bot.Store
+	watchedStore
+}
+
+// watchedStore is what main asks of the store for the operator: the number
+// of running games, whether it answers, and to close.
+type watchedStore interface {
 	CountRunning(ctx context.Context) (int, error)
 	Ping(ctx context.Context) error
 	Close() error
 }
 
-func openStore(ctx context.Context, d database) (gameStore, error) {
+func openStore(ctx context.Context, d database, opts ...store.Option) (gameStore, error) {
 	if d.kind == "postgres" {
-		st, err := store.OpenPostgres(ctx, d.target)
+		st, err := store.OpenPostgres(ctx, d.target, opts...)
 		if err != nil {
 			return nil, fmt.Errorf("open the PostgreSQL database of DATABASE_URL: %w", err)
 		}
 		return st, nil
 	}
-	st, err := store.OpenSQLite(d.target)
+	st, err := store.OpenSQLite(d.target, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("open the SQLite database %s: %w", d.target, err)
 	}

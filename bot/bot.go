@@ -24,8 +24,8 @@ type Config struct {
 	Table table.Config
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
-	// Meter counts interactions, moves, games and store calls; nil counts
-	// nothing.
+	// Meter counts interactions, moves and games; nil counts nothing.
+	// The store counts its own calls (store.Observe).
 	Meter Meter
 	// About is what /ttt about tells beyond the store's counts.
 	About About
@@ -90,10 +90,9 @@ func New(dc Discord, st Store, cfg Config, log *slog.Logger) *Bot {
 	b.texts, b.textsErr = catalog()
 	if cfg.Meter != nil {
 		b.meter = cfg.Meter
-		b.store = meteredStore{st: st, meter: cfg.Meter}
 	}
-	b.settings = &settings{store: b.store, table: cfg.Table, now: cfg.Now, log: log}
-	b.tables = &tables{store: b.store, meter: b.meter, log: log, now: cfg.Now, self: b.self, starts: b.starts, run: b.run}
+	b.settings = &settings{store: st, table: cfg.Table, now: cfg.Now, log: log}
+	b.tables = &tables{games: st, challenges: st, meter: b.meter, log: log, now: cfg.Now, self: b.self, starts: b.starts, run: b.run}
 	b.boards = &boards{dc: dc, texts: b.texts, log: log, now: cfg.Now, run: b.run, settings: b.settings, keeper: b.tables,
 		pictures: &pictures{dc: dc, texts: b.texts, log: log, run: b.run, settings: b.settings}}
 	b.tables.upkeep = b.boards

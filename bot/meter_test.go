@@ -68,7 +68,8 @@ func newMeteredBot(t *testing.T) (*Bot, *countingMeter) {
 	meter := new(countingMeter)
 	cfg := DefaultConfig()
 	cfg.Meter = meter
-	b := New(new(recorder), new(store.Memory), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	st := store.NewMemory(store.Observe(meter.StoreCall))
+	b := New(new(recorder), st, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	b.SetSelf("1000000000000000001")
 	t.Cleanup(b.Close)
 	return b, meter

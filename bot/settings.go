@@ -104,7 +104,7 @@ func (c *settingsCache) setLocked(s store.Settings, now time.Time) {
 // settings reads and saves guilds' settings, through a cache, and turns
 // them into the rules of their games. It is safe for concurrent use.
 type settings struct {
-	store Store
+	store SettingsStore
 	table table.Config // the bot's rules, which a guild's settings change
 	now   func() time.Time
 	log   *slog.Logger

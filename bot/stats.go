@@ -158,7 +158,7 @@ func (b *Bot) leaderboard(ctx context.Context, req *request) error {
 // best record against it (most wins, then draws, then fewest losses), in
 // l's language. These games stay unrated; the rated ladder above is the
 // same with or without this section.
-func computerLeaderboard(ctx context.Context, store Store, selfID string, l *i18n.Localizer, guildID string) ([]string, error) {
+func computerLeaderboard(ctx context.Context, store StatsStore, selfID string, l *i18n.Localizer, guildID string) ([]string, error) {
 	// One more than shown: the computer's own record is among them.
 	top, err := store.ComputerLeaderboard(ctx, guildID, leaderboardSize+1)
 	if err != nil {

@@ -7,12 +7,19 @@ import (
 	"github.com/tttbot/tttbot/store"
 )
 
-// Store keeps games and what they say about players. The bot loads a
-// channel's current game each time it locks the channel, and saves every
-// change, under that lock and before it answers anyone. Saves are
-// versioned: store.ErrConflict means another process changed the game
-// first. store.SQLite, store.Postgres and store.Memory implement it.
-type Store interface {
+// The store, as the bot sees it, split by who uses it: tables keep games
+// (GameStore) and challenges (ChallengeStore), settings the servers'
+// /ttt config (SettingsStore), the handlers of stats, leaderboard,
+// history and about the record (StatsStore), and Register the guilds with
+// commands of their own (CommandGuildStore). store.SQLite, store.Postgres
+// and store.Memory implement them all (Store). The store times its own
+// calls for the operator (store.Observe): the bot wraps nothing.
+
+// GameStore keeps each channel's current game. The bot loads it each time
+// it locks the channel, and saves every change, under that lock and before
+// it answers anyone. Saves are versioned: store.ErrConflict means another
+// process changed the game first.
+type GameStore interface {
 	// Current returns the channel's current game, or nil if it has none.
 	Current(ctx context.Context, channelID string) (*store.Game, error)
 	// Save stores g if nobody saved it since g.Version, and updates the
@@ -22,6 +29,29 @@ type Store interface {
 	// those whose deadline is at or before a time.
 	Running(ctx context.Context) ([]*store.Game, error)
 	Due(ctx context.Context, before time.Time) ([]string, error)
+}
+
+// ChallengeStore keeps the open challenges. Challenge returns the
+// channel's open challenge, or nil; OpenChallenge stores one
+// (store.ErrConflict if the channel has one); CloseChallenge removes one
+// and reports whether this call did; Challenges lists them.
+type ChallengeStore interface {
+	Challenge(ctx context.Context, channelID string) (*store.Challenge, error)
+	OpenChallenge(ctx context.Context, c *store.Challenge) error
+	CloseChallenge(ctx context.Context, id string) (bool, error)
+	Challenges(ctx context.Context) ([]*store.Challenge, error)
+}
+
+// SettingsStore keeps the servers' /ttt config. Settings returns a guild's
+// (the zero Settings with its GuildID if it has none); SaveSettings
+// replaces it.
+type SettingsStore interface {
+	Settings(ctx context.Context, guildID string) (store.Settings, error)
+	SaveSettings(ctx context.Context, s store.Settings) error
+}
+
+// StatsStore tells what the games say about players.
+type StatsStore interface {
 	// Stats, Leaderboard and History answer /ttt stats, leaderboard and
 	// history.
 	Stats(ctx context.Context, guildID, userID string, minRated int) (store.Stats, error)
@@ -30,22 +60,22 @@ type Store interface {
 	// ComputerLeaderboard ranks a guild's players by their record against
 	// the computer, for servers that show it (/ttt config computer_ranked).
 	ComputerLeaderboard(ctx context.Context, guildID string, limit int) ([]store.Stats, error)
-	// Settings returns a guild's /ttt config (the zero Settings with its
-	// GuildID if it has none); SaveSettings replaces it.
-	Settings(ctx context.Context, guildID string) (store.Settings, error)
-	SaveSettings(ctx context.Context, s store.Settings) error
 	// CountGames counts every game ever started, for /ttt about.
 	CountGames(ctx context.Context) (int, error)
-	// CommandGuilds and SetCommandGuild remember the guilds that hold a
-	// copy of the commands of their own, so that registering globally can
-	// remove it.
+}
+
+// CommandGuildStore remembers the guilds that hold a copy of the commands
+// of their own, so that registering globally can remove it.
+type CommandGuildStore interface {
 	CommandGuilds(ctx context.Context) ([]string, error)
 	SetCommandGuild(ctx context.Context, guildID string, registered bool) error
-	// Challenge returns the channel's open challenge, or nil; OpenChallenge
-	// stores one (store.ErrConflict if the channel has one); CloseChallenge
-	// removes one and reports whether this call did; Challenges lists them.
-	Challenge(ctx context.Context, channelID string) (*store.Challenge, error)
-	OpenChallenge(ctx context.Context, c *store.Challenge) error
-	CloseChallenge(ctx context.Context, id string) (bool, error)
-	Challenges(ctx context.Context) ([]*store.Challenge, error)
+}
+
+// Store is all of the above: what New takes.
+type Store interface {
+	GameStore
+	ChallengeStore
+	SettingsStore
+	StatsStore
+	CommandGuildStore
 }

@@ -20,15 +20,16 @@ import (
 // expire. It draws no message: what a change means on Discord it tells
 // upkeep. It is safe for concurrent use.
 type tables struct {
-	store    Store
-	meter    Meter
-	log      *slog.Logger
-	now      func() time.Time
-	self     *self
-	starts   *startLimits
-	run      *runner
-	upkeep   upkeep
-	channels registry
+	games      GameStore
+	challenges ChallengeStore
+	meter      Meter
+	log        *slog.Logger
+	now        func() time.Time
+	self       *self
+	starts     *startLimits
+	run        *runner
+	upkeep     upkeep
+	channels   registry
 }
 
 // upkeep is what tables tells the keeper of the Discord messages (boards)
@@ -50,7 +51,7 @@ type upkeep interface {
 // put stores m, versioned; on success m.Version is the new version.
 func (t *tables) put(ctx context.Context, m *match) error {
 	g := toStored(m)
-	if err := t.store.Save(ctx, g); err != nil {
+	if err := t.games.Save(ctx, g); err != nil {
 		return err
 	}
 	m.Version = g.Version
@@ -115,7 +116,7 @@ func (t *tables) recheck(ch *channel, req *request, err error) bool {
 
 // load reads the channel's current game and brings its timer in line.
 func (t *tables) load(ctx context.Context, ch *channel) error {
-	g, err := t.store.Current(ctx, ch.id)
+	g, err := t.games.Current(ctx, ch.id)
 	if err != nil {
 		return fmt.Errorf("load the game of channel %s: %w", ch.id, err)
 	}
@@ -129,7 +130,7 @@ func (t *tables) load(ctx context.Context, ch *channel) error {
 			t.log.Error("stopping a stored game that cannot be played", "channel", ch.id, "err", err)
 			if g.Running() {
 				g.End, g.StoppedBy, g.EndedAt, g.Deadline = game.EndStopped, t.self.systemID(), t.now(), time.Time{}
-				if err := t.store.Save(ctx, g); err != nil {
+				if err := t.games.Save(ctx, g); err != nil {
 					return fmt.Errorf("stop the unplayable game of channel %s: %w", ch.id, err)
 				}
 			}
@@ -153,7 +154,7 @@ func (t *tables) load(ctx context.Context, ch *channel) error {
 // reload reads the channel's current game after a save that lost the race
 // with another process, and makes it the channel's: nil if it has none.
 func (t *tables) reload(ctx context.Context, ch *channel) (*match, error) {
-	g, err := t.store.Current(ctx, ch.id)
+	g, err := t.games.Current(ctx, ch.id)
 	if err != nil {
 		return nil, fmt.Errorf("reload after a conflict: %w", err)
 	}
@@ -218,7 +219,7 @@ func (t *tables) undo(prev, next *match) {
 
 // loadChallenge reads ch's open challenge from the store.
 func (t *tables) loadChallenge(ctx context.Context, ch *channel) error {
-	c, err := t.store.Challenge(ctx, ch.id)
+	c, err := t.challenges.Challenge(ctx, ch.id)
 	if err != nil {
 		return fmt.Errorf("load the challenge of channel %s: %w", ch.id, err)
 	}
@@ -255,7 +256,7 @@ func (t *tables) syncChallenge(ctx context.Context, ch *channel, c *store.Challe
 // processes that try, the one that closes it in the store says so on its
 // message.
 func (t *tables) closeExpired(ctx context.Context, channelID, guildID string, c *openChallenge) {
-	closed, err := t.store.CloseChallenge(ctx, c.ID)
+	closed, err := t.challenges.CloseChallenge(ctx, c.ID)
 	if err != nil {
 		t.log.Error("could not close an expired challenge", "channel", channelID, "err", err)
 		return
@@ -286,7 +287,7 @@ func (t *tables) challenge(ctx context.Context, ch *channel, id string) (*openCh
 // alone: of an Accept, a Decline and a timer racing on two processes, one
 // gets it, the others are told it is no longer open.
 func (t *tables) claim(ctx context.Context, ch *channel, c *openChallenge) error {
-	closed, err := t.store.CloseChallenge(ctx, c.ID)
+	closed, err := t.challenges.CloseChallenge(ctx, c.ID)
 	if err != nil {
 		return fmt.Errorf("close the challenge: %w", err)
 	}
@@ -411,7 +412,7 @@ func (t *tables) timeOut(ctx context.Context, ch *channel) bool {
 	err := t.put(ctx, next)
 	if errors.Is(err, store.ErrConflict) {
 		// Another process changed the game first: what it saved stands.
-		if g, lerr := t.store.Current(ctx, ch.id); lerr == nil && g != nil {
+		if g, lerr := t.games.Current(ctx, ch.id); lerr == nil && g != nil {
 			if m, ferr := fromStored(g); ferr == nil && !m.Due(t.now()) {
 				ch.match = m
 				return true
@@ -452,7 +453,7 @@ func (t *tables) restore(ctx context.Context) error {
 // only those whose time is up): loading arms a timer for each, or closes
 // it.
 func (t *tables) sweepChallenges(ctx context.Context, onlyDue bool) error {
-	cs, err := t.store.Challenges(ctx)
+	cs, err := t.challenges.Challenges(ctx)
 	if err != nil {
 		return fmt.Errorf("list open challenges: %w", err)
 	}
@@ -500,7 +501,7 @@ func (t *tables) sweepLater() {
 // asks the store for their channels only (not every running game with its
 // moves), and loading each ends its game.
 func (t *tables) sweepDue(ctx context.Context) error {
-	channels, err := t.store.Due(ctx, t.now())
+	channels, err := t.games.Due(ctx, t.now())
 	if err != nil {
 		return fmt.Errorf("list games out of time: %w", err)
 	}
@@ -517,7 +518,7 @@ func (t *tables) sweepDue(ctx context.Context) error {
 // bot had not yet read when it stopped has it read now, if its token is
 // still good (lookupLater).
 func (t *tables) sweep(ctx context.Context) error {
-	gs, err := t.store.Running(ctx)
+	gs, err := t.games.Running(ctx)
 	if err != nil {
 		return fmt.Errorf("list running games: %w", err)
 	}

@@ -136,7 +136,7 @@ func (m *Metrics) GameStarted() { m.started.Inc() }
 // GameEnded counts a game ended (bot.Meter).
 func (m *Metrics) GameEnded(how string) { m.ended.WithLabelValues(how).Inc() }
 
-// StoreCall counts one store call (bot.Meter).
+// StoreCall counts one store call (a store.Observer).
 func (m *Metrics) StoreCall(method string, took time.Duration, err error) {
 	m.storeTime.WithLabelValues(method).Observe(took.Seconds())
 	if err != nil {

@@ -38,6 +38,7 @@ func scanChallenge(r row) (*Challenge, error) {
 
 // Challenge returns the channel's open challenge, or nil if it has none.
 func (s *sqlStore) Challenge(ctx context.Context, channelID string) (c *Challenge, err error) {
+	defer s.observe.done("challenge", time.Now(), &err)
 	err = s.direct(ctx, func(t tx) error {
 		c, err = scanChallenge(t.queryRow(ctx, `SELECT `+challengeColumns+` FROM challenges WHERE channel_id = ?`, channelID))
 		if errors.Is(err, errNoRows) {
@@ -53,9 +54,10 @@ func (s *sqlStore) Challenge(ctx context.Context, channelID string) (c *Challeng
 
 // OpenChallenge stores c as its channel's open challenge. It fails with
 // ErrConflict if the channel already has one.
-func (s *sqlStore) OpenChallenge(ctx context.Context, c *Challenge) error {
+func (s *sqlStore) OpenChallenge(ctx context.Context, c *Challenge) (err error) {
+	defer s.observe.done("open_challenge", time.Now(), &err)
 	var n int64
-	err := s.write(ctx, func(t tx) (err error) {
+	err = s.write(ctx, func(t tx) (err error) {
 		n, err = t.exec(ctx, `INSERT INTO challenges (`+challengeColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 			c.ID, c.GuildID, c.ChannelID, c.From, c.To, c.Size, c.Win, c.Expires.UnixMicro(), c.Message.AppID, c.Message.Token, c.Message.At.UnixMicro(), c.Locale,
 			c.Message.ChannelID, c.Message.MessageID)
@@ -73,9 +75,10 @@ func (s *sqlStore) OpenChallenge(ctx context.Context, c *Challenge) error {
 // CloseChallenge removes the open challenge with that id and reports
 // whether it was there: of several processes closing one challenge (an
 // accept, a decline, a timer), exactly one gets true.
-func (s *sqlStore) CloseChallenge(ctx context.Context, id string) (bool, error) {
+func (s *sqlStore) CloseChallenge(ctx context.Context, id string) (_ bool, err error) {
+	defer s.observe.done("close_challenge", time.Now(), &err)
 	var n int64
-	err := s.write(ctx, func(t tx) (err error) {
+	err = s.write(ctx, func(t tx) (err error) {
 		n, err = t.exec(ctx, `DELETE FROM challenges WHERE id = ?`, id)
 		return err
 	})
@@ -87,6 +90,7 @@ func (s *sqlStore) CloseChallenge(ctx context.Context, id string) (bool, error) 
 
 // Challenges returns every open challenge, by channel id.
 func (s *sqlStore) Challenges(ctx context.Context) (out []*Challenge, err error) {
+	defer s.observe.done("challenges", time.Now(), &err)
 	err = s.read(ctx, func(t tx) error {
 		out = nil
 		rs, err := t.query(ctx, `SELECT `+challengeColumns+` FROM challenges ORDER BY channel_id`)
@@ -110,7 +114,8 @@ func (s *sqlStore) Challenges(ctx context.Context) (out []*Challenge, err error)
 }
 
 // Challenge returns the channel's open challenge, or nil if it has none.
-func (m *Memory) Challenge(ctx context.Context, channelID string) (*Challenge, error) {
+func (m *Memory) Challenge(ctx context.Context, channelID string) (_ *Challenge, err error) {
+	defer m.observe.done("challenge", time.Now(), &err)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if c := m.challenges[channelID]; c != nil {
@@ -122,7 +127,8 @@ func (m *Memory) Challenge(ctx context.Context, channelID string) (*Challenge, e
 
 // OpenChallenge stores c as its channel's open challenge, or fails with
 // ErrConflict if the channel has one.
-func (m *Memory) OpenChallenge(ctx context.Context, c *Challenge) error {
+func (m *Memory) OpenChallenge(ctx context.Context, c *Challenge) (err error) {
+	defer m.observe.done("open_challenge", time.Now(), &err)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.challenges[c.ChannelID] != nil {
@@ -139,7 +145,8 @@ func (m *Memory) OpenChallenge(ctx context.Context, c *Challenge) error {
 
 // CloseChallenge removes the challenge with that id and reports whether
 // it was there.
-func (m *Memory) CloseChallenge(ctx context.Context, id string) (bool, error) {
+func (m *Memory) CloseChallenge(ctx context.Context, id string) (_ bool, err error) {
+	defer m.observe.done("close_challenge", time.Now(), &err)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for ch, c := range m.challenges {
@@ -152,7 +159,8 @@ func (m *Memory) CloseChallenge(ctx context.Context, id string) (bool, error) {
 }
 
 // Challenges returns every open challenge, by channel id.
-func (m *Memory) Challenges(ctx context.Context) ([]*Challenge, error) {
+func (m *Memory) Challenges(ctx context.Context) (_ []*Challenge, err error) {
+	defer m.observe.done("challenges", time.Now(), &err)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []*Challenge

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 )
 
 // CommandGuilds returns the guilds that hold a copy of the commands of
 // their own (see SetCommandGuild), sorted.
-func (s *sqlStore) CommandGuilds(ctx context.Context) ([]string, error) {
+func (s *sqlStore) CommandGuilds(ctx context.Context) (_ []string, err error) {
+	defer s.observe.done("command_guilds", time.Now(), &err)
 	guilds, err := s.column(ctx, `SELECT guild_id FROM command_guilds ORDER BY guild_id`)
 	if err != nil {
 		return nil, fmt.Errorf("store: command guilds: %w", err)
@@ -19,8 +21,9 @@ func (s *sqlStore) CommandGuilds(ctx context.Context) ([]string, error) {
 
 // SetCommandGuild records whether the guild holds a copy of the commands of
 // its own.
-func (s *sqlStore) SetCommandGuild(ctx context.Context, guildID string, registered bool) error {
-	err := s.write(ctx, func(t tx) error {
+func (s *sqlStore) SetCommandGuild(ctx context.Context, guildID string, registered bool) (err error) {
+	defer s.observe.done("set_command_guild", time.Now(), &err)
+	err = s.write(ctx, func(t tx) error {
 		var err error
 		if registered {
 			_, err = t.exec(ctx, `INSERT INTO command_guilds (guild_id) VALUES (?) ON CONFLICT DO NOTHING`, guildID)
@@ -37,7 +40,8 @@ func (s *sqlStore) SetCommandGuild(ctx context.Context, guildID string, register
 
 // CommandGuilds returns the guilds that hold a copy of the commands of
 // their own (see SetCommandGuild), sorted.
-func (m *Memory) CommandGuilds(ctx context.Context) ([]string, error) {
+func (m *Memory) CommandGuilds(ctx context.Context) (_ []string, err error) {
+	defer m.observe.done("command_guilds", time.Now(), &err)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if len(m.commandGuilds) == 0 {
@@ -48,7 +52,8 @@ func (m *Memory) CommandGuilds(ctx context.Context) ([]string, error) {
 
 // SetCommandGuild records whether the guild holds a copy of the commands of
 // its own.
-func (m *Memory) SetCommandGuild(ctx context.Context, guildID string, registered bool) error {
+func (m *Memory) SetCommandGuild(ctx context.Context, guildID string, registered bool) (err error) {
+	defer m.observe.done("set_command_guild", time.Now(), &err)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if !registered {

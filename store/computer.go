@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"time"
 )
 
 // The players who did best against the computer, for servers whose
@@ -34,6 +35,7 @@ func compareComputer(a, b *Stats) int {
 // caller leaves it out. It reads the first limit of them in the order of
 // an index (players_computer), not the whole guild.
 func (s *sqlStore) ComputerLeaderboard(ctx context.Context, guildID string, limit int) (out []Stats, err error) {
+	defer s.observe.done("computer_leaderboard", time.Now(), &err)
 	out, err = s.ranked(ctx, `SELECT `+statsColumns+` FROM players WHERE guild_id = ? AND computer_games > 0
 			ORDER BY computer_wins DESC, computer_draws DESC, computer_losses, user_id`, limit, guildID)
 	if err != nil {
@@ -45,6 +47,7 @@ func (s *sqlStore) ComputerLeaderboard(ctx context.Context, guildID string, limi
 // ComputerLeaderboard returns the players of the guild with at least one
 // game against the computer, best first, Rank set; at most limit of them
 // (limit <= 0: all). See sqlStore.ComputerLeaderboard.
-func (m *Memory) ComputerLeaderboard(ctx context.Context, guildID string, limit int) ([]Stats, error) {
+func (m *Memory) ComputerLeaderboard(ctx context.Context, guildID string, limit int) (_ []Stats, err error) {
+	defer m.observe.done("computer_leaderboard", time.Now(), &err)
 	return m.ranked(guildID, func(s *Stats) bool { return s.Computer.Games > 0 }, compareComputer, limit), nil
 }

@@ -31,13 +31,21 @@ type Memory struct {
 	settings   map[string]Settings // by guild id
 	// commandGuilds are the guilds with a copy of the commands of their own.
 	commandGuilds map[string]bool
+	// observe, when set, hears of each call the bot makes (Observe).
+	observe Observer
+}
+
+// NewMemory returns an empty Memory, as the zero Memory is, with opts.
+func NewMemory(opts ...Option) *Memory {
+	return &Memory{observe: collect(opts).observe}
 }
 
 type statsKey struct{ guild, user string }
 
 // Current returns the channel's current game (running or ended), or nil
 // if the channel never had one.
-func (m *Memory) Current(ctx context.Context, channelID string) (*Game, error) {
+func (m *Memory) Current(ctx context.Context, channelID string) (_ *Game, err error) {
+	defer m.observe.done("current", time.Now(), &err)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if g := m.games[m.channels[channelID]]; g != nil {
@@ -58,7 +66,8 @@ func (m *Memory) Game(ctx context.Context, id string) (*Game, error) {
 
 // Save stores g, as the package documentation and the SQLite store's Save
 // describe. On success it sets g.Version; it changes nothing else in g.
-func (m *Memory) Save(ctx context.Context, g *Game) error {
+func (m *Memory) Save(ctx context.Context, g *Game) (err error) {
+	defer m.observe.done("save", time.Now(), &err)
 	if err := check(g); err != nil {
 		return err
 	}
@@ -125,7 +134,8 @@ func (m *Memory) settle(g *Game) {
 
 // Running returns every game that has not ended, sorted by channel id,
 // then game id.
-func (m *Memory) Running(ctx context.Context) ([]*Game, error) {
+func (m *Memory) Running(ctx context.Context) (_ []*Game, err error) {
+	defer m.observe.done("running", time.Now(), &err)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []*Game
@@ -157,7 +167,8 @@ func (m *Memory) CountRunning(ctx context.Context) (int, error) {
 }
 
 // CountGames returns how many games were ever started, ended or not.
-func (m *Memory) CountGames(ctx context.Context) (int, error) {
+func (m *Memory) CountGames(ctx context.Context) (_ int, err error) {
+	defer m.observe.done("count_games", time.Now(), &err)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return len(m.games), nil
@@ -166,7 +177,8 @@ func (m *Memory) CountGames(ctx context.Context) (int, error) {
 // Due returns the channels whose running game has a deadline at or before
 // before, sorted, and forgets the expired board tokens, as the SQL stores'
 // Due does.
-func (m *Memory) Due(ctx context.Context, before time.Time) ([]string, error) {
+func (m *Memory) Due(ctx context.Context, before time.Time) (_ []string, err error) {
+	defer m.observe.done("due", time.Now(), &err)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []string
@@ -187,7 +199,8 @@ func (m *Memory) Ping(ctx context.Context) error { return nil }
 
 // Stats returns what the store knows of a player in a guild, with Rank
 // set when the player has at least minRated rated games.
-func (m *Memory) Stats(ctx context.Context, guildID, userID string, minRated int) (Stats, error) {
+func (m *Memory) Stats(ctx context.Context, guildID, userID string, minRated int) (_ Stats, err error) {
+	defer m.observe.done("stats", time.Now(), &err)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	s := m.stats[statsKey{guildID, userID}]
@@ -209,7 +222,8 @@ func (m *Memory) Stats(ctx context.Context, guildID, userID string, minRated int
 // Leaderboard returns the players of the guild with at least minRated
 // rated games, best first, Rank set; at most limit of them (limit <= 0:
 // all).
-func (m *Memory) Leaderboard(ctx context.Context, guildID string, minRated, limit int) ([]Stats, error) {
+func (m *Memory) Leaderboard(ctx context.Context, guildID string, minRated, limit int) (_ []Stats, err error) {
+	defer m.observe.done("leaderboard", time.Now(), &err)
 	return m.ranked(guildID, func(s *Stats) bool { return s.Rated >= minRated }, compareRank, limit), nil
 }
 
@@ -237,7 +251,8 @@ func (m *Memory) ranked(guildID string, keep func(*Stats) bool, compare func(a, 
 // History returns the player's ended games in the guild, the most recently
 // ended first (ties: larger id first), at most limit of them (limit <= 0:
 // all).
-func (m *Memory) History(ctx context.Context, guildID, userID string, limit int) ([]*Game, error) {
+func (m *Memory) History(ctx context.Context, guildID, userID string, limit int) (_ []*Game, err error) {
+	defer m.observe.done("history", time.Now(), &err)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []*Game

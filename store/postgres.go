@@ -38,7 +38,7 @@ type Postgres struct {
 // then), not the migrations that follow: on a big database they can take
 // longer, or wait for another process's, and giving up half way would only
 // make the next start do it again. Cancelling ctx stops them.
-func OpenPostgres(ctx context.Context, url string) (*Postgres, error) {
+func OpenPostgres(ctx context.Context, url string, opts ...Option) (*Postgres, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		// pgx's parse errors can quote the URL, password included.
@@ -53,6 +53,7 @@ func OpenPostgres(ctx context.Context, url string) (*Postgres, error) {
 		return nil, fmt.Errorf("store: open postgres: %w", err)
 	}
 	p := newPostgres(pool)
+	p.observe = collect(opts).observe
 	mctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	defer stop()
 	unwatch := context.AfterFunc(ctx, func() {

@@ -72,6 +72,7 @@ const settingsColumns = `guild_id, turn_timeout, challenge_timeout, size, win, c
 // Settings returns the guild's settings; a guild that has none gets the
 // zero Settings with its GuildID.
 func (s *sqlStore) Settings(ctx context.Context, guildID string) (st Settings, err error) {
+	defer s.observe.done("settings", time.Now(), &err)
 	err = s.direct(ctx, func(t tx) error {
 		var turn, challenge, updated int64
 		var channels string
@@ -98,12 +99,13 @@ func (s *sqlStore) Settings(ctx context.Context, guildID string) (st Settings, e
 }
 
 // SaveSettings stores the guild's settings, replacing what it had.
-func (s *sqlStore) SaveSettings(ctx context.Context, st Settings) error {
+func (s *sqlStore) SaveSettings(ctx context.Context, st Settings) (err error) {
+	defer s.observe.done("save_settings", time.Now(), &err)
 	if err := checkSettings(st); err != nil {
 		return err
 	}
 	st = normalizeSettings(st)
-	err := s.write(ctx, func(t tx) error {
+	err = s.write(ctx, func(t tx) error {
 		_, err := t.exec(ctx, `INSERT INTO settings (`+settingsColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (guild_id) DO UPDATE SET turn_timeout = excluded.turn_timeout, challenge_timeout = excluded.challenge_timeout,
 			size = excluded.size, win = excluded.win, channels = excluded.channels, stop_role = excluded.stop_role,
@@ -120,7 +122,8 @@ func (s *sqlStore) SaveSettings(ctx context.Context, st Settings) error {
 
 // Settings returns the guild's settings; a guild that has none gets the
 // zero Settings with its GuildID.
-func (m *Memory) Settings(ctx context.Context, guildID string) (Settings, error) {
+func (m *Memory) Settings(ctx context.Context, guildID string) (_ Settings, err error) {
+	defer m.observe.done("settings", time.Now(), &err)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	st, ok := m.settings[guildID]
@@ -132,7 +135,8 @@ func (m *Memory) Settings(ctx context.Context, guildID string) (Settings, error)
 }
 
 // SaveSettings stores the guild's settings, replacing what it had.
-func (m *Memory) SaveSettings(ctx context.Context, st Settings) error {
+func (m *Memory) SaveSettings(ctx context.Context, st Settings) (err error) {
+	defer m.observe.done("save_settings", time.Now(), &err)
 	if err := checkSettings(st); err != nil {
 		return err
 	}

@@ -68,6 +68,8 @@ type sqlStore struct {
 	// (wrapping ErrOutcomeUnknown) can no longer commit, so that a read
 	// tells whether it did; nil when it is so.
 	settled func(ctx context.Context, err error) error
+	// observe, when set, hears of each call the bot makes (Observe).
+	observe Observer
 }
 
 const gameColumns = `id, guild_id, channel_id, player_x, player_o, computer, level, size, win, first,
@@ -270,7 +272,8 @@ var currentQuery = `SELECT ` + prefixed("g.", gameColumns) + ` FROM channels c J
 
 // Current returns the channel's current game (running or ended), or nil
 // if the channel never had one.
-func (s *sqlStore) Current(ctx context.Context, channelID string) (*Game, error) {
+func (s *sqlStore) Current(ctx context.Context, channelID string) (_ *Game, err error) {
+	defer s.observe.done("current", time.Now(), &err)
 	g, err := s.getGame(ctx, currentQuery, channelID)
 	if err != nil {
 		return nil, fmt.Errorf("store: current game of channel %s: %w", channelID, err)
@@ -338,12 +341,13 @@ func prefixed(p, columns string) string {
 // ending, loser or moves. The save that ends a game (any ending but
 // EndStopped) also counts it in its players' stats and ratings, once.
 // After ErrConflict nothing has changed.
-func (s *sqlStore) Save(ctx context.Context, g *Game) error {
+func (s *sqlStore) Save(ctx context.Context, g *Game) (err error) {
+	defer s.observe.done("save", time.Now(), &err)
 	if err := check(g); err != nil {
 		return err
 	}
 	n := normalize(g)
-	err := s.write(ctx, func(t tx) error {
+	err = s.write(ctx, func(t tx) error {
 		if n.Version == 0 {
 			return s.insert(ctx, t, n)
 		}
@@ -624,6 +628,7 @@ func (s *sqlStore) settle(ctx context.Context, t tx, g *Game) error {
 // Running returns every game that has not ended, sorted by channel id,
 // then game id.
 func (s *sqlStore) Running(ctx context.Context) (out []*Game, err error) {
+	defer s.observe.done("running", time.Now(), &err)
 	err = s.read(ctx, func(t tx) error {
 		out = nil
 		rs, err := t.query(ctx, `SELECT `+gameColumns+` FROM games WHERE ending = 0 ORDER BY channel_id, id`)
@@ -684,6 +689,7 @@ func (s *sqlStore) Running(ctx context.Context) (out []*Game, err error) {
 // set when the player has at least minRated rated games. A player with no
 // games gets newcomer's stats (rating.Default), not an error.
 func (s *sqlStore) Stats(ctx context.Context, guildID, userID string, minRated int) (st Stats, err error) {
+	defer s.observe.done("stats", time.Now(), &err)
 	err = s.read(ctx, func(t tx) error {
 		st, err = scanStats(t.queryRow(ctx, `SELECT `+statsColumns+` FROM players WHERE guild_id = ? AND user_id = ?`, guildID, userID))
 		if errors.Is(err, errNoRows) {
@@ -713,6 +719,7 @@ func (s *sqlStore) Stats(ctx context.Context, guildID, userID string, minRated i
 // rated games, best first (rating, then rated games, then user id), Rank
 // set; at most limit of them (limit <= 0: all).
 func (s *sqlStore) Leaderboard(ctx context.Context, guildID string, minRated, limit int) (out []Stats, err error) {
+	defer s.observe.done("leaderboard", time.Now(), &err)
 	out, err = s.ranked(ctx, `SELECT `+statsColumns+` FROM players WHERE guild_id = ? AND rated >= ? ORDER BY rating DESC, rated DESC, user_id`,
 		limit, guildID, minRated)
 	if err != nil {
@@ -752,6 +759,7 @@ func (s *sqlStore) ranked(ctx context.Context, q string, limit int, args ...any)
 // ended first (ties: larger id first), at most limit of them (limit <= 0:
 // all).
 func (s *sqlStore) History(ctx context.Context, guildID, userID string, limit int) (out []*Game, err error) {
+	defer s.observe.done("history", time.Now(), &err)
 	err = s.read(ctx, func(t tx) error {
 		out = nil
 		// One indexed, ordered scan per side the player may have played,
@@ -811,6 +819,7 @@ func (s *sqlStore) CountRunning(ctx context.Context) (n int, err error) {
 // reads the count kept as games are saved (countShards rows), not the
 // games.
 func (s *sqlStore) CountGames(ctx context.Context) (n int, err error) {
+	defer s.observe.done("count_games", time.Now(), &err)
 	err = s.direct(ctx, func(t tx) error {
 		return t.queryRow(ctx, `SELECT coalesce(sum(n), 0) FROM game_count`).Scan(&n)
 	})
@@ -845,7 +854,8 @@ func (s *sqlStore) Ping(ctx context.Context) error {
 // conflicts with it. A failure to forget is not Due's: the next sweep
 // tries again, and a database that cannot be written fails saves and
 // Ping anyway.
-func (s *sqlStore) Due(ctx context.Context, before time.Time) ([]string, error) {
+func (s *sqlStore) Due(ctx context.Context, before time.Time) (_ []string, err error) {
+	defer s.observe.done("due", time.Now(), &err)
 	channels, err := s.column(ctx, `SELECT channel_id FROM games WHERE ending = 0 AND deadline IS NOT NULL AND deadline <= ? ORDER BY channel_id`, before.UnixMicro())
 	if err != nil {
 		return nil, fmt.Errorf("store: games due: %w", err)

@@ -79,8 +79,13 @@ const readers = 4
 // OpenSQLite opens the SQLite database at path, creating the file and its
 // parent directory if needed, and brings its schema up to date. It fails
 // with an error wrapping ErrTooNew if a newer tttbot migrated the database.
-func OpenSQLite(path string) (*SQLite, error) {
-	return openSQLiteWith(path, defaultMemory)
+func OpenSQLite(path string, opts ...Option) (*SQLite, error) {
+	s, err := openSQLiteWith(path, defaultMemory)
+	if err != nil {
+		return nil, err
+	}
+	s.observe = collect(opts).observe
+	return s, nil
 }
 
 // memoryUse is what a SQLite store may keep in memory beyond the Go heap:

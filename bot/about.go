@@ -37,33 +37,33 @@ func UserInstallURL(appID string) string {
 const aboutWithin = time.Second
 
 // about answers /ttt about, to the user alone, in their language.
-func (b *Bot) about(ctx context.Context, req *request) error {
+func (rd *records) about(ctx context.Context, req *request) error {
 	l := req.lang
 	unknown := l.T("about.unknown", nil)
 	cctx, cancel := context.WithTimeout(ctx, aboutWithin)
 	defer cancel()
 	servers, games := unknown, unknown
-	if f := b.cfg.About.Servers; f != nil {
+	if f := rd.program.Servers; f != nil {
 		if n, err := f(cctx); err == nil {
 			servers = strconv.Itoa(n)
 		} else {
-			b.log.Warn("could not count the servers for /ttt about", "err", err)
+			rd.log.Warn("could not count the servers for /ttt about", "err", err)
 		}
 	}
-	if n, err := b.store.CountGames(cctx); err == nil {
+	if n, err := rd.store.CountGames(cctx); err == nil {
 		games = strconv.Itoa(n)
 	} else {
-		b.log.Warn("could not count the games for /ttt about", "err", err)
+		rd.log.Warn("could not count the games for /ttt about", "err", err)
 	}
 	latency := l.T("about.no_gateway", nil)
-	if f := b.cfg.About.Latency; f != nil {
+	if f := rd.program.Latency; f != nil {
 		latency = unknown // no heartbeat acknowledged yet
 		if d := f(); d > 0 {
 			latency = strconv.FormatInt(d.Milliseconds(), 10) + " ms"
 		}
 	}
 	return req.say(ctx, l.T("about.text", map[string]any{
-		"Version": b.cfg.About.Version, "Started": b.started.Unix(),
+		"Version": rd.program.Version, "Started": rd.started.Unix(),
 		"Servers": servers, "Games": games, "Latency": latency,
 		"Invite": InviteURL(req.AppID), "UserInvite": UserInstallURL(req.AppID), "Source": Source,
 	}))

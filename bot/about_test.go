@@ -36,7 +36,7 @@ func TestAbout(t *testing.T) {
 	b.serveIC(context.Background(), ic)
 	r := rec.last(t)
 	for _, want := range []string{"v1.2.3", "Servers: 7", "games played: 1", "gateway latency: 42 ms",
-		"<t:" + strconv.FormatInt(b.started.Unix(), 10) + ":R>", "<" + InviteURL(ic.AppID) + ">", "<" + UserInstallURL(ic.AppID) + ">", Source} {
+		"<t:" + strconv.FormatInt(b.records.started.Unix(), 10) + ":R>", "<" + InviteURL(ic.AppID) + ">", "<" + UserInstallURL(ic.AppID) + ">", Source} {
 		if !strings.Contains(r.Data.Content, want) {
 			t.Errorf("/ttt about answered %q; want it to contain %q", r.Data.Content, want)
 		}
@@ -48,7 +48,7 @@ func TestAbout(t *testing.T) {
 		t.Errorf("InviteURL = %s; want View Channel, Send Messages, Embed Links, Attach Files and Read Message History (117760)", InviteURL("1"))
 	}
 
-	b.cfg.About = About{Servers: func(context.Context) (int, error) { return 0, errors.New("discord is down") }}
+	b.records.program = About{Servers: func(context.Context) (int, error) { return 0, errors.New("discord is down") }}
 	b.serveIC(context.Background(), slashPayload(t, "about", nil, nil))
 	if got := rec.last(t).Data.Content; !strings.Contains(got, "Servers: unknown") || !strings.Contains(got, "none (HTTP interactions)") {
 		t.Errorf("/ttt about without Discord's count or a gateway answered %q; want unknown servers and no gateway", got)

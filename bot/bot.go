@@ -56,8 +56,9 @@ const answerWithin = 2500 * time.Millisecond
 // its own goroutine.
 //
 // Bot is the router and the handlers; the games through time are tables',
-// the messages on Discord after an answer are boards', and the background
-// work is the runner's.
+// the messages on Discord after an answer are boards', the background
+// work is the runner's, and the commands that only read (stats,
+// leaderboard, history, about) are records'.
 type Bot struct {
 	dc       Discord
 	cfg      Config
@@ -72,11 +73,10 @@ type Bot struct {
 	tables   *tables
 	boards   *boards
 	run      *runner
+	records  *records
 
 	texts    *i18n.Catalog // every text players see (nil if textsErr)
 	textsErr error         // why the catalog could not be parsed
-
-	started time.Time // for /ttt about
 }
 
 // New returns a bot that edits and registers through dc and keeps its games
@@ -85,7 +85,7 @@ func New(dc Discord, st Store, cfg Config, log *slog.Logger) *Bot {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	b := &Bot{dc: dc, cfg: cfg, log: log, store: st, meter: noMeter{}, started: cfg.Now(),
+	b := &Bot{dc: dc, cfg: cfg, log: log, store: st, meter: noMeter{},
 		starts: new(startLimits), self: new(self), run: newRunner()}
 	b.texts, b.textsErr = catalog()
 	if cfg.Meter != nil {
@@ -96,6 +96,7 @@ func New(dc Discord, st Store, cfg Config, log *slog.Logger) *Bot {
 	b.boards = &boards{dc: dc, texts: b.texts, log: log, now: cfg.Now, run: b.run, settings: b.settings, keeper: b.tables,
 		pictures: &pictures{dc: dc, texts: b.texts, log: log, run: b.run, settings: b.settings}}
 	b.tables.upkeep = b.boards
+	b.records = &records{store: st, texts: b.texts, settings: b.settings, self: b.self, log: log, program: cfg.About, started: cfg.Now()}
 	b.routes = newRoutes(b)
 	return b
 }

@@ -28,6 +28,10 @@
 //     saves by itself.
 //   - the runner (runner.go) runs background edits and timer callbacks on
 //     pools of their own, and is what Close waits for.
+//   - records (stats.go, about.go) answers the commands that only read:
+//     stats, leaderboard, history and about.
+//
+// Each of them holds only the part of the store it uses (store.go).
 //
 // Files refer only downward: the router and the handlers use tables and
 // boards, which do not use each other, and they use the leaves (request,

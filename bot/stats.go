@@ -3,8 +3,10 @@ package bot
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/tttbot/tttbot/game"
@@ -35,16 +37,28 @@ func pickUser(req *request) (*discordgo.User, error) {
 	return req.user, nil
 }
 
-func (b *Bot) stats(ctx context.Context, req *request) error {
+// records answers the commands that read what the games say, and change
+// nothing: /ttt stats, leaderboard, history and about.
+type records struct {
+	store    StatsStore
+	texts    *i18n.Catalog
+	settings *settings // whether the guild ranks games against the computer
+	self     *self
+	log      *slog.Logger
+	program  About     // what /ttt about tells of the running program
+	started  time.Time // for /ttt about
+}
+
+func (rd *records) stats(ctx context.Context, req *request) error {
 	u, err := pickUser(req)
 	if err != nil {
 		return err
 	}
-	st, err := b.store.Stats(ctx, req.GuildID, u.ID, MinRated)
+	st, err := rd.store.Stats(ctx, req.GuildID, u.ID, MinRated)
 	if err != nil {
 		return fmt.Errorf("stats: %w", err)
 	}
-	v := view{content: renderStats(b.texts.For(req.newLocale()), st)}
+	v := view{content: renderStats(rd.texts.For(req.newLocale()), st)}
 	return req.respond(ctx, discordgo.InteractionResponseChannelMessageWithSource, v, false)
 }
 
@@ -108,12 +122,12 @@ func percent(a, b int) int {
 	return int(math.Round(100 * float64(a) / float64(b)))
 }
 
-func (b *Bot) leaderboard(ctx context.Context, req *request) error {
-	top, err := b.store.Leaderboard(ctx, req.GuildID, MinRated, leaderboardSize)
+func (rd *records) leaderboard(ctx context.Context, req *request) error {
+	top, err := rd.store.Leaderboard(ctx, req.GuildID, MinRated, leaderboardSize)
 	if err != nil {
 		return fmt.Errorf("leaderboard: %w", err)
 	}
-	l := b.texts.For(req.newLocale())
+	l := rd.texts.For(req.newLocale())
 	lines := []string{l.T("leaderboard.title", map[string]any{"MinRated": MinRated})}
 	if len(top) == 0 {
 		lines = append(lines, l.N("leaderboard.empty", MinRated, nil))
@@ -128,7 +142,7 @@ func (b *Bot) leaderboard(ctx context.Context, req *request) error {
 		shown = shown || st.UserID == me
 	}
 	if !shown && len(top) > 0 {
-		st, err := b.store.Stats(ctx, req.GuildID, me, MinRated)
+		st, err := rd.store.Stats(ctx, req.GuildID, me, MinRated)
 		if err != nil {
 			return fmt.Errorf("leaderboard: own rank: %w", err)
 		}
@@ -138,12 +152,12 @@ func (b *Bot) leaderboard(ctx context.Context, req *request) error {
 			lines = append(lines, l.N("leaderboard.own_unranked", MinRated, map[string]any{"Rated": st.Rated}))
 		}
 	}
-	set, err := b.settings.get(ctx, req.GuildID)
+	set, err := rd.settings.get(ctx, req.GuildID)
 	if err != nil {
 		return err
 	}
 	if set.ComputerRanked {
-		more, err := computerLeaderboard(ctx, b.store, b.self.id(), l, req.GuildID)
+		more, err := computerLeaderboard(ctx, rd.store, rd.self.id(), l, req.GuildID)
 		if err != nil {
 			return err
 		}
@@ -181,16 +195,16 @@ func computerLeaderboard(ctx context.Context, store StatsStore, selfID string, l
 	return lines, nil
 }
 
-func (b *Bot) history(ctx context.Context, req *request) error {
+func (rd *records) history(ctx context.Context, req *request) error {
 	u, err := pickUser(req)
 	if err != nil {
 		return err
 	}
-	gs, err := b.store.History(ctx, req.GuildID, u.ID, historySize)
+	gs, err := rd.store.History(ctx, req.GuildID, u.ID, historySize)
 	if err != nil {
 		return fmt.Errorf("history: %w", err)
 	}
-	l := b.texts.For(req.newLocale())
+	l := rd.texts.For(req.newLocale())
 	lines := []string{l.T("history.title", map[string]any{"Player": mention(u.ID)})}
 	if len(gs) == 0 {
 		lines = append(lines, l.T("history.none", nil))

@@ -28,7 +28,8 @@ const (
 	// a worse one. With 2 <= k <= 8 < n it searches: it takes a win, blocks
 	// one, plays a forced win by fours (VCF) or, with k >= 4, by fours and
 	// threes (VCT) when it finds one, keeps to the moves after which the
-	// opponent has none, and otherwise looks ahead by iterative deepening
+	// opponent has none (checking every candidate, not only the best
+	// rated), and otherwise looks ahead by iterative deepening
 	// alpha-beta over the cells near the play, looking for its own forced
 	// wins two plies deep. Every search is bounded by a number of positions
 	// (searchNodes), not by a clock, so that a position always gets the
@@ -80,9 +81,9 @@ func ParseLevel(s string) (Level, error) {
 // bounded by node counts, not by a clock: at most about 160,000 positions
 // for the exact search of the empty 4×4 board, exactNodes on larger
 // boards, and searchNodes for the threat search (whose field is the
-// bounding box of the marks plus a margin, O(area) to set up): at most
-// about 30 ms on one core of a 2-core server at 15×15 with k = 5, see
-// BenchmarkHardGame.
+// bounding box of the marks plus a margin, O(area) to set up): on one
+// core of a 2-core server at 15×15 with k = 5, about 25 ms a move on
+// average and under 100 ms at worst, see BenchmarkHardGame and TestRapfi.
 func ComputerMove(g *Game, l Level, r *rand.Rand) (Cell, error) {
 	if l < Easy || l > Hard {
 		return Cell{}, fmt.Errorf("computer move: level %d: %w", l, ErrLevel)

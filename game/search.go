@@ -12,27 +12,34 @@ import "slices"
 // Budget of the threat search.
 //
 // searchNodes bounds the nodes of one move, alpha-beta and threat searches
-// together: a node costs one to two microseconds at 15×15, k = 5, so a move
-// takes at most about 30 ms (see BenchmarkHardGame, which reports the
-// slowest move); the cost of a node grows as k², so the budget shrinks by
-// that factor above k = 5. Of the budget, Hard's own forced wins by fours
-// and by threats get a tenth each, the opponent's a twentieth as if Hard
-// passed, and a quarter more when that finds a threat, to check each
-// candidate move; alpha-beta gets the rest. beamRoot and beam bound the moves
+// together, for k = 5: a node costs about a microsecond at 15×15, so a
+// move takes about 25 ms on average and at most about 100 ms (see
+// BenchmarkHardGame, which reports the slowest move, and TestRapfi); the
+// cost of a node grows as k², so the budget shrinks by that factor above
+// k = 5. Below k = 5 it is smallSearchNodes: the deeper search of the
+// larger budget prefers a losing block in some 7×7 openings with k = 4.
+// Of the budget, Hard's own forced wins by fours and by threats get a
+// tenth and a quarter, the opponent's a tenth as if Hard passed, and a
+// third more when that finds a threat, to check the candidate moves (with
+// their own transposition table); alpha-beta gets the rest. beamRoot and beam bound the moves
 // searched at the root and below it, best first by the move ordering;
 // forced replies are always searched.
 const (
-	maxSearchK  = 8
-	searchNodes = 20_000
-	maxPly      = 24
-	beamRoot    = 16
-	beam        = 6
+	maxSearchK       = 8
+	searchNodes      = 32_000
+	smallSearchNodes = 20_000
+	maxPly           = 24
+	beamRoot         = 16
+	beam             = 6
 	// Positions up to vctPly plies below the root where Hard is to move
 	// are searched for its forced win by threats, vctLeafDepth threats
 	// deep within vctLeafNodes nodes.
 	vctPly       = 2
 	vctLeafDepth = 4
 	vctLeafNodes = 60
+	// safeMinNodes is the least budget of a check of a move for safety,
+	// while the budget lasts.
+	safeMinNodes = 200
 )
 
 // Scores of the threat search, for the player to move.
@@ -59,6 +66,7 @@ type searcher struct {
 	callLimit int
 	spent     bool
 	stack     []int // move lists of the threat search
+	threatTT  []threatEntry
 	tt        []searchEntry
 	bufs      [maxPly + 2][]int // move lists by ply
 	scores    [maxPly + 2][]int64
@@ -81,7 +89,11 @@ func (e *engine) search() int {
 	}
 	f := newField(g)
 	k := g.k
-	s := &searcher{f: f, me: e.me, limit: searchNodes * 25 / max(25, k*k)}
+	limit := searchNodes * 25 / max(25, k*k)
+	if k < 5 {
+		limit = smallSearchNodes
+	}
+	s := &searcher{f: f, me: e.me, limit: limit}
 	i := s.root()
 	r, c := f.cell(i).Row, f.cell(i).Col
 	return r*g.n + c
@@ -115,21 +127,25 @@ func (s *searcher) root() int {
 	}
 	// The opponent's threats, as if I passed: a mark of mine never helps
 	// the opponent, so without them no move of mine loses to threats.
-	_, threat, unsure := s.threatSearch(opp, depth, threes, s.limit/20)
+	_, threat, unsure := s.threatSearch(opp, depth, threes, s.limit/10)
 	moves, _ := s.order(me, 0, beamRoot)
 	if len(moves) == 0 {
 		return s.anyEmpty()
 	}
-	moves = slices.Clone(moves[:min(len(moves), beamRoot)])
 	if threat || unsure {
-		// My fours answer threats too.
+		// Every candidate, best first: the one move that stops the
+		// threats may rate low. My fours answer threats too.
+		all, _ := s.order(me, 0, len(f.cand))
+		all = slices.Clone(all)
 		var fours [64]int
 		for _, m := range f.fourCells(me, fours[:0]) {
-			if !slices.Contains(moves, m) {
-				moves = append(moves, m)
+			if !slices.Contains(all, m) {
+				all = append(all, m)
 			}
 		}
-		moves = s.safeMoves(moves, depth, threes)
+		moves = s.safeMoves(all, depth, threes)
+	} else {
+		moves = slices.Clone(moves[:min(len(moves), beamRoot)])
 	}
 	if len(moves) == 1 {
 		return moves[0]
@@ -166,31 +182,46 @@ func (s *searcher) root() int {
 	return best
 }
 
-// safeMoves returns the moves after which the opponent does not win by
-// threats (VCT, or VCF when threes is false). A search that ran out of
+// safeMoves returns the moves, best first, after which the opponent does
+// not win by threats (VCT, or VCF when threes is false): every move proven
+// safe among the first ones checked, up to beamRoot of them, within a
+// third of the budget. Each move is checked for the opponent's fours
+// first, which is cheap, then for its threats. A search that ran out of
 // nodes proves nothing, so such moves are kept only if no move is proven
 // safe. If no move is, the opponent probably wins, but may not find a long
-// win by threes: it keeps the moves that do not lose to fours, and of
-// those the ones that threaten a double of my own, which give the
-// opponent the most chances to go wrong. If every move loses, all are kept.
+// win by threes: it keeps the moves not proven lost, and of those the ones
+// not lost to fours, and of those the ones that threaten a double of my
+// own, which give the opponent the most chances to go wrong. If every move
+// loses, the first beamRoot are kept, for the search to find the one that
+// makes the opponent's win hardest to find.
 func (s *searcher) safeMoves(moves []int, depth int, threes bool) []int {
 	f, me := s.f, s.me
 	opp := me.Other()
-	per := s.limit / 4 / len(moves)
-	safe, open, byFours, threats := moves[:0:0], moves[:0:0], moves[:0:0], moves[:0:0]
-	for _, m := range moves {
+	budget := s.limit / 3
+	start := s.nodes
+	var safe, open, byFours, threats []int
+	for j, m := range moves {
+		left := budget - (s.nodes - start)
+		if left <= 0 || len(safe) >= beamRoot {
+			break
+		}
+		per := max(left/(len(moves)-j), min(left, safeMinNodes))
 		f.play(m, me)
-		_, lost, spent := s.threatSearch(opp, depth, threes, per)
+		_, lost4, spent4 := s.threatSearch(opp, vcfDepth, false, per)
+		if lost4 {
+			f.unplay()
+			continue
+		}
+		lost, spent := false, spent4
+		if threes {
+			_, lost, spent = s.threatSearch(opp, depth, true, per)
+		}
 		switch {
 		case !lost && !spent:
 			safe = append(safe, m)
-		case spent && !threes:
+		case !lost:
 			open = append(open, m)
-		case threes:
-			_, lost4, spent4 := s.threatSearch(opp, vcfDepth, false, per/4)
-			if lost4 || spent4 {
-				break
-			}
+		case !spent4:
 			byFours = append(byFours, m)
 			if s.hasDouble(me) {
 				threats = append(threats, m)
@@ -203,7 +234,7 @@ func (s *searcher) safeMoves(moves []int, depth int, threes bool) []int {
 			return l
 		}
 	}
-	return moves
+	return moves[:min(len(moves), beamRoot)]
 }
 
 // sortByScore moves the best move to the front and orders the rest by

@@ -69,6 +69,28 @@ func (s *searcher) attackRoot(a Player, depth int, threes bool) (int, bool) {
 	return -1, false
 }
 
+// threatEntry is a slot of the transposition table of the threat search:
+// the position's key (its hash salted by attacker and kind of search), and
+// the depths at which it is known won (any depth from won up) or known not
+// won (any depth up to notWon), 0 for unknown.
+type threatEntry struct {
+	key           uint64
+	won, notWon   int8
+	_, _, _, _, _ uint8
+}
+
+// threatSlots is the size of the threat search's table: 512 KB.
+const threatSlots = 1 << 15
+
+// threatKey returns the key of the position for a's threat search.
+func (s *searcher) threatKey(a Player, threes bool) uint64 {
+	salt := uint64(a)
+	if threes {
+		salt += 2
+	}
+	return s.f.hash ^ salt*0x9e3779b97f4a7c15
+}
+
 // attack reports whether a, to move, wins by at most depth threats.
 func (s *searcher) attack(a Player, depth int, threes bool) bool {
 	f := s.f
@@ -82,6 +104,40 @@ func (s *searcher) attack(a Player, depth int, threes bool) bool {
 	if depth <= 0 {
 		return false
 	}
+	if s.threatTT == nil {
+		s.threatTT = make([]threatEntry, threatSlots)
+	}
+	key := s.threatKey(a, threes)
+	e := &s.threatTT[key&(threatSlots-1)]
+	if e.key == key {
+		switch {
+		case e.won > 0 && depth >= int(e.won):
+			return true
+		case depth <= int(e.notWon):
+			return false
+		}
+	}
+	won := s.attackMoves(a, depth, threes)
+	switch {
+	case won:
+		if e.key != key {
+			*e = threatEntry{key: key}
+		}
+		if e.won == 0 || depth < int(e.won) {
+			e.won = int8(depth)
+		}
+	case !s.spent:
+		if e.key != key {
+			*e = threatEntry{key: key}
+		}
+		e.notWon = max(e.notWon, int8(depth))
+	}
+	return won
+}
+
+// attackMoves is attack after the table: it tries a's threats.
+func (s *searcher) attackMoves(a Player, depth int, threes bool) bool {
+	f := s.f
 	base := len(s.stack)
 	defer func() { s.stack = s.stack[:base] }()
 	moves, won := s.threatMoves(a, threes)

@@ -3,6 +3,7 @@ package game
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -56,5 +57,62 @@ func TestThreatSearchSound(t *testing.T) {
 			}
 			t.Logf("%d positions: %d wins by fours, %d by threats, all exact", positions, claims[0], claims[1])
 		})
+	}
+}
+
+// TestHardStopsFours: in positions of 15×15 with k = 5 where the opponent
+// would win by fours (VCF) if Hard passed, and some move of Hard stops
+// every such win, Hard plays one of those moves. Positions come from games
+// of Medium against itself (with its random moves), stopped at random;
+// each claim is checked by a large threat search.
+func TestHardStopsFours(t *testing.T) {
+	t.Parallel()
+	positions := 60
+	if raceEnabled {
+		positions = 8
+	}
+	r := rand.New(rand.NewPCG(15, 5))
+	vcf := func(g *Game, a Player) bool {
+		s := &searcher{f: newField(g), me: a, limit: 1 << 30}
+		_, won, _ := s.threatSearch(a, vcfDepth, false, 200_000)
+		return won
+	}
+	checked := 0
+	for tries := 0; checked < positions && tries < 100*positions; tries++ {
+		g := newGame(t, 15, WinLength(5))
+		stop := 8 + r.IntN(30)
+		for !g.Status().Decided() && g.Len() < stop {
+			play(t, g, computer(t, g, Medium, r))
+		}
+		me := g.Turn()
+		if g.Status().Decided() || len(winningCells(g, me)) > 0 || len(winningCells(g, me.Other())) > 0 || vcf(g, me) {
+			continue
+		}
+		// The opponent's fours, as if Hard passed.
+		if !vcf(g, me.Other()) {
+			continue
+		}
+		var stoppers []Cell
+		for i := range g.board {
+			if g.board[i] != None {
+				continue
+			}
+			g2 := g.Clone()
+			play(t, g2, Cell{i / 15, i % 15})
+			if !vcf(g2, me.Other()) {
+				stoppers = append(stoppers, Cell{i / 15, i % 15})
+			}
+		}
+		if len(stoppers) == 0 {
+			continue
+		}
+		checked++
+		c := computer(t, g, Hard, r)
+		if !slices.Contains(stoppers, c) {
+			t.Errorf("%v: Hard (%v) played %v, after which the opponent wins by fours; these moves stop it: %v", g.History(), me, c, stoppers)
+		}
+	}
+	if checked < positions {
+		t.Errorf("found %d positions to check; want %d", checked, positions)
 	}
 }

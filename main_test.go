@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tttbot/tttbot/discord"
 )
 
 func TestLoadConfig(t *testing.T) {
@@ -143,6 +145,33 @@ func TestLoadConfigTransports(t *testing.T) {
 }
 
 // A broken .env is reported without quoting it: it holds the token.
+// Shard options that make no sense are refused before anything connects,
+// in the words of the environment variables: discord's errors, named by
+// shardsError.
+func TestShardOptionsChecked(t *testing.T) {
+	t.Parallel()
+	for _, o := range []discord.Options{
+		{ShardID: 2, ShardCount: 2},
+		{ShardID: -1, ShardCount: 2},
+		{ShardID: 0, ShardCount: -1},
+		{ShardID: 1},
+		{AutoShards: true, ShardCount: 2},
+		{AutoShards: true, ShardID: 1},
+	} {
+		o.Token, o.APIURL = "token", "http://127.0.0.1:1/api/v9" // never reached
+		gw, err := discord.OpenWith(context.Background(), o)
+		if err == nil {
+			gw.Close()
+			t.Errorf("OpenWith(ShardID %d, ShardCount %d, AutoShards %v) = nil error; want one", o.ShardID, o.ShardCount, o.AutoShards)
+			continue
+		}
+		err = shardsError(err, fmt.Sprint(o.ShardID), fmt.Sprint(o.ShardCount))
+		if msg := err.Error(); !strings.Contains(msg, "SHARD_ID") && !strings.Contains(msg, "SHARD_COUNT") {
+			t.Errorf("OpenWith(ShardID %d, ShardCount %d, AutoShards %v) = %q; want it to name SHARD_ID or SHARD_COUNT", o.ShardID, o.ShardCount, o.AutoShards, msg)
+		}
+	}
+}
+
 func TestReadDotenv(t *testing.T) {
 	dir := t.TempDir()
 	if env, err := readDotenv(filepath.Join(dir, "missing")); err != nil || len(env) != 0 {

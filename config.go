@@ -239,7 +239,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 	case c.interactionsAddr == "" && c.publicKey != "":
 		return c, errors.New("DISCORD_PUBLIC_KEY is set but INTERACTIONS_ADDR is not: set INTERACTIONS_ADDR (e.g. :8080) to serve the interactions endpoint, or remove the key")
 	case c.interactionsAddr != "":
-		if _, err := discord.NewEndpoint(c.publicKey, nil, nil); err != nil {
+		if _, err := discord.NewEndpoint(c.publicKey, nil, nil); errors.Is(err, discord.ErrBadPublicKey) {
+			return c, errors.New("DISCORD_PUBLIC_KEY is not a public key: copy it from the Developer Portal, your application, General Information, Public Key (64 hex digits)")
+		} else if err != nil {
 			return c, err
 		}
 		if err := checkAddr("INTERACTIONS_ADDR", c.interactionsAddr); err != nil {
@@ -312,6 +314,15 @@ func shardsError(err error, id, count string) error {
 	case errors.Is(err, discord.ErrShardID):
 		n, _ := strconv.Atoi(count)
 		return fmt.Errorf("SHARD_ID %q: want a number from 0 to %d (SHARD_COUNT - 1)", id, n-1)
+	}
+	return err
+}
+
+// nameVariables adds to an error of serve that discord says in its own
+// words the variable to change.
+func nameVariables(err error) error {
+	if errors.Is(err, discord.ErrTokenRejected) {
+		return fmt.Errorf("%w: check DISCORD_TOKEN (Developer Portal, your application, Bot, Reset Token)", err)
 	}
 	return err
 }

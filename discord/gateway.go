@@ -63,7 +63,7 @@ type shard struct {
 }
 
 // ErrTokenRejected is the error of OpenWith and Login when Discord refuses the bot token.
-var ErrTokenRejected = errors.New("Discord rejected the token: check DISCORD_TOKEN (Developer Portal, your application, Bot, Reset Token)")
+var ErrTokenRejected = errors.New("Discord rejected the token")
 
 // startingAnswer is the answer, on either transport, to an interaction
 // that arrives before the bot is ready: better than "This interaction

@@ -37,11 +37,11 @@ type harness struct {
 	stop  func() // stops the running bot and checks how it ended
 }
 
-// startBot runs the bot against a new fake Discord with env on top of the
-// settings every test needs (a fresh SQLite file among them), and waits
-// until it is ready. At cleanup it stops the bot and checks that run
-// returned nil, that the token was never logged and that Discord rejected
-// nothing the bot sent.
+// startBot runs the bot binary against a new fake Discord with env on top
+// of the settings every test needs (a fresh SQLite file among them), and
+// waits until it is ready. At cleanup it stops the bot with SIGTERM and
+// checks that it exited with status 0, that the token was never logged
+// and that Discord rejected nothing the bot sent.
 func startBot(t testing.TB, env map[string]string) *harness {
 	t.Helper()
 	srv := discordtest.NewServer("e2e-secret-token-" + fmt.Sprint(time.Now().UnixNano()))

@@ -321,8 +321,14 @@ func shardsError(err error, id, count string) error {
 // nameVariables adds to an error of serve that discord says in its own
 // words the variable to change.
 func nameVariables(err error) error {
-	if errors.Is(err, discord.ErrTokenRejected) {
+	var refused *discord.ShardRefusedError
+	switch {
+	case errors.Is(err, discord.ErrTokenRejected):
 		return fmt.Errorf("%w: check DISCORD_TOKEN (Developer Portal, your application, Bot, Reset Token)", err)
+	case errors.As(err, &refused):
+		return fmt.Errorf("%w: check SHARD_ID and SHARD_COUNT", err)
+	case errors.Is(err, discord.ErrShardingRequired):
+		return fmt.Errorf("%w: set SHARD_COUNT (auto runs the recommended number of shards)", err)
 	}
 	return err
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -169,6 +170,28 @@ func TestShardOptionsChecked(t *testing.T) {
 		if msg := err.Error(); !strings.Contains(msg, "SHARD_ID") && !strings.Contains(msg, "SHARD_COUNT") {
 			t.Errorf("OpenWith(ShardID %d, ShardCount %d, AutoShards %v) = %q; want it to name SHARD_ID or SHARD_COUNT", o.ShardID, o.ShardCount, o.AutoShards, msg)
 		}
+	}
+}
+
+// The errors discord says in its own words reach the admin with the
+// variable to change.
+func TestNameVariables(t *testing.T) {
+	other := errors.New("something else")
+	for _, tt := range []struct {
+		err  error
+		want string
+	}{
+		{discord.ErrTokenRejected, "Discord rejected the token: check DISCORD_TOKEN (Developer Portal, your application, Bot, Reset Token)"},
+		{&discord.ShardRefusedError{ID: 1, Count: 4}, "Discord refused shard 1 of 4: check SHARD_ID and SHARD_COUNT"},
+		{discord.ErrShardingRequired, "Discord says the bot is in too many servers for one gateway connection: set SHARD_COUNT (auto runs the recommended number of shards)"},
+		{other, "something else"},
+	} {
+		if got := nameVariables(tt.err); got.Error() != tt.want || !errors.Is(got, tt.err) {
+			t.Errorf("nameVariables(%q) = %q; want %q, wrapping it", tt.err, got, tt.want)
+		}
+	}
+	if err := nameVariables(nil); err != nil {
+		t.Errorf("nameVariables(nil) = %v; want nil", err)
 	}
 }
 

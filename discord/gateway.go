@@ -65,6 +65,18 @@ type shard struct {
 // ErrTokenRejected is the error of OpenWith and Login when Discord refuses the bot token.
 var ErrTokenRejected = errors.New("Discord rejected the token")
 
+// ErrShardingRequired is the error of OpenWith when Discord wants the bot
+// sharded (close code 4011): see Options.ShardCount and AutoShards.
+var ErrShardingRequired = errors.New("Discord says the bot is in too many servers for one gateway connection")
+
+// ShardRefusedError is the error of OpenWith when Discord refuses a shard
+// (close code 4010): Options.ShardID and ShardCount do not fit the bot.
+type ShardRefusedError struct{ ID, Count int }
+
+func (e *ShardRefusedError) Error() string {
+	return fmt.Sprintf("Discord refused shard %d of %d", e.ID, e.Count)
+}
+
 // startingAnswer is the answer, on either transport, to an interaction
 // that arrives before the bot is ready: better than "This interaction
 // failed".
@@ -313,9 +325,9 @@ func openError(sh *shard, err error) error {
 		case 4004:
 			return ErrTokenRejected
 		case 4010:
-			return fmt.Errorf("Discord refused shard %d of %d: check SHARD_ID and SHARD_COUNT", sh.s.ShardID, sh.s.ShardCount)
+			return &ShardRefusedError{ID: sh.s.ShardID, Count: sh.s.ShardCount}
 		case 4011:
-			return errors.New("Discord says the bot is in too many servers for one gateway connection: set SHARD_COUNT (auto runs the recommended number of shards)")
+			return ErrShardingRequired
 		}
 	}
 	if sh.s.ShardCount > 0 {

@@ -124,7 +124,7 @@ func CheckAPIURL(apiURL string) error {
 // changed to the one actually asked, when s's client redirects
 // discordgo's requests (Options.APIURL): the http.Client names the URL
 // discordgo built, https://discord.com/api/v9/…, in its errors, which
-// misleads whoever set DISCORD_API_URL. Other errors are returned as
+// misleads whoever set Options.APIURL. Other errors are returned as
 // they are.
 func usedURL(s *discordgo.Session, err error) error {
 	var uerr *url.Error
@@ -148,7 +148,7 @@ func usedURL(s *discordgo.Session, err error) error {
 }
 
 // UsedURL returns err naming the URL of the REST call actually made (see
-// DISCORD_API_URL), for errors of calls made through d's session.
+// Options.APIURL), for errors of calls made through d's session.
 func (d REST) UsedURL(err error) error { return usedURL(d.Session, err) }
 
 func orNewCounters(c *Counters) *Counters {

@@ -200,8 +200,8 @@ func loadConfig(getenv func(string) string) (config, error) {
 	}
 
 	if u := strings.TrimSpace(getenv("DISCORD_API_URL")); u != "" {
-		if err := discord.CheckAPIURL(u); err != nil {
-			return c, err
+		if discord.CheckAPIURL(u) != nil {
+			return c, fmt.Errorf("DISCORD_API_URL %q is not an http(s) URL such as https://discord.com/api/v9; leave it unset to use Discord", u)
 		}
 		c.apiURL = u
 	}
@@ -239,7 +239,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 	case c.interactionsAddr == "" && c.publicKey != "":
 		return c, errors.New("DISCORD_PUBLIC_KEY is set but INTERACTIONS_ADDR is not: set INTERACTIONS_ADDR (e.g. :8080) to serve the interactions endpoint, or remove the key")
 	case c.interactionsAddr != "":
-		if _, err := discord.NewEndpoint(c.publicKey, nil, nil); err != nil {
+		if _, err := discord.NewEndpoint(c.publicKey, nil, nil); errors.Is(err, discord.ErrBadPublicKey) {
+			return c, errors.New("DISCORD_PUBLIC_KEY is not a public key: copy it from the Developer Portal, your application, General Information, Public Key (64 hex digits)")
+		} else if err != nil {
 			return c, err
 		}
 		if err := checkAddr("INTERACTIONS_ADDR", c.interactionsAddr); err != nil {
@@ -265,28 +267,70 @@ func shards(getenv func(string) string, c *config) error {
 	case count == "" && id == "":
 		return nil
 	case count == "":
-		return errors.New("SHARD_ID is set but SHARD_COUNT is not: set both, or SHARD_COUNT=auto to run every shard here")
+		return shardsError(discord.ErrShardID, id, count)
 	case strings.EqualFold(count, "auto"):
-		if id != "" {
-			return errors.New("SHARD_ID is set with SHARD_COUNT=auto, which runs every shard in this process: remove SHARD_ID")
+		if id != "" { // even 0, which discord cannot tell from unset
+			return shardsError(discord.ErrAutoShards, id, count)
 		}
 		c.discord.AutoShards, c.shardsSet = true, true
 		return nil
 	}
 	n, err := strconv.Atoi(count)
-	if err != nil || n < 1 {
-		return fmt.Errorf("SHARD_COUNT %q: want a number of shards (1 or more) or auto", count)
+	if err != nil || n < 1 { // 0 is discord's unsharded, not a setting
+		return shardsError(discord.ErrShardCount, id, count)
 	}
 	i := 0
 	if id != "" {
-		if i, err = strconv.Atoi(id); err != nil || i < 0 || i >= n {
-			return fmt.Errorf("SHARD_ID %q: want a number from 0 to %d (SHARD_COUNT - 1)", id, n-1)
+		if i, err = strconv.Atoi(id); err != nil {
+			return shardsError(discord.ErrShardID, id, count)
 		}
 	} else if n > 1 {
 		return fmt.Errorf("SHARD_COUNT is %d but SHARD_ID is not set: say which shard this process runs (0 to %d)", n, n-1)
 	}
-	c.discord.ShardID, c.discord.ShardCount, c.shardsSet = i, n, true
+	o := c.discord
+	o.ShardID, o.ShardCount = i, n
+	if err := shardsError(o.CheckShards(), id, count); err != nil {
+		return err
+	}
+	c.discord, c.shardsSet = o, true
 	return nil
+}
+
+// shardsError says in the words of SHARD_ID and SHARD_COUNT, set to id
+// and count, what discord's Options.CheckShards found wrong, if anything:
+// the one place that names the shard variables in an error. shards also
+// gives it discord's errors for what only the variables can get wrong (a
+// variable set or not, a number or not).
+func shardsError(err error, id, count string) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, discord.ErrAutoShards):
+		return errors.New("SHARD_ID is set with SHARD_COUNT=auto, which runs every shard in this process: remove SHARD_ID")
+	case errors.Is(err, discord.ErrShardCount):
+		return fmt.Errorf("SHARD_COUNT %q: want a number of shards (1 or more) or auto", count)
+	case errors.Is(err, discord.ErrShardID) && (count == "" || count == "0"):
+		return errors.New("SHARD_ID is set but SHARD_COUNT is not: set both, or SHARD_COUNT=auto to run every shard here")
+	case errors.Is(err, discord.ErrShardID):
+		n, _ := strconv.Atoi(count)
+		return fmt.Errorf("SHARD_ID %q: want a number from 0 to %d (SHARD_COUNT - 1)", id, n-1)
+	}
+	return err
+}
+
+// nameVariables adds to an error of serve that discord says in its own
+// words the variable to change.
+func nameVariables(err error) error {
+	var refused *discord.ShardRefusedError
+	switch {
+	case errors.Is(err, discord.ErrTokenRejected):
+		return fmt.Errorf("%w: check DISCORD_TOKEN (Developer Portal, your application, Bot, Reset Token)", err)
+	case errors.As(err, &refused):
+		return fmt.Errorf("%w: check SHARD_ID and SHARD_COUNT", err)
+	case errors.Is(err, discord.ErrShardingRequired):
+		return fmt.Errorf("%w: set SHARD_COUNT (auto runs the recommended number of shards)", err)
+	}
+	return err
 }
 
 // checkAddr says what is wrong with a listen address, if anything.

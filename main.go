@@ -129,7 +129,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.logLevel}))
 	log.Debug("configuration", "config", cfg)
-	return serve(ctx, cfg, log)
+	return nameVariables(serve(ctx, cfg, log))
 }
 
 // serve opens the store, connects to Discord (the gateway, the HTTP

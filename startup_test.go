@@ -5,9 +5,12 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tttbot/tttbot/discord/discordtest"
 )
 
 // silentDatabase listens like a PostgreSQL server that accepts
@@ -92,5 +95,71 @@ func TestDatabaseSilentAtStart(t *testing.T) {
 	err := serve(context.Background(), cfg, newTestLog(&logs))
 	if err == nil || !strings.Contains(err.Error(), "did not answer within") || !strings.Contains(err.Error(), strings.TrimSuffix(strings.TrimPrefix(db, "postgres://bot:pw@"), "?sslmode=disable")) || strings.Contains(err.Error(), "pw") {
 		t.Errorf("serve with a silent database = %v; want an error that says which database did not answer in time, without its password", err)
+	}
+}
+
+// A wrong token ends the bot with a one-line hint.
+func TestRunWrongToken(t *testing.T) {
+	t.Parallel()
+	srv := discordtest.NewServer("the-right-token")
+	defer srv.Close()
+	env := map[string]string{
+		"DISCORD_TOKEN":   "a-wrong-token",
+		"DISCORD_API_URL": srv.APIURL,
+		"DATABASE_URL":    filepath.Join(t.TempDir(), "tttbot.db"),
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err := run(ctx, nil, func(k string) string { return env[k] }, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "Discord rejected the token: check DISCORD_TOKEN") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("run with a wrong token = %v; want one line: Discord rejected the token: check DISCORD_TOKEN", err)
+	}
+}
+
+// SIGTERM (a cancelled context) at any point of start-up ends run with nil.
+func TestRunStopsDuringStartup(t *testing.T) {
+	t.Parallel()
+	for _, when := range []string{"at once", "after identify", "after registration", "after ready"} {
+		t.Run(when, func(t *testing.T) {
+			srv := discordtest.NewServer("startup-token")
+			defer srv.Close()
+			guild := srv.NewID()
+			env := map[string]string{
+				"DISCORD_TOKEN":    srv.Token,
+				"DISCORD_API_URL":  srv.APIURL,
+				"DISCORD_GUILD_ID": guild,
+				"DATABASE_URL":     filepath.Join(t.TempDir(), "tttbot.db"),
+			}
+			wait, cancelWait := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancelWait()
+			ctx, stop := context.WithCancel(context.Background())
+			logs := new(syncBuffer)
+			done := make(chan error, 1)
+			if when == "at once" {
+				stop()
+			}
+			go func() { done <- run(ctx, nil, func(k string) string { return env[k] }, io.Discard, logs) }()
+			var err error
+			switch when {
+			case "after identify":
+				err = srv.WaitReady(wait)
+			case "after registration":
+				_, err = srv.WaitCommands(wait, guild)
+			case "after ready":
+				err = logs.waitFor(wait, "msg=ready")
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			stop()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("run stopped %s = %v; want nil\nlog:\n%s", when, err, logs.String())
+				}
+			case <-wait.Done():
+				t.Fatalf("run did not return after being stopped %s\nlog:\n%s", when, logs.String())
+			}
+		})
 	}
 }

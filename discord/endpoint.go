@@ -57,7 +57,7 @@ const (
 )
 
 // ErrBadPublicKey is NewEndpoint's error for a key that is not 64 hex digits.
-var ErrBadPublicKey = errors.New("DISCORD_PUBLIC_KEY is not a public key: copy it from the Developer Portal, your application, General Information, Public Key (64 hex digits)")
+var ErrBadPublicKey = errors.New("the public key is not 64 hex digits (Developer Portal, your application, General Information, Public Key)")
 
 // NewEndpoint returns an endpoint that checks signatures with the hex
 // public key from the Developer Portal. now is the clock for the

@@ -63,7 +63,19 @@ type shard struct {
 }
 
 // ErrTokenRejected is the error of OpenWith and Login when Discord refuses the bot token.
-var ErrTokenRejected = errors.New("Discord rejected the token: check DISCORD_TOKEN (Developer Portal, your application, Bot, Reset Token)")
+var ErrTokenRejected = errors.New("Discord rejected the token")
+
+// ErrShardingRequired is the error of OpenWith when Discord wants the bot
+// sharded (close code 4011): see Options.ShardCount and AutoShards.
+var ErrShardingRequired = errors.New("Discord says the bot is in too many servers for one gateway connection")
+
+// ShardRefusedError is the error of OpenWith when Discord refuses a shard
+// (close code 4010): Options.ShardID and ShardCount do not fit the bot.
+type ShardRefusedError struct{ ID, Count int }
+
+func (e *ShardRefusedError) Error() string {
+	return fmt.Sprintf("Discord refused shard %d of %d", e.ID, e.Count)
+}
 
 // startingAnswer is the answer, on either transport, to an interaction
 // that arrives before the bot is ready: better than "This interaction
@@ -88,9 +100,8 @@ const DefaultStartInterval = 5 * time.Second
 
 // OpenWith connects the gateway shards o asks for (see Options) and waits
 // for the READY of each. It gives up when ctx ends first (returning ctx's
-// error), returns ErrTokenRejected when Discord refuses the token, and an
-// error naming SHARD_ID or SHARD_COUNT when the shard options make no
-// sense. Interactions that arrive before Handle is called wait for it
+// error), returns ErrTokenRejected when Discord refuses the token, and
+// the error of Options.CheckShards when the shard options make no sense. Interactions that arrive before Handle is called wait for it
 // briefly.
 //
 // With AutoShards, the shards identify in rounds: at most
@@ -98,7 +109,7 @@ const DefaultStartInterval = 5 * time.Second
 // modulo max_concurrency identify together, as Discord allows), and a
 // round starts StartInterval after the one before it is ready.
 func OpenWith(ctx context.Context, o Options) (*Gateway, error) {
-	if err := checkShards(o); err != nil {
+	if err := o.CheckShards(); err != nil {
 		return nil, err
 	}
 	o.Log = orDiscard(o.Log)
@@ -171,20 +182,28 @@ func OpenWith(ctx context.Context, o Options) (*Gateway, error) {
 	return g, nil
 }
 
-// checkShards says what is wrong with the shard options, in the words of
-// the environment variables that set them.
-func checkShards(o Options) error {
+// The errors of Options.CheckShards, which OpenWith returns wrapped with
+// the values at fault.
+var (
+	// ErrAutoShards: AutoShards with a ShardID or a ShardCount.
+	ErrAutoShards = errors.New("AutoShards runs every shard in this process: leave ShardID and ShardCount 0")
+	// ErrShardCount: a negative ShardCount.
+	ErrShardCount = errors.New("ShardCount must be 0 (one unsharded connection) or a positive number of shards")
+	// ErrShardID: a ShardID outside 0 to ShardCount-1 (only 0 when
+	// ShardCount is 0).
+	ErrShardID = errors.New("ShardID must run from 0 to ShardCount-1, and be 0 when ShardCount is 0")
+)
+
+// CheckShards says what is wrong with o's shard options, if anything: an
+// error wrapping ErrAutoShards, ErrShardCount or ErrShardID.
+func (o Options) CheckShards() error {
 	switch {
 	case o.AutoShards && (o.ShardCount != 0 || o.ShardID != 0):
-		return errors.New("SHARD_COUNT=auto runs every shard in this process: leave SHARD_ID unset")
+		return fmt.Errorf("ShardID %d and ShardCount %d with AutoShards: %w", o.ShardID, o.ShardCount, ErrAutoShards)
 	case o.ShardCount < 0:
-		return fmt.Errorf("SHARD_COUNT is %d: it must be a positive number of shards, or auto", o.ShardCount)
-	case o.ShardID < 0:
-		return fmt.Errorf("SHARD_ID is %d: shard ids run from 0 to SHARD_COUNT-1", o.ShardID)
-	case o.ShardCount == 0 && o.ShardID != 0:
-		return fmt.Errorf("SHARD_ID is %d but SHARD_COUNT is not set: set both, or neither for one unsharded connection", o.ShardID)
-	case o.ShardCount > 0 && o.ShardID >= o.ShardCount:
-		return fmt.Errorf("SHARD_ID is %d but SHARD_COUNT is %d: shard ids run from 0 to SHARD_COUNT-1", o.ShardID, o.ShardCount)
+		return fmt.Errorf("ShardCount %d: %w", o.ShardCount, ErrShardCount)
+	case o.ShardID < 0 || o.ShardCount == 0 && o.ShardID != 0 || o.ShardCount > 0 && o.ShardID >= o.ShardCount:
+		return fmt.Errorf("ShardID %d with ShardCount %d: %w", o.ShardID, o.ShardCount, ErrShardID)
 	}
 	return nil
 }
@@ -306,9 +325,9 @@ func openError(sh *shard, err error) error {
 		case 4004:
 			return ErrTokenRejected
 		case 4010:
-			return fmt.Errorf("Discord refused shard %d of %d: check SHARD_ID and SHARD_COUNT", sh.s.ShardID, sh.s.ShardCount)
+			return &ShardRefusedError{ID: sh.s.ShardID, Count: sh.s.ShardCount}
 		case 4011:
-			return errors.New("Discord says the bot is in too many servers for one gateway connection: set SHARD_COUNT (auto runs the recommended number of shards)")
+			return ErrShardingRequired
 		}
 	}
 	if sh.s.ShardCount > 0 {

@@ -18,7 +18,7 @@ import (
 
 // REST is the Discord the bot runs on: the discordgo session, with
 // the interaction-token calls made directly over the session's HTTP
-// client (and so through DISCORD_API_URL) instead of through discordgo's
+// client (and so through Options.APIURL) instead of through discordgo's
 // rate limiter. In discordgo v0.29.0 that limiter
 //
 //   - keeps a bucket per interaction callback URL, which holds the

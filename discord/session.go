@@ -27,8 +27,8 @@ import (
 type Options struct {
 	// Token is the bot token, without "Bot ".
 	Token string
-	// APIURL is a Discord-compatible REST API including the version
-	// (DISCORD_API_URL); "" means Discord's own.
+	// APIURL is a Discord-compatible REST API including the version, such
+	// as https://discord.com/api/v9; "" means Discord's own.
 	APIURL string
 	// Log gets the transport's log lines; nil discards them.
 	Log *slog.Logger
@@ -110,12 +110,12 @@ func NewSession(o Options) (*discordgo.Session, error) {
 	return s, nil
 }
 
-// CheckAPIURL says what is wrong with a DISCORD_API_URL, if anything: it
+// CheckAPIURL says what is wrong with an Options.APIURL, if anything: it
 // must be an absolute http(s) URL, such as https://discord.com/api/v9.
 func CheckAPIURL(apiURL string) error {
 	u, err := url.Parse(apiURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		return fmt.Errorf("DISCORD_API_URL %q is not an http(s) URL such as https://discord.com/api/v9; leave it unset to use Discord", apiURL)
+		return fmt.Errorf("APIURL %q is not an absolute http(s) URL such as https://discord.com/api/v9", apiURL)
 	}
 	return nil
 }
@@ -124,7 +124,7 @@ func CheckAPIURL(apiURL string) error {
 // changed to the one actually asked, when s's client redirects
 // discordgo's requests (Options.APIURL): the http.Client names the URL
 // discordgo built, https://discord.com/api/v9/…, in its errors, which
-// misleads whoever set DISCORD_API_URL. Other errors are returned as
+// misleads whoever set Options.APIURL. Other errors are returned as
 // they are.
 func usedURL(s *discordgo.Session, err error) error {
 	var uerr *url.Error
@@ -148,7 +148,7 @@ func usedURL(s *discordgo.Session, err error) error {
 }
 
 // UsedURL returns err naming the URL of the REST call actually made (see
-// DISCORD_API_URL), for errors of calls made through d's session.
+// Options.APIURL), for errors of calls made through d's session.
 func (d REST) UsedURL(err error) error { return usedURL(d.Session, err) }
 
 func orNewCounters(c *Counters) *Counters {

@@ -2,6 +2,7 @@ package discord_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -109,17 +110,21 @@ func waitConnected(t *testing.T, ctx context.Context, gw *discord.Gateway) {
 }
 
 // Shard options that make no sense are refused before anything connects,
-// in the words of the environment variables.
+// in the words of Options.
 func TestShardOptionsChecked(t *testing.T) {
 	t.Parallel()
-	for _, o := range []discord.Options{
-		{ShardID: 2, ShardCount: 2},
-		{ShardID: -1, ShardCount: 2},
-		{ShardID: 0, ShardCount: -1},
-		{ShardID: 1},
-		{AutoShards: true, ShardCount: 2},
-		{AutoShards: true, ShardID: 1},
+	for _, tt := range []struct {
+		o    discord.Options
+		want error
+	}{
+		{discord.Options{ShardID: 2, ShardCount: 2}, discord.ErrShardID},
+		{discord.Options{ShardID: -1, ShardCount: 2}, discord.ErrShardID},
+		{discord.Options{ShardID: 0, ShardCount: -1}, discord.ErrShardCount},
+		{discord.Options{ShardID: 1}, discord.ErrShardID},
+		{discord.Options{AutoShards: true, ShardCount: 2}, discord.ErrAutoShards},
+		{discord.Options{AutoShards: true, ShardID: 1}, discord.ErrAutoShards},
 	} {
+		o := tt.o
 		o.Token, o.APIURL = "token", "http://127.0.0.1:1/api/v9" // never reached
 		gw, err := discord.OpenWith(context.Background(), o)
 		if err == nil {
@@ -127,8 +132,8 @@ func TestShardOptionsChecked(t *testing.T) {
 			t.Errorf("OpenWith(ShardID %d, ShardCount %d, AutoShards %v) = nil error; want one", o.ShardID, o.ShardCount, o.AutoShards)
 			continue
 		}
-		if msg := err.Error(); !strings.Contains(msg, "SHARD_ID") && !strings.Contains(msg, "SHARD_COUNT") {
-			t.Errorf("OpenWith(ShardID %d, ShardCount %d, AutoShards %v) = %q; want it to name SHARD_ID or SHARD_COUNT", o.ShardID, o.ShardCount, o.AutoShards, msg)
+		if msg := err.Error(); !errors.Is(err, tt.want) || !strings.Contains(msg, "ShardID") && !strings.Contains(msg, "ShardCount") || strings.Contains(msg, "SHARD_") {
+			t.Errorf("OpenWith(ShardID %d, ShardCount %d, AutoShards %v) = %q; want %q, naming ShardID or ShardCount, not a variable", o.ShardID, o.ShardCount, o.AutoShards, msg, tt.want)
 		}
 	}
 }

@@ -1,9 +1,9 @@
-package main
+package e2e
 
-// End-to-end tests: the bot, started by run exactly as main starts it,
-// connects through DISCORD_API_URL to a fake Discord on loopback (package
-// discordtest: a real REST server and gateway websocket) and plays whole
-// games through dispatched INTERACTION_CREATE events. Every assertion is on
+// End-to-end tests: the bot binary, started with only the environment a
+// test gives it, connects through DISCORD_API_URL to a fake Discord on
+// loopback (package discordtest: a real REST server and gateway websocket)
+// and plays whole games through dispatched INTERACTION_CREATE events. Every assertion is on
 // what the fake Discord received.
 
 import (
@@ -14,6 +14,7 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -26,56 +27,6 @@ import (
 	"github.com/tttbot/tttbot/discord/discordtest"
 )
 
-// syncBuffer is a bytes.Buffer safe for the bot's logger and the test,
-// which can wait for a line to be written.
-type syncBuffer struct {
-	mu      sync.Mutex
-	b       bytes.Buffer
-	changed chan struct{} // closed and replaced at every write
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.changed != nil {
-		close(s.changed)
-		s.changed = nil
-	}
-	return s.b.Write(p)
-}
-
-// waitFor blocks until the buffer contains sub.
-func (s *syncBuffer) waitFor(ctx context.Context, sub string) error {
-	return s.waitForCount(ctx, sub, 1)
-}
-
-// waitForCount blocks until the buffer contains sub n times.
-func (s *syncBuffer) waitForCount(ctx context.Context, sub string, n int) error {
-	for {
-		s.mu.Lock()
-		if strings.Count(s.b.String(), sub) >= n {
-			s.mu.Unlock()
-			return nil
-		}
-		if s.changed == nil {
-			s.changed = make(chan struct{})
-		}
-		ch := s.changed
-		s.mu.Unlock()
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return fmt.Errorf("log never said %q: %w", sub, ctx.Err())
-		}
-	}
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 type harness struct {
 	t     testing.TB
 	srv   *discordtest.Server
@@ -86,11 +37,11 @@ type harness struct {
 	stop  func() // stops the running bot and checks how it ended
 }
 
-// startBot runs the bot against a new fake Discord with env on top of the
-// settings every test needs (a fresh SQLite file among them), and waits
-// until it is ready. At cleanup it stops the bot and checks that run
-// returned nil, that the token was never logged and that Discord rejected
-// nothing the bot sent.
+// startBot runs the bot binary against a new fake Discord with env on top
+// of the settings every test needs (a fresh SQLite file among them), and
+// waits until it is ready. At cleanup it stops the bot with SIGTERM and
+// checks that it exited with status 0, that the token was never logged
+// and that Discord rejected nothing the bot sent.
 func startBot(t testing.TB, env map[string]string) *harness {
 	t.Helper()
 	srv := discordtest.NewServer("e2e-secret-token-" + fmt.Sprint(time.Now().UnixNano()))
@@ -134,22 +85,25 @@ func startBot(t testing.TB, env map[string]string) *harness {
 	return h
 }
 
-// launch runs the bot with h's settings and waits until it is ready.
+// launch starts the bot binary with h's settings and waits until it is
+// ready.
 func (h *harness) launch() {
 	h.t.Helper()
-	runCtx, stop := context.WithCancel(context.Background())
-	done := make(chan error, 1)
 	readyBefore := strings.Count(h.logs.String(), "msg=ready")
-	go func() { done <- run(runCtx, nil, func(k string) string { return h.vars[k] }, io.Discard, h.logs) }()
+	p := startBotProcessLogging(h.t, "bot", h.vars, h.logs)
 	var once sync.Once
 	h.stop = func() {
 		once.Do(func() {
-			stop()
-			if err := <-done; err != nil {
-				h.t.Errorf("run returned %v; want nil after a clean shutdown", err)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if err := p.stop(ctx); err != nil {
+				h.t.Errorf("the bot exited with %v; want status 0 after a clean shutdown", err)
 			}
 		})
 	}
+	// Registered after startBotProcessLogging's cleanup, so run before it:
+	// the bot is stopped with SIGTERM before being killed.
+	h.t.Cleanup(h.stop)
 	if _, err := h.srv.WaitCommands(h.ctx, h.guild); err != nil {
 		h.t.Fatalf("commands not registered: %v\nlog:\n%s", err, h.logs.String())
 	}
@@ -169,22 +123,6 @@ func (h *harness) listening(what string) string {
 	return readyAddr(h.t, h.logs.String(), what)
 }
 
-// readyAddr returns the address that the last ready line in logs gives
-// for what.
-func readyAddr(t testing.TB, logs, what string) string {
-	t.Helper()
-	line := logs[strings.LastIndex(logs, "msg=ready"):]
-	line, _, _ = strings.Cut(line, "\n")
-	for _, f := range strings.Fields(line) {
-		if v, ok := strings.CutPrefix(f, what+"="); ok {
-			return v
-		}
-	}
-	t.Fatalf("the ready line names no %s address: %s", what, line)
-	return ""
-}
-
-// bothTransports runs test on a bot that gets its interactions over the
 // gateway, and on one that gets them on its HTTP endpoint without a
 // gateway connection.
 func bothTransports(t *testing.T, env map[string]string, test func(t *testing.T, h *harness)) {
@@ -705,8 +643,9 @@ func TestE2EStartup(t *testing.T) {
 // BenchmarkEndToEndMove measures one move handled end to end: the fake
 // Discord dispatches a click (or a /ttt move) over the gateway websocket,
 // the bot judges it and answers over REST, and the fake records the answer.
-// Allocations count the whole process, the fake Discord included. Starting
-// and finishing games is outside the timed part.
+// Allocations count the test process, the fake Discord, not the bot,
+// which runs as its own process. Starting and finishing games is outside
+// the timed part.
 func BenchmarkEndToEndMove(b *testing.B) {
 	for _, how := range []string{"click", "slash"} {
 		b.Run(how, func(b *testing.B) {
@@ -843,72 +782,6 @@ func TestE2EStatsHistoryLeaderboard(t *testing.T) {
 
 }
 
-// A wrong token ends the bot with a one-line hint.
-func TestE2EWrongToken(t *testing.T) {
-	t.Parallel()
-	srv := discordtest.NewServer("the-right-token")
-	defer srv.Close()
-	env := map[string]string{
-		"DISCORD_TOKEN":   "a-wrong-token",
-		"DISCORD_API_URL": srv.APIURL,
-		"DATABASE_URL":    filepath.Join(t.TempDir(), "tttbot.db"),
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	err := run(ctx, nil, func(k string) string { return env[k] }, io.Discard, io.Discard)
-	if err == nil || !strings.Contains(err.Error(), "Discord rejected the token: check DISCORD_TOKEN") || strings.Contains(err.Error(), "\n") {
-		t.Fatalf("run with a wrong token = %v; want one line: Discord rejected the token: check DISCORD_TOKEN", err)
-	}
-}
-
-// SIGTERM (a cancelled context) at any point of start-up ends run with nil.
-func TestE2EStopDuringStartup(t *testing.T) {
-	t.Parallel()
-	for _, when := range []string{"at once", "after identify", "after registration", "after ready"} {
-		t.Run(when, func(t *testing.T) {
-			srv := discordtest.NewServer("startup-token")
-			defer srv.Close()
-			guild := srv.NewID()
-			env := map[string]string{
-				"DISCORD_TOKEN":    srv.Token,
-				"DISCORD_API_URL":  srv.APIURL,
-				"DISCORD_GUILD_ID": guild,
-				"DATABASE_URL":     filepath.Join(t.TempDir(), "tttbot.db"),
-			}
-			wait, cancelWait := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancelWait()
-			ctx, stop := context.WithCancel(context.Background())
-			logs := new(syncBuffer)
-			done := make(chan error, 1)
-			if when == "at once" {
-				stop()
-			}
-			go func() { done <- run(ctx, nil, func(k string) string { return env[k] }, io.Discard, logs) }()
-			var err error
-			switch when {
-			case "after identify":
-				err = srv.WaitReady(wait)
-			case "after registration":
-				_, err = srv.WaitCommands(wait, guild)
-			case "after ready":
-				err = logs.waitFor(wait, "msg=ready")
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			stop()
-			select {
-			case err := <-done:
-				if err != nil {
-					t.Errorf("run stopped %s = %v; want nil\nlog:\n%s", when, err, logs.String())
-				}
-			case <-wait.Done():
-				t.Fatalf("run did not return after being stopped %s\nlog:\n%s", when, logs.String())
-			}
-		})
-	}
-}
-
 // The HTTP endpoint as Discord uses it: a PING, requests with bad
 // signatures, a duplicate delivery; and the operator's endpoints: /healthz,
 // /readyz, /metrics and tttbot -healthcheck.
@@ -1013,10 +886,11 @@ func TestE2EEndpointAndMetrics(t *testing.T) {
 	if strings.Contains(m, "tttbot_gateway_connected") {
 		t.Error("/metrics reports a gateway; this bot runs without one")
 	}
-	var out bytes.Buffer
 	env := map[string]string{"METRICS_ADDR": h.listening("metrics")}
-	if err := run(h.ctx, []string{"-healthcheck"}, func(k string) string { return env[k] }, &out, io.Discard); err != nil || !strings.Contains(out.String(), "ready") {
-		t.Errorf("tttbot -healthcheck with METRICS_ADDR=%s: %v, %q; want nil, ready", env["METRICS_ADDR"], err, out.String())
+	check := exec.CommandContext(h.ctx, botBinary(t), "-healthcheck")
+	check.Env = []string{"METRICS_ADDR=" + env["METRICS_ADDR"]}
+	if out, err := check.Output(); err != nil || !strings.Contains(string(out), "ready") {
+		t.Errorf("tttbot -healthcheck with METRICS_ADDR=%s: %v, %q; want nil, ready", env["METRICS_ADDR"], err, out)
 	}
 }
 

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 // Helpers for the tests that run the real tttbot binary as a child process
 // against fake Discord servers (package discordtest) and read its database
@@ -12,6 +12,7 @@ package main
 // allow (replayed by the judge, and its result checked by brute force).
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -45,7 +46,7 @@ var builtBot struct {
 
 // soak runs the long process tests (TestCrashRecovery,
 // TestTwoProcessesOnePostgres) at full length; .ci/run does, without
-// -race, whose instrumentation only slows the test process.
+// -race, whose instrumentation would slow the test process and the bot.
 var soak = flag.Bool("soak", false, "run the crash and replica soaks at full length")
 
 func TestMain(m *testing.M) {
@@ -56,9 +57,9 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// botBinary returns the path of tttbot built from this package (without
-// -race, whatever the test binary was built with), building it on first
-// use.
+// botBinary returns the path of tttbot built from the module's root
+// package (with -race when this test binary runs under the race detector),
+// building it on first use.
 func botBinary(t testing.TB) string {
 	t.Helper()
 	builtBot.once.Do(func() {
@@ -69,7 +70,12 @@ func botBinary(t testing.TB) string {
 		}
 		builtBot.dir = dir
 		path := filepath.Join(dir, "tttbot")
-		if out, err := exec.Command("go", "build", "-o", path, ".").CombinedOutput(); err != nil {
+		args := []string{"build", "-o", path}
+		if raceBuild {
+			args = append(args, "-race")
+		}
+		args = append(args, "github.com/tttbot/tttbot")
+		if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
 			builtBot.err = fmt.Errorf("go build: %v\n%s", err, out)
 			return
 		}
@@ -97,13 +103,20 @@ type botProcess struct {
 // token.
 func startBotProcess(t testing.TB, name string, env map[string]string) *botProcess {
 	t.Helper()
+	return startBotProcessLogging(t, name, env, new(syncBuffer))
+}
+
+// startBotProcessLogging is startBotProcess writing the process's log
+// into logs, which may already hold the log of an earlier process.
+func startBotProcessLogging(t testing.TB, name string, env map[string]string, logs *syncBuffer) *botProcess {
+	t.Helper()
 	cmd := exec.Command(botBinary(t))
 	cmd.Dir = t.TempDir()
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
 	slices.Sort(cmd.Env)
-	p := &botProcess{name: name, cmd: cmd, logs: new(syncBuffer), exited: make(chan struct{})}
+	p := &botProcess{name: name, cmd: cmd, logs: logs, exited: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = p.logs, p.logs
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", name, err)
@@ -536,3 +549,70 @@ func testSeed(t testing.TB, env string) uint64 {
 func seededRand(seed uint64) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, seed>>1^0x9e3779b97f4a7c15))
 }
+
+// syncBuffer is a bytes.Buffer safe for the bot's logger and the test,
+// which can wait for a line to be written.
+type syncBuffer struct {
+	mu      sync.Mutex
+	b       bytes.Buffer
+	changed chan struct{} // closed and replaced at every write
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.changed != nil {
+		close(s.changed)
+		s.changed = nil
+	}
+	return s.b.Write(p)
+}
+
+// waitFor blocks until the buffer contains sub.
+func (s *syncBuffer) waitFor(ctx context.Context, sub string) error {
+	return s.waitForCount(ctx, sub, 1)
+}
+
+// waitForCount blocks until the buffer contains sub n times.
+func (s *syncBuffer) waitForCount(ctx context.Context, sub string, n int) error {
+	for {
+		s.mu.Lock()
+		if strings.Count(s.b.String(), sub) >= n {
+			s.mu.Unlock()
+			return nil
+		}
+		if s.changed == nil {
+			s.changed = make(chan struct{})
+		}
+		ch := s.changed
+		s.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return fmt.Errorf("log never said %q: %w", sub, ctx.Err())
+		}
+	}
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// readyAddr returns the address that the last ready line in logs gives
+// for what.
+func readyAddr(t testing.TB, logs, what string) string {
+	t.Helper()
+	line := logs[strings.LastIndex(logs, "msg=ready"):]
+	line, _, _ = strings.Cut(line, "\n")
+	for _, f := range strings.Fields(line) {
+		if v, ok := strings.CutPrefix(f, what+"="); ok {
+			return v
+		}
+	}
+	t.Fatalf("the ready line names no %s address: %s", what, line)
+	return ""
+}
+
+// bothTransports runs test on a bot that gets its interactions over the

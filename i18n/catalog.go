@@ -30,7 +30,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"weak"
 
 	"github.com/BurntSushi/toml"
 	"github.com/bwmarrin/discordgo"
@@ -78,11 +77,11 @@ type lang struct {
 
 	mu     sync.Mutex             // held while parsing
 	parsed atomic.Pointer[parsed] // nil until parsed
-	// texts are the messages of the file read for Localizations while the
-	// language is not parsed, kept only as long as the garbage collector
-	// lets them: registering the commands asks for some fifty keys in a
-	// row, and nothing after.
-	texts weak.Pointer[messageSet]
+	// texts are what Localizations read of the file while the language
+	// is not parsed: the plain strings of its texts (about 40 kB, a
+	// sixth of a parsed language), kept because registering the
+	// commands asks for some fifty keys in a row. Guarded by mu.
+	texts map[string]fileText
 }
 
 // parsed is a language once parsed: its messages and its Localizer, or
@@ -195,7 +194,7 @@ func (c *Catalog) parse(l *lang) *parsed {
 		}
 	}
 	p.loc = loc
-	l.texts = weak.Pointer[messageSet]{}
+	l.texts = nil
 	l.parsed.Store(p)
 	return p
 }
@@ -366,40 +365,59 @@ func (c *Catalog) text(tag language.Tag, key string) (string, bool) {
 	if l == nil {
 		return "", false
 	}
-	if p := l.parsed.Load(); p != nil {
+	texts, err := c.unparsed(l)
+	if err != nil {
+		return "", false
+	}
+	if texts == nil {
+		p := l.parsed.Load()
 		if _, ok := p.messages[key]; !ok || p.loc == nil {
 			return "", false
 		}
 		return p.loc.T(key, nil), true
 	}
-	texts, err := c.unparsed(l)
-	if err != nil {
+	t, ok := texts[key]
+	switch {
+	case !ok:
 		return "", false
-	}
-	m, ok := (*texts)[key]
-	if !ok {
-		return "", false
-	}
-	if s := compile(m); s != nil {
-		if text, ok := s.fill(nil); ok {
-			return text, true
-		}
+	case t.plain:
+		return t.text, true
 	}
 	return c.localizer(tag).T(key, nil), true
 }
 
-// unparsed returns the messages of l's file for Localizations, read again
-// if the garbage collector has taken them.
-func (c *Catalog) unparsed(l *lang) (*messageSet, error) {
+// A fileText is a text of a language not parsed, for Localizations.
+type fileText struct {
+	text string
+	// plain says that text is what T gives for the key: T fills it
+	// without go-i18n's templates, as every command name and description.
+	// Otherwise the language must be parsed to say it.
+	plain bool
+}
+
+// unparsed returns the texts of l's file for Localizations, by key,
+// reading the file on the first call; nil if l is parsed.
+func (c *Catalog) unparsed(l *lang) (map[string]fileText, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if t := l.texts.Value(); t != nil {
-		return t, nil
+	if l.parsed.Load() != nil {
+		return nil, nil
 	}
-	texts, _, err := c.read(l)
+	if l.texts != nil {
+		return l.texts, nil
+	}
+	messages, _, err := c.read(l)
 	if err != nil {
 		return nil, err
 	}
-	l.texts = weak.Make(&texts)
-	return &texts, nil
+	texts := make(map[string]fileText, len(messages))
+	for key, m := range messages {
+		var t fileText
+		if s := compile(m); s != nil {
+			t.text, t.plain = s.fill(nil)
+		}
+		texts[key] = t
+	}
+	l.texts = texts
+	return texts, nil
 }

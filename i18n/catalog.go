@@ -30,6 +30,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/BurntSushi/toml"
 	"github.com/bwmarrin/discordgo"
@@ -78,9 +79,10 @@ type lang struct {
 	mu     sync.Mutex             // held while parsing
 	parsed atomic.Pointer[parsed] // nil until parsed
 	// texts are what Localizations read of the file while the language
-	// is not parsed: the plain strings of its texts (about 40 kB, a
-	// sixth of a parsed language), kept because registering the
-	// commands asks for some fifty keys in a row. Guarded by mu.
+	// is not parsed: the plain strings of its texts (about 70 kB, a
+	// third of a parsed language), kept for textsKeptFor because
+	// registering the commands asks for dozens of keys in a row, at
+	// start, and nothing after. Guarded by mu.
 	texts map[string]fileText
 }
 
@@ -419,5 +421,13 @@ func (c *Catalog) unparsed(l *lang) (map[string]fileText, error) {
 		texts[key] = t
 	}
 	l.texts = texts
+	time.AfterFunc(textsKeptFor, func() {
+		l.mu.Lock()
+		l.texts = nil
+		l.mu.Unlock()
+	})
 	return texts, nil
 }
+
+// textsKeptFor is how long Localizations keeps what it read of a file.
+const textsKeptFor = time.Minute

@@ -28,6 +28,9 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/BurntSushi/toml"
 	"github.com/bwmarrin/discordgo"
@@ -38,98 +41,206 @@ import (
 //go:embed locales/active.*.toml
 var locales embed.FS
 
-// A Catalog holds the texts of every shipped language, parsed once.
+// unmarshal reads the catalog's files.
+var unmarshal = map[string]goi18n.UnmarshalFunc{"toml": toml.Unmarshal}
+
+// A Catalog holds the texts of every shipped language. English, the
+// fallback, is parsed by New; every other language when a Localizer of it
+// is first asked for, so that a bot whose players all speak one language
+// keeps one language in memory (each parsed language holds about 0.25 MB).
 //
 // Build it with New; the zero Catalog holds nothing and is not usable,
 // but a nil *Catalog is: For gives the nil Localizer (every text is its
 // key) and Localizations nil, so that a program whose catalog failed to
-// parse can still answer while it reports the error. A Catalog never
-// changes after New, so it is safe for concurrent use.
+// parse can still answer while it reports the error. A Catalog is safe
+// for concurrent use.
 type Catalog struct {
-	// messages are the parsed files: language, then key. Only the tests
-	// and Localizations read them; texts come from the bundle.
-	messages map[language.Tag]map[string]*goi18n.Message
-	// localizers has one Localizer per loaded language, shared by every
-	// For that picks it.
-	localizers map[language.Tag]*Localizer
-	// tags are the loaded languages, English first, and matcher matches
+	fsys fs.FS
+	// tags are the shipped languages, English first, and matcher matches
 	// language tags that are not Discord locales against them.
 	tags    []language.Tag
 	matcher language.Matcher
+	// langs has one entry per shipped language; the map never changes
+	// after New, its entries parse themselves once.
+	langs   map[language.Tag]*lang
+	english *Localizer
+
+	// mu guards bundle: go-i18n's Bundle must not change while a
+	// Localizer reads it, and a language parsed late adds its texts.
+	mu     sync.RWMutex
+	bundle *goi18n.Bundle
 }
 
-// New parses the embedded catalog: every file, every call, so call it once.
-// It fails only if a file cannot be read or parsed, or if English, the
-// fallback, is missing; a key missing in some language is not an error
-// (the tests check that none is).
+// A lang is one shipped language of a Catalog.
+type lang struct {
+	tag  language.Tag
+	file string // its path in Catalog.fsys
+
+	mu     sync.Mutex             // held while parsing
+	parsed atomic.Pointer[parsed] // nil until parsed
+	// texts are what Localizations read of the file while the language
+	// is not parsed: the plain strings of its texts (about 70 kB, a
+	// third of a parsed language), kept for textsKeptFor because
+	// registering the commands asks for dozens of keys in a row, at
+	// start, and nothing after. Guarded by mu.
+	texts map[string]fileText
+}
+
+// parsed is a language once parsed: its messages and its Localizer, or
+// why its file could not be parsed (then For gives English).
+type parsed struct {
+	messages messageSet
+	loc      *Localizer
+	err      error
+}
+
+// A messageSet is a file's messages, by key.
+type messageSet map[string]*goi18n.Message
+
+// New reads the embedded catalog: the list of languages, and English's
+// texts. It fails only if a file name names no language, two files name
+// the same one, or English, the fallback, is missing or cannot be parsed.
+// Another language's file is parsed when the language is first asked for;
+// if it cannot be, that language gets English (the tests parse every
+// file, and check that no key is missing in any).
 func New() (*Catalog, error) {
 	return load(locales, "locales")
 }
 
-// load parses every active.<lang>.toml in dir of fsys.
+// load reads every active.<lang>.toml in dir of fsys, and parses English's.
 func load(fsys fs.FS, dir string) (*Catalog, error) {
 	names, err := fs.Glob(fsys, path.Join(dir, "active.*.toml"))
 	if err != nil {
 		return nil, fmt.Errorf("i18n: list %s: %w", dir, err)
 	}
-	bundle := goi18n.NewBundle(language.English)
-	bundle.RegisterUnmarshalFunc("toml", toml.Unmarshal)
 	c := &Catalog{
-		messages:   make(map[language.Tag]map[string]*goi18n.Message, len(names)),
-		localizers: make(map[language.Tag]*Localizer, len(names)),
+		fsys:   fsys,
+		langs:  make(map[language.Tag]*lang, len(names)),
+		bundle: goi18n.NewBundle(language.English),
 	}
 	for _, name := range names {
-		buf, err := fs.ReadFile(fsys, name)
-		if err != nil {
-			return nil, fmt.Errorf("i18n: %w", err)
-		}
-		f, err := bundle.ParseMessageFileBytes(buf, name)
-		if err != nil {
-			return nil, fmt.Errorf("i18n: %s: %w", name, err)
-		}
-		if f.Tag == language.Und {
+		code := strings.TrimSuffix(strings.TrimPrefix(path.Base(name), "active."), ".toml")
+		tag, err := language.Parse(code)
+		if err != nil || tag == language.Und {
 			return nil, fmt.Errorf("i18n: %s: no language in the file name", name)
 		}
-		if _, dup := c.messages[f.Tag]; dup {
-			return nil, fmt.Errorf("i18n: %s: a second file for %s", name, f.Tag)
+		if _, dup := c.langs[tag]; dup {
+			return nil, fmt.Errorf("i18n: %s: a second file for %s", name, tag)
 		}
-		byKey := make(map[string]*goi18n.Message, len(f.Messages))
-		for _, m := range f.Messages {
-			byKey[m.ID] = m
-		}
-		c.messages[f.Tag] = byKey
-	}
-	if _, ok := c.messages[language.English]; !ok {
-		return nil, fmt.Errorf("i18n: no active.en.toml in %s: English is the fallback of every text", dir)
-	}
-	english := goi18n.NewLocalizer(bundle, language.English.String())
-	c.tags = append(c.tags, language.English)
-	for tag := range c.messages {
+		c.langs[tag] = &lang{tag: tag, file: name}
 		if tag != language.English {
 			c.tags = append(c.tags, tag)
 		}
 	}
-	// A fixed order, so that a match never depends on map iteration.
-	slices.SortFunc(c.tags[1:], func(a, b language.Tag) int { return strings.Compare(a.String(), b.String()) })
-	for _, tag := range c.tags {
-		l := &Localizer{
-			lang:    tag,
-			loc:     goi18n.NewLocalizer(bundle, tag.String()),
-			english: english,
-			simple:  make(map[string]*simple, len(c.messages[language.English])),
-		}
-		for key, m := range c.messages[language.English] {
-			if own, ok := c.messages[tag][key]; ok {
-				m = own
-			}
-			if s := compile(m); s != nil {
-				l.simple[key] = s
-			}
-		}
-		c.localizers[tag] = l
+	en, ok := c.langs[language.English]
+	if !ok {
+		return nil, fmt.Errorf("i18n: no active.en.toml in %s: English is the fallback of every text", dir)
 	}
+	// A fixed order, so that a match never depends on map iteration.
+	slices.SortFunc(c.tags, func(a, b language.Tag) int { return strings.Compare(a.String(), b.String()) })
+	c.tags = slices.Insert(c.tags, 0, language.English)
 	c.matcher = language.NewMatcher(c.tags)
+	p := c.parse(en)
+	if p.err != nil {
+		return nil, p.err
+	}
+	c.english = p.loc
 	return c, nil
+}
+
+// parse returns l parsed, parsing it on the first call.
+func (c *Catalog) parse(l *lang) *parsed {
+	if p := l.parsed.Load(); p != nil {
+		return p
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if p := l.parsed.Load(); p != nil {
+		return p
+	}
+	p := &parsed{}
+	var f *goi18n.MessageFile
+	p.messages, f, p.err = c.read(l)
+	if p.err == nil {
+		c.mu.Lock()
+		p.err = c.bundle.AddMessages(l.tag, f.Messages...)
+		c.mu.Unlock()
+	}
+	if p.err != nil {
+		p.messages = nil
+		l.parsed.Store(p)
+		return p
+	}
+	// Every language has a simple text for each English key: its own,
+	// or English's where it lacks the key. New parses English first.
+	base, english := p.messages, (*goi18n.Localizer)(nil)
+	if c.english != nil {
+		base, english = c.langs[language.English].parsed.Load().messages, c.english.loc
+	}
+	loc := &Localizer{
+		lang:    l.tag,
+		loc:     goi18n.NewLocalizer(c.bundle, l.tag.String()),
+		english: english,
+		mu:      &c.mu,
+		simple:  make(map[string]*simple, len(base)),
+	}
+	if loc.english == nil {
+		loc.english = loc.loc
+	}
+	for key, m := range base {
+		if own, ok := p.messages[key]; ok {
+			m = own
+		}
+		if s := compile(m); s != nil {
+			loc.simple[key] = s
+		}
+	}
+	p.loc = loc
+	l.texts = nil
+	l.parsed.Store(p)
+	return p
+}
+
+// read parses l's file, by key.
+func (c *Catalog) read(l *lang) (messageSet, *goi18n.MessageFile, error) {
+	buf, err := fs.ReadFile(c.fsys, l.file)
+	if err != nil {
+		return nil, nil, fmt.Errorf("i18n: %w", err)
+	}
+	f, err := goi18n.ParseMessageFileBytes(buf, l.file, unmarshal)
+	if err != nil {
+		return nil, nil, fmt.Errorf("i18n: %s: %w", l.file, err)
+	}
+	if f.Tag != l.tag {
+		return nil, nil, fmt.Errorf("i18n: %s: go-i18n reads the language %s from the file name, not %s", l.file, f.Tag, l.tag)
+	}
+	byKey := make(messageSet, len(f.Messages))
+	for _, m := range f.Messages {
+		byKey[m.ID] = m
+	}
+	return byKey, f, nil
+}
+
+// localizer returns the Localizer of a shipped language, parsing the
+// language if need be, or English's if it cannot be parsed.
+func (c *Catalog) localizer(tag language.Tag) *Localizer {
+	l := c.langs[tag]
+	if l == nil {
+		return c.english
+	}
+	if p := c.parse(l); p.loc != nil {
+		return p.loc
+	}
+	return c.english
+}
+
+// messages returns the parsed messages of a shipped language, by key,
+// parsing it if need be; nil if it cannot be parsed.
+func (c *Catalog) messages(tag language.Tag) messageSet {
+	if l := c.langs[tag]; l != nil {
+		return c.parse(l).messages
+	}
+	return nil
 }
 
 // For returns the Localizer for the first non-empty locale: pass the
@@ -142,7 +253,8 @@ func load(fsys fs.FS, dir string) (*Catalog, error) {
 //
 // Locales are Discord's codes ("en-US", "es-419", "pt-BR", "zh-CN", …);
 // other BCP 47 tags ("de-AT", "pt") are matched to the closest shipped
-// language. For costs a map lookup for a Discord locale, a language match
+// language. The first For of a language parses it (a few milliseconds);
+// after that For costs a map lookup for a Discord locale, a language match
 // for any other tag, and allocates nothing.
 func (c *Catalog) For(locales ...string) *Localizer {
 	if c == nil {
@@ -150,10 +262,10 @@ func (c *Catalog) For(locales ...string) *Localizer {
 	}
 	for _, l := range locales {
 		if l != "" {
-			return c.localizers[c.match(l)]
+			return c.localizer(c.match(l))
 		}
 	}
-	return c.localizers[language.English]
+	return c.english
 }
 
 // discordLanguages maps the Discord locales the catalog translates to
@@ -180,7 +292,7 @@ var discordLanguages = map[discordgo.Locale]language.Tag{
 // discordLocales are the Discord locales of every language Discord has
 // (discordgo v0.29.0 lacks Indonesian); the ones missing from
 // discordLanguages get English without a language match, which could
-// otherwise tie them to a loaded language they merely resemble.
+// otherwise tie them to a shipped language they merely resemble.
 var discordLocales = map[string]bool{
 	"id": true, "da": true, "de": true, "en-GB": true, "en-US": true, "es-ES": true,
 	"es-419": true, "fr": true, "hr": true, "it": true, "lt": true, "hu": true,
@@ -190,10 +302,10 @@ var discordLocales = map[string]bool{
 	"zh-TW": true, "ko": true,
 }
 
-// match returns the loaded language for one non-empty locale.
+// match returns the shipped language for one non-empty locale.
 func (c *Catalog) match(locale string) language.Tag {
 	if tag, ok := discordLanguages[discordgo.Locale(locale)]; ok {
-		if _, loaded := c.localizers[tag]; loaded {
+		if _, shipped := c.langs[tag]; shipped {
 			return tag
 		}
 		return language.English
@@ -220,6 +332,11 @@ func (c *Catalog) match(locale string) language.Tag {
 // description), and so is a language that lacks key, so that Discord shows
 // the default there too. It returns nil if no language has key.
 //
+// The commands are registered at every start, in every language, while
+// most of those languages may never be spoken: Localizations reads a
+// language that For has not parsed without keeping it, unless key's text
+// needs go-i18n's templates (no name or description does).
+//
 // ApplicationCommand takes a pointer to the map; its options and choices
 // take the map itself.
 func (c *Catalog) Localizations(key string) map[discordgo.Locale]string {
@@ -231,13 +348,86 @@ func (c *Catalog) Localizations(key string) map[discordgo.Locale]string {
 		if tag == language.English {
 			continue
 		}
-		if _, ok := c.messages[tag][key]; !ok {
+		text, ok := c.text(tag, key)
+		if !ok {
 			continue
 		}
 		if m == nil {
 			m = make(map[discordgo.Locale]string)
 		}
-		m[locale] = c.localizers[tag].T(key, nil)
+		m[locale] = text
 	}
 	return m
 }
+
+// text returns T(key, nil) in a shipped language, and false if the
+// language lacks key (or is not shipped, or cannot be parsed).
+func (c *Catalog) text(tag language.Tag, key string) (string, bool) {
+	l := c.langs[tag]
+	if l == nil {
+		return "", false
+	}
+	texts, err := c.unparsed(l)
+	if err != nil {
+		return "", false
+	}
+	if texts == nil {
+		p := l.parsed.Load()
+		if _, ok := p.messages[key]; !ok || p.loc == nil {
+			return "", false
+		}
+		return p.loc.T(key, nil), true
+	}
+	t, ok := texts[key]
+	switch {
+	case !ok:
+		return "", false
+	case t.plain:
+		return t.text, true
+	}
+	return c.localizer(tag).T(key, nil), true
+}
+
+// A fileText is a text of a language not parsed, for Localizations.
+type fileText struct {
+	text string
+	// plain says that text is what T gives for the key: T fills it
+	// without go-i18n's templates, as every command name and description.
+	// Otherwise the language must be parsed to say it.
+	plain bool
+}
+
+// unparsed returns the texts of l's file for Localizations, by key,
+// reading the file on the first call; nil if l is parsed.
+func (c *Catalog) unparsed(l *lang) (map[string]fileText, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.parsed.Load() != nil {
+		return nil, nil
+	}
+	if l.texts != nil {
+		return l.texts, nil
+	}
+	messages, _, err := c.read(l)
+	if err != nil {
+		return nil, err
+	}
+	texts := make(map[string]fileText, len(messages))
+	for key, m := range messages {
+		var t fileText
+		if s := compile(m); s != nil {
+			t.text, t.plain = s.fill(nil)
+		}
+		texts[key] = t
+	}
+	l.texts = texts
+	time.AfterFunc(textsKeptFor, func() {
+		l.mu.Lock()
+		l.texts = nil
+		l.mu.Unlock()
+	})
+	return texts, nil
+}
+
+// textsKeptFor is how long Localizations keeps what it read of a file.
+const textsKeptFor = time.Minute

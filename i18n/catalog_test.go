@@ -1,13 +1,19 @@
 package i18n
 
 import (
+	"fmt"
+	"io/fs"
 	"os"
+	"path"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 
 	"github.com/bwmarrin/discordgo"
+	"golang.org/x/text/language"
 )
 
 // newCatalog returns the embedded catalog.
@@ -44,7 +50,7 @@ func TestShippedLanguages(t *testing.T) {
 	// Every language Discord locales are mapped to is shipped: a typo in
 	// a file name would otherwise send its players English quietly.
 	for locale, tag := range discordLanguages {
-		if _, ok := c.localizers[tag]; !ok {
+		if _, ok := c.langs[tag]; !ok {
 			t.Errorf("%s maps to %s, which has no file", locale, tag)
 		}
 	}
@@ -405,5 +411,128 @@ func BenchmarkN(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		c.For("ru").N("count.games", 5, nil)
+	}
+}
+
+// openCounter is the embedded catalog, counting the times each file is
+// opened.
+type openCounter struct {
+	mu     sync.Mutex
+	opened map[string]int
+}
+
+func (o *openCounter) Open(name string) (fs.File, error) {
+	o.mu.Lock()
+	if strings.HasSuffix(name, ".toml") {
+		o.opened[path.Base(name)]++
+	}
+	o.mu.Unlock()
+	return locales.Open(name)
+}
+
+// files returns the files opened so far, sorted, each with its count.
+func (o *openCounter) files() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var s []string
+	for name, n := range o.opened {
+		s = append(s, fmt.Sprintf("%s×%d", name, n))
+	}
+	slices.Sort(s)
+	return strings.Join(s, " ")
+}
+
+// A language's file is read when a Localizer of it is first asked for,
+// once, and not before: a bot whose players speak English never holds the
+// seven other languages in memory (about 1.6 MB of its heap).
+func TestLanguagesParsedOnFirstUse(t *testing.T) {
+	files := &openCounter{opened: map[string]int{}}
+	c, err := load(files, "locales")
+	if err != nil {
+		t.Fatalf("load = %v", err)
+	}
+	c.For("en-US", "ko").T("move.not_your_turn", nil)
+	c.For("", "").N("count.games", 2, nil)
+	if got, want := files.files(), "active.en.toml×1"; got != want {
+		t.Errorf("after New and English texts, files read: %s; want %s", got, want)
+	}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			if got := c.For("de-AT").T("button.accept", nil); got == c.For().T("button.accept", nil) {
+				t.Errorf("de-AT: T(button.accept) = %q, the English text", got)
+			}
+			c.For("", "es-419").N("count.games", 5, nil)
+		})
+	}
+	wg.Wait()
+	if got, want := files.files(), "active.de.toml×1 active.en.toml×1 active.es.toml×1"; got != want {
+		t.Errorf("after German and Spanish texts, files read: %s; want %s", got, want)
+	}
+}
+
+// Registering the commands asks Localizations for every name and
+// description in every language at each start: that parses no language,
+// and gives what the parsed languages give, for every key.
+func TestLocalizationsParseNoLanguage(t *testing.T) {
+	files := &openCounter{opened: map[string]int{}}
+	c, err := load(files, "locales")
+	if err != nil {
+		t.Fatalf("load = %v", err)
+	}
+	for key := range c.messages(language.English) {
+		if strings.HasPrefix(key, "command.") || strings.HasPrefix(key, "level.") {
+			runtime.GC() // as may happen while the commands are built
+			c.Localizations(key)
+		}
+	}
+	for _, tag := range c.tags[1:] {
+		if c.langs[tag].parsed.Load() != nil {
+			t.Errorf("%s was parsed for the commands' Localizations", tag)
+		}
+	}
+	want := "active.de.toml×1 active.en.toml×1 active.es.toml×1 active.fr.toml×1 active.ja.toml×1 active.pt-BR.toml×1 active.ru.toml×1 active.zh-Hans.toml×1"
+	if got := files.files(); got != want {
+		t.Errorf("files read for the commands' Localizations: %s; want each once: %s", got, want)
+	}
+	all := newCatalog(t)
+	for _, tag := range all.tags {
+		all.localizer(tag)
+	}
+	for key := range c.messages(language.English) {
+		if got, want := c.Localizations(key), all.Localizations(key); !mapsEqual(got, want) {
+			t.Errorf("Localizations(%s) = %v before its languages are parsed, %v after", key, got, want)
+		}
+	}
+}
+
+// A language whose file cannot be parsed speaks English, and the check
+// that TestCatalog runs says why; the other languages are not affected.
+func TestUnparsableLanguage(t *testing.T) {
+	en, err := fs.ReadFile(locales, "locales/active.en.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	de, err := fs.ReadFile(locales, "locales/active.de.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := load(fstest.MapFS{
+		"active.en.toml": {Data: en},
+		"active.de.toml": {Data: de},
+		"active.fr.toml": {Data: []byte("[button.accept\nother = \"Accepter\"\n")},
+	}, ".")
+	if err != nil {
+		t.Fatalf("load = %v; want nil (French is not parsed yet)", err)
+	}
+	if got, want := c.For("fr").T("button.accept", nil), c.For().T("button.accept", nil); got != want {
+		t.Errorf("fr: T(button.accept) = %q; want the English %q", got, want)
+	}
+	if got := c.Localizations("command.ttt.move.name"); got[discordgo.French] != "" || got[discordgo.German] != "zug" {
+		t.Errorf("Localizations(command.ttt.move.name) = %v; want de, and no fr", got)
+	}
+	problems := checkParse(c)
+	if len(problems) != 1 || !strings.HasPrefix(problems[0], "fr: i18n: active.fr.toml: ") {
+		t.Errorf("checkParse = %q; want one problem with active.fr.toml", problems)
 	}
 }

@@ -25,6 +25,7 @@ var checks = []struct {
 	name string
 	run  check
 }{
+	{"parse", checkParse},
 	{"keys", checkKeys},
 	{"placeholders", checkPlaceholders},
 	{"plural forms", checkPluralForms},
@@ -59,7 +60,7 @@ func formNames(m *goi18n.Message) []string {
 
 // plural says whether English counts key: it has a form besides "other".
 func plural(c *Catalog, key string) bool {
-	m := c.messages[language.English][key]
+	m := c.messages(language.English)[key]
 	return m != nil && len(forms(m)) > 1
 }
 
@@ -80,7 +81,7 @@ func placeholders(text string) []string {
 // English key together.
 func englishPlaceholders(c *Catalog, key string) []string {
 	var all []string
-	for _, text := range forms(c.messages[language.English][key]) {
+	for _, text := range forms(c.messages(language.English)[key]) {
 		all = append(all, placeholders(text)...)
 	}
 	slices.Sort(all)
@@ -111,17 +112,29 @@ func dataPlaceholders(c *Catalog, key string) []string {
 
 // keys returns the keys of lang, sorted.
 func keys(c *Catalog, lang language.Tag) []string {
-	return slices.Sorted(maps.Keys(c.messages[lang]))
+	return slices.Sorted(maps.Keys(c.messages(lang)))
+}
+
+// checkParse finds the files that cannot be parsed: New parses only
+// English's, the others are parsed when first asked for.
+func checkParse(c *Catalog) []string {
+	var problems []string
+	for _, tag := range c.tags {
+		if err := c.parse(c.langs[tag]).err; err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %v", tag, err))
+		}
+	}
+	return problems
 }
 
 // checkKeys finds the keys a language lacks, and those it has that English
 // does not.
 func checkKeys(c *Catalog) []string {
 	var problems []string
-	en := c.messages[language.English]
+	en := c.messages(language.English)
 	for _, lang := range c.tags[1:] {
 		for _, key := range keys(c, language.English) {
-			if _, ok := c.messages[lang][key]; !ok {
+			if _, ok := c.messages(lang)[key]; !ok {
 				problems = append(problems, fmt.Sprintf("%s: key %s is missing", lang, key))
 			}
 		}
@@ -142,11 +155,11 @@ func checkPlaceholders(c *Catalog) []string {
 	var problems []string
 	for _, lang := range c.tags {
 		for _, key := range keys(c, lang) {
-			if _, ok := c.messages[language.English][key]; !ok {
+			if _, ok := c.messages(language.English)[key]; !ok {
 				continue
 			}
 			want := englishPlaceholders(c, key)
-			f := forms(c.messages[lang][key])
+			f := forms(c.messages(lang)[key])
 			for _, form := range slices.Sorted(maps.Keys(f)) {
 				got := placeholders(f[form])
 				shown := make([]string, len(got))
@@ -213,14 +226,14 @@ func checkPluralForms(c *Catalog) []string {
 			continue
 		}
 		for _, key := range keys(c, lang) {
-			if _, ok := c.messages[language.English][key]; !ok {
+			if _, ok := c.messages(language.English)[key]; !ok {
 				continue
 			}
 			want := []string{"other"}
 			if plural(c, key) {
 				want = slices.Sorted(maps.Keys(need))
 			}
-			have := formNames(c.messages[lang][key])
+			have := formNames(c.messages(lang)[key])
 			for _, form := range want {
 				if !slices.Contains(have, form) {
 					problems = append(problems, fmt.Sprintf("%s: %s lacks the plural form %s (has %v; want %v)", lang, key, form, have, want))
@@ -260,10 +273,10 @@ func checkTemplates(c *Catalog) []string {
 			continue
 		}
 		for _, key := range keys(c, lang) {
-			if _, ok := c.messages[language.English][key]; !ok {
+			if _, ok := c.messages(language.English)[key]; !ok {
 				continue // checkKeys reports it
 			}
-			f := forms(c.messages[lang][key])
+			f := forms(c.messages(lang)[key])
 			for _, form := range slices.Sorted(maps.Keys(f)) {
 				count := need[form]
 				data := sample(c, key, count)
@@ -282,7 +295,7 @@ func checkTemplates(c *Catalog) []string {
 				case plural(c, key):
 					lc.PluralCount = count
 				}
-				got, err := c.localizers[lang].loc.Localize(lc)
+				got, err := c.localizer(lang).loc.Localize(lc)
 				if err != nil {
 					problems = append(problems, fmt.Sprintf("%s: %s with count %d: %v", lang, key, count, err))
 				} else if got != direct {
@@ -319,7 +332,7 @@ var (
 
 // text returns the "other" form of key in lang.
 func text(c *Catalog, lang language.Tag, key string) string {
-	if m := c.messages[lang][key]; m != nil {
+	if m := c.messages(lang)[key]; m != nil {
 		return m.Other
 	}
 	return ""
@@ -333,12 +346,12 @@ func checkSchema(c *Catalog) []string {
 	var problems []string
 	for _, key := range keys(c, language.English) {
 		if base, ok := strings.CutSuffix(key, ".name"); ok && strings.HasPrefix(key, "command.") {
-			if _, ok := c.messages[language.English][base+".description"]; !ok {
+			if _, ok := c.messages(language.English)[base+".description"]; !ok {
 				problems = append(problems, fmt.Sprintf("en: %s has no %s.description", key, base))
 			}
 		}
 		if base, ok := strings.CutSuffix(key, ".description"); ok && strings.HasPrefix(key, "command.") && base != "command.ttt" {
-			if _, ok := c.messages[language.English][base+".name"]; !ok {
+			if _, ok := c.messages(language.English)[base+".name"]; !ok {
 				problems = append(problems, fmt.Sprintf("en: %s has no %s.name", key, base))
 			}
 		}
@@ -490,12 +503,12 @@ func checkCommandRefs(c *Catalog) []string {
 		n, p := commandNames(c, lang)
 		problems = append(problems, p...)
 		for _, key := range keys(c, lang) {
-			en := c.messages[language.English][key]
+			en := c.messages(language.English)[key]
 			if en == nil {
 				continue
 			}
 			want := commandRefs(en.Other, &n)
-			f := forms(c.messages[lang][key])
+			f := forms(c.messages(lang)[key])
 			for _, form := range slices.Sorted(maps.Keys(f)) {
 				if got := commandRefs(f[form], nil); !slices.Equal(got, want) {
 					problems = append(problems, fmt.Sprintf("%s: %s (%s) refers to %q; want %q", lang, key, form, got, want))

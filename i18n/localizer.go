@@ -2,6 +2,7 @@ package i18n
 
 import (
 	"maps"
+	"sync"
 
 	goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 	"golang.org/x/text/language"
@@ -20,6 +21,7 @@ type Localizer struct {
 	lang    language.Tag
 	loc     *goi18n.Localizer // lang, falling back to English per key
 	english *goi18n.Localizer
+	mu      *sync.RWMutex // the Catalog's: read-locked while loc or english reads their bundle
 	// simple are the texts T fills without go-i18n, by key: lang's, or
 	// English's where lang lacks the key.
 	simple map[string]*simple
@@ -68,6 +70,8 @@ func (l *Localizer) localize(lc *goi18n.LocalizeConfig) string {
 	if l == nil || l.loc == nil {
 		return lc.MessageID
 	}
+	l.mu.RLock()
+	defer l.mu.RUnlock()
 	// On an error go-i18n may still return a text: the English one for a
 	// key the language lacks, or the "other" form for a missing plural
 	// form. Either is better than nothing.

@@ -13,11 +13,12 @@ import (
 func TestSimpleTextsAsTemplates(t *testing.T) {
 	c := newCatalog(t)
 	filled := 0
-	for tag, l := range c.localizers {
+	for _, tag := range c.tags {
+		l := c.localizer(tag)
 		if len(l.simple) == 0 {
 			t.Fatalf("%s: no simple text at all", tag)
 		}
-		for key := range c.messages[language.English] {
+		for key := range c.messages(language.English) {
 			strs := sample(c, key, 7) // strings, and Count an int
 			ints := map[string]any{}
 			for i, name := range dataPlaceholders(c, key) {

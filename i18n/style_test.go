@@ -97,7 +97,7 @@ func compileTerm(pattern string) (*regexp.Regexp, error) {
 // allForms returns every form of every text of lang, by key and form.
 func allForms(c *Catalog, lang language.Tag, visit func(key, form, text string)) {
 	for _, key := range keys(c, lang) {
-		f := forms(c.messages[lang][key])
+		f := forms(c.messages(lang)[key])
 		for _, form := range slices.Sorted(maps.Keys(f)) {
 			visit(key, form, f[form])
 		}
@@ -156,7 +156,7 @@ const frenchTight = ":;!?%"
 // another (?!) follows it.
 func checkFrenchSpacing(c *Catalog) []string {
 	var problems []string
-	if _, ok := c.messages[language.French]; !ok {
+	if c.messages(language.French) == nil {
 		return nil
 	}
 	allForms(c, language.French, func(key, form, text string) {
@@ -196,7 +196,7 @@ func checkManyAsOther(c *Catalog) []string {
 			continue
 		}
 		for _, key := range keys(c, lang) {
-			m := c.messages[lang][key]
+			m := c.messages(lang)[key]
 			if m.Many != "" && m.Many != m.Other {
 				problems = append(problems, fmt.Sprintf("%s: %s (many) = %q; want the other form %q: %d is written in digits", lang, key, m.Many, m.Other, need["many"]))
 			}

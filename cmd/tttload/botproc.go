@@ -177,6 +177,8 @@ func parseStatCPU(stat []byte) (time.Duration, error) {
 // memory is the bot's memory and goroutines at one moment.
 type memory struct {
 	rss        int64 // bytes, from /proc/PID/status VmRSS
+	peak       int64 // bytes, VmHWM: the highest rss since the bot started
+	anon, file int64 // bytes, RssAnon and RssFile: rss is their sum (with RssShmem, none)
 	heapInuse  int64 // bytes, go_memstats_heap_inuse_bytes
 	goroutines int64 // go_goroutines
 	cpu        time.Duration
@@ -192,12 +194,7 @@ func (p *botProcess) sample() (memory, error) {
 		return m, err
 	}
 	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.pid)); err == nil {
-		for line := range strings.SplitSeq(string(b), "\n") {
-			if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-				kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-				m.rss = kb << 10
-			}
-		}
+		parseStatus(b, &m)
 	}
 	if p.metrics == "" {
 		return m, nil
@@ -214,6 +211,20 @@ func (p *botProcess) sample() (memory, error) {
 	vals := parseMetrics(body, "go_memstats_heap_inuse_bytes", "go_goroutines")
 	m.heapInuse, m.goroutines = int64(vals[0]), int64(vals[1])
 	return m, nil
+}
+
+// parseStatus reads the resident sizes of /proc/PID/status into m.
+func parseStatus(status []byte, m *memory) {
+	fields := map[string]*int64{"VmRSS:": &m.rss, "VmHWM:": &m.peak, "RssAnon:": &m.anon, "RssFile:": &m.file}
+	for line := range strings.SplitSeq(string(status), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 3 || f[2] != "kB" || fields[f[0]] == nil {
+			continue
+		}
+		if kb, err := strconv.ParseInt(f[1], 10, 64); err == nil {
+			*fields[f[0]] = kb << 10
+		}
+	}
 }
 
 // parseMetrics returns the values of the named unlabelled metrics in a

@@ -231,6 +231,17 @@ func TestParseStatCPU(t *testing.T) {
 	}
 }
 
+func TestParseStatus(t *testing.T) {
+	status := "Name:\ttttbot\nVmPeak:\t 1263628 kB\nVmHWM:\t   30656 kB\nVmRSS:\t   29940 kB\n" +
+		"RssAnon:\t   10764 kB\nRssFile:\t   19176 kB\nRssShmem:\t       0 kB\nThreads:\t9\n"
+	var got memory
+	parseStatus([]byte(status), &got)
+	want := memory{rss: 29940 << 10, peak: 30656 << 10, anon: 10764 << 10, file: 19176 << 10}
+	if got != want {
+		t.Errorf("parseStatus = %+v; want %+v", got, want)
+	}
+}
+
 func TestParseMetrics(t *testing.T) {
 	text := "# HELP go_goroutines x\n# TYPE go_goroutines gauge\ngo_goroutines 42\ngo_memstats_heap_inuse_bytes 1.2345e+07\ntttbot_x{a=\"b\"} 3\n"
 	got := parseMetrics([]byte(text), "go_memstats_heap_inuse_bytes", "go_goroutines", "missing")

@@ -564,6 +564,10 @@ func printReports(w io.Writer, cfg config, rs []*report) {
 		return fmt.Sprintf("%.0f%% / %.0f%% / %.0f%% of a core", pct(r.botCPU), pct(r.genCPU), pct(r.otherCPU))
 	})
 	add("RSS start→end", func(r *report) string { return fmt.Sprintf("%.1f → %.1f MB", mb(r.memStart.rss), mb(r.memEnd.rss)) })
+	add("RSS peak since the bot started", func(r *report) string { return fmt.Sprintf("%.1f MB", mb(r.memEnd.peak)) })
+	add("RSS at end: anonymous + file", func(r *report) string {
+		return fmt.Sprintf("%.1f + %.1f MB", mb(r.memEnd.anon), mb(r.memEnd.file))
+	})
 	add("heap in use start→end", func(r *report) string {
 		return fmt.Sprintf("%.1f → %.1f MB", mb(r.memStart.heapInuse), mb(r.memEnd.heapInuse))
 	})

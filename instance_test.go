@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/tttbot/tttbot/internal/logtest"
 	"strings"
 	"testing"
 	"time"
@@ -28,7 +29,7 @@ func (b *bots) start(extra map[string]string) (stop func(), err error) {
 		vars[k] = v
 	}
 	cfg := testConfig(b.t, vars)
-	var logs syncBuffer
+	var logs logtest.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- serve(ctx, cfg, newTestLog(&logs)) }()
@@ -44,7 +45,7 @@ func (b *bots) start(extra map[string]string) (stop func(), err error) {
 	}()
 	wctx, wcancel := context.WithTimeout(readyCtx, 30*time.Second)
 	defer wcancel()
-	if werr := logs.waitFor(wctx, "msg=ready"); werr != nil {
+	if werr := logs.WaitFor(wctx, "msg=ready"); werr != nil {
 		select {
 		case err := <-done:
 			cancel()

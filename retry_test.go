@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/tttbot/tttbot/internal/logtest"
 	"log/slog"
 	"net"
 	"net/http"
@@ -62,7 +63,7 @@ func TestStartRetriesThenGivesUp(t *testing.T) {
 			slept = append(slept, d)
 			return nil
 		}
-		var logs syncBuffer
+		var logs logtest.Buffer
 		err := serve(context.Background(), cfg, newTestLog(&logs))
 		if err == nil || !strings.Contains(err.Error(), api) || !strings.Contains(err.Error(), "gave up after") {
 			t.Fatalf("serve with Discord unreachable = %v; want an error naming %s that says it gave up", err, api)
@@ -117,13 +118,13 @@ func TestStartRetrySucceeds(t *testing.T) {
 		up.Store(true)
 		return nil
 	}
-	var logs syncBuffer
+	var logs logtest.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- serve(ctx, cfg, newTestLog(&logs)) }()
 	wctx, wcancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer wcancel()
-	if err := logs.waitFor(wctx, "msg=ready"); err != nil {
+	if err := logs.WaitFor(wctx, "msg=ready"); err != nil {
 		cancel()
 		t.Fatalf("%v\nlog:\n%s", err, logs.String())
 	}
@@ -137,6 +138,6 @@ func TestStartRetrySucceeds(t *testing.T) {
 }
 
 // newTestLog logs at debug level to w, as LOG_LEVEL=debug does.
-func newTestLog(w *syncBuffer) *slog.Logger {
+func newTestLog(w *logtest.Buffer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }

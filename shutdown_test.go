@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/tttbot/tttbot/internal/logtest"
 	"io"
 	"net"
 	"net/http"
@@ -53,17 +54,17 @@ func TestShutdownDrains(t *testing.T) {
 		<-release
 		return nil
 	}
-	var logs syncBuffer
+	var logs logtest.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- serve(ctx, cfg, newTestLog(&logs)) }()
 	wctx, wcancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer wcancel()
-	if err := logs.waitFor(wctx, "msg=ready"); err != nil {
+	if err := logs.WaitFor(wctx, "msg=ready"); err != nil {
 		t.Fatalf("%v\nlog:\n%s", err, logs.String())
 	}
-	endpoint, metrics := readyAddr(t, logs.String(), "interactions"), readyAddr(t, logs.String(), "metrics")
+	endpoint, metrics := logtest.ReadyAddr(t, logs.String(), "interactions"), logtest.ReadyAddr(t, logs.String(), "metrics")
 
 	c, err := net.Dial("tcp", endpoint)
 	if err != nil {
@@ -125,14 +126,14 @@ func TestShutdownWithStalledDiscord(t *testing.T) {
 	cfg := testConfig(t, map[string]string{"DISCORD_TOKEN": srv.Token, "DISCORD_GUILD_ID": guild,
 		"DISCORD_API_URL": proxy.URL + strings.TrimPrefix(srv.APIURL, target.String())})
 	cfg.haltRESTAfter = 100 * time.Millisecond
-	var logs syncBuffer
+	var logs logtest.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- serve(ctx, cfg, newTestLog(&logs)) }()
 	wctx, wcancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer wcancel()
-	if err := logs.waitFor(wctx, "msg=ready"); err != nil {
+	if err := logs.WaitFor(wctx, "msg=ready"); err != nil {
 		t.Fatalf("%v\nlog:\n%s", err, logs.String())
 	}
 	stalled.Store(true)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/tttbot/tttbot/internal/logtest"
 	"io"
 	"net"
 	"net/http"
@@ -62,14 +63,14 @@ func TestDatabaseSilentAtStart(t *testing.T) {
 	db := silentDatabase(t)
 	cfg := testConfig(t, map[string]string{"DISCORD_TOKEN": "t", "DATABASE_URL": db, "METRICS_ADDR": "127.0.0.1:0"})
 	cfg.openWithin = time.Hour // until the test has looked
-	var logs syncBuffer
+	var logs logtest.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- serve(ctx, cfg, newTestLog(&logs)) }()
 	wctx, wcancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer wcancel()
-	if err := logs.waitFor(wctx, "/healthz"); err != nil {
+	if err := logs.WaitFor(wctx, "/healthz"); err != nil {
 		t.Fatalf("no /healthz while the database does not answer: %v\nlog:\n%s", err, logs.String())
 	}
 	line := logs.String()[strings.Index(logs.String(), "/healthz"):]
@@ -133,7 +134,7 @@ func TestRunStopsDuringStartup(t *testing.T) {
 			wait, cancelWait := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancelWait()
 			ctx, stop := context.WithCancel(context.Background())
-			logs := new(syncBuffer)
+			logs := new(logtest.Buffer)
 			done := make(chan error, 1)
 			if when == "at once" {
 				stop()
@@ -146,7 +147,7 @@ func TestRunStopsDuringStartup(t *testing.T) {
 			case "after registration":
 				_, err = srv.WaitCommands(wait, guild)
 			case "after ready":
-				err = logs.waitFor(wait, "msg=ready")
+				err = logs.WaitFor(wait, "msg=ready")
 			}
 			if err != nil {
 				t.Fatal(err)

@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"github.com/tttbot/tttbot/internal/logtest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,7 +35,7 @@ func TestBinary(t *testing.T) {
 	cmd := exec.Command(bin)
 	cmd.Dir = dir
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
-	var logs syncBuffer
+	var logs logtest.Buffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -63,11 +64,11 @@ func TestBinary(t *testing.T) {
 	// The ready line comes after registration and restore: SIGTERM
 	// after it checks a plain shutdown (TestBinaryStopsDuringStartup the
 	// other case).
-	if err := logs.waitFor(ctx, "msg=ready"); err != nil {
+	if err := logs.WaitFor(ctx, "msg=ready"); err != nil {
 		t.Fatal(err)
 	}
 	// Docker's HEALTHCHECK: the binary asks the running bot's /readyz.
-	addr := readyAddr(t, logs.String(), "metrics")
+	addr := logtest.ReadyAddr(t, logs.String(), "metrics")
 	check := exec.Command(bin, "-healthcheck")
 	check.Env = []string{"METRICS_ADDR=" + addr}
 	if out, err := check.CombinedOutput(); err != nil || !strings.Contains(string(out), "ready") {

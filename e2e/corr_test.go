@@ -68,7 +68,7 @@ func TestE2ECorrespondence(t *testing.T) {
 		if _, err := h.srv.WaitRequests(h.ctx, 1, deleted(clicks, ids[0])); err != nil {
 			t.Errorf("alice's ping was not deleted after her move: %v", err)
 		}
-		if err := h.logs.waitFor(h.ctx, `msg="ping kept" channel=`+clicks+" ping="+ids[1]); err != nil {
+		if err := h.logs.WaitFor(h.ctx, `msg="ping kept" channel=`+clicks+" ping="+ids[1]); err != nil {
 			t.Fatal(err)
 		}
 		if msgs := h.srv.Messages(clicks); len(msgs) != 2 || msgs[0].ID != board.ID && msgs[1].ID != board.ID {
@@ -79,7 +79,7 @@ func TestE2ECorrespondence(t *testing.T) {
 		started := h.srv.NewID()
 		r := h.slash(alice, started, "start")
 		wantBoard(t, r, discordgo.InteractionResponseChannelMessageWithSource, mention(alice)+" to move")
-		if err := h.logs.waitFor(h.ctx, `msg="board message kept" channel=`+started); err != nil {
+		if err := h.logs.WaitFor(h.ctx, `msg="board message kept" channel=`+started); err != nil {
 			t.Fatal(err)
 		}
 

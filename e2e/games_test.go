@@ -11,6 +11,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/tttbot/tttbot/internal/logtest"
 	"io"
 	"maps"
 	"net/http"
@@ -32,7 +33,7 @@ type harness struct {
 	srv   *discordtest.Server
 	guild string
 	ctx   context.Context
-	logs  *syncBuffer
+	logs  *logtest.Buffer
 	vars  map[string]string
 	stop  func() // stops the running bot and checks how it ended
 }
@@ -63,7 +64,7 @@ func startBot(t testing.TB, env map[string]string) *harness {
 		vars["DISCORD_PUBLIC_KEY"] = srv.PublicKey()
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	h := &harness{t: t, srv: srv, guild: guild, ctx: ctx, logs: new(syncBuffer), vars: vars}
+	h := &harness{t: t, srv: srv, guild: guild, ctx: ctx, logs: new(logtest.Buffer), vars: vars}
 	t.Cleanup(func() {
 		cancel()
 		h.stop()
@@ -107,7 +108,7 @@ func (h *harness) launch() {
 	if _, err := h.srv.WaitCommands(h.ctx, h.guild); err != nil {
 		h.t.Fatalf("commands not registered: %v\nlog:\n%s", err, h.logs.String())
 	}
-	if err := h.logs.waitForCount(h.ctx, "msg=ready", readyBefore+1); err != nil {
+	if err := h.logs.WaitForCount(h.ctx, "msg=ready", readyBefore+1); err != nil {
 		h.t.Fatal(err)
 	}
 	if h.vars["INTERACTIONS_ADDR"] != "" {
@@ -120,7 +121,7 @@ func (h *harness) launch() {
 // gives for what (interactions, metrics).
 func (h *harness) listening(what string) string {
 	h.t.Helper()
-	return readyAddr(h.t, h.logs.String(), what)
+	return logtest.ReadyAddr(h.t, h.logs.String(), what)
 }
 
 // gateway, and on one that gets them on its HTTP endpoint without a

@@ -12,11 +12,11 @@ package e2e
 // allow (replayed by the judge, and its result checked by brute force).
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/tttbot/tttbot/internal/logtest"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -91,7 +91,7 @@ func botBinary(t testing.TB) string {
 type botProcess struct {
 	name   string
 	cmd    *exec.Cmd
-	logs   *syncBuffer // stdout and stderr
+	logs   *logtest.Buffer // stdout and stderr
 	exited chan struct{}
 	err    error // what Wait returned; read after exited is closed
 }
@@ -103,12 +103,12 @@ type botProcess struct {
 // token.
 func startBotProcess(t testing.TB, name string, env map[string]string) *botProcess {
 	t.Helper()
-	return startBotProcessLogging(t, name, env, new(syncBuffer))
+	return startBotProcessLogging(t, name, env, new(logtest.Buffer))
 }
 
 // startBotProcessLogging is startBotProcess writing the process's log
 // into logs, which may already hold the log of an earlier process.
-func startBotProcessLogging(t testing.TB, name string, env map[string]string, logs *syncBuffer) *botProcess {
+func startBotProcessLogging(t testing.TB, name string, env map[string]string, logs *logtest.Buffer) *botProcess {
 	t.Helper()
 	cmd := exec.Command(botBinary(t))
 	cmd.Dir = t.TempDir()
@@ -146,7 +146,7 @@ func (p *botProcess) waitLog(ctx context.Context, sub string) error {
 		case <-ctx.Done():
 		}
 	}()
-	err := p.logs.waitFor(ctx, sub)
+	err := p.logs.WaitFor(ctx, sub)
 	if err == nil || strings.Contains(p.logs.String(), sub) {
 		return nil
 	}
@@ -166,7 +166,7 @@ func (p *botProcess) waitReady(ctx context.Context) error { return p.waitLog(ctx
 // (interactions, metrics).
 func (p *botProcess) listening(t testing.TB, what string) string {
 	t.Helper()
-	return readyAddr(t, p.logs.String(), what)
+	return logtest.ReadyAddr(t, p.logs.String(), what)
 }
 
 // kill sends SIGKILL, as a crash or an OOM kill would, and waits until the
@@ -549,70 +549,3 @@ func testSeed(t testing.TB, env string) uint64 {
 func seededRand(seed uint64) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, seed>>1^0x9e3779b97f4a7c15))
 }
-
-// syncBuffer is a bytes.Buffer safe for the bot's logger and the test,
-// which can wait for a line to be written.
-type syncBuffer struct {
-	mu      sync.Mutex
-	b       bytes.Buffer
-	changed chan struct{} // closed and replaced at every write
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.changed != nil {
-		close(s.changed)
-		s.changed = nil
-	}
-	return s.b.Write(p)
-}
-
-// waitFor blocks until the buffer contains sub.
-func (s *syncBuffer) waitFor(ctx context.Context, sub string) error {
-	return s.waitForCount(ctx, sub, 1)
-}
-
-// waitForCount blocks until the buffer contains sub n times.
-func (s *syncBuffer) waitForCount(ctx context.Context, sub string, n int) error {
-	for {
-		s.mu.Lock()
-		if strings.Count(s.b.String(), sub) >= n {
-			s.mu.Unlock()
-			return nil
-		}
-		if s.changed == nil {
-			s.changed = make(chan struct{})
-		}
-		ch := s.changed
-		s.mu.Unlock()
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return fmt.Errorf("log never said %q: %w", sub, ctx.Err())
-		}
-	}
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// readyAddr returns the address that the last ready line in logs gives
-// for what.
-func readyAddr(t testing.TB, logs, what string) string {
-	t.Helper()
-	line := logs[strings.LastIndex(logs, "msg=ready"):]
-	line, _, _ = strings.Cut(line, "\n")
-	for _, f := range strings.Fields(line) {
-		if v, ok := strings.CutPrefix(f, what+"="); ok {
-			return v
-		}
-	}
-	t.Fatalf("the ready line names no %s address: %s", what, line)
-	return ""
-}
-
-// bothTransports runs test on a bot that gets its interactions over the

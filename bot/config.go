@@ -61,7 +61,7 @@ func (b *Bot) config(ctx context.Context, req *request) error {
 		// stop nothing, and if it did it would let anyone stop games.
 		return refuse("config.stop_role_everyone", nil)
 	}
-	cur, err := b.store.Settings(ctx, req.GuildID)
+	cur, err := b.stores.Settings.Settings(ctx, req.GuildID)
 	if err != nil {
 		return fmt.Errorf("config: %w", err)
 	}

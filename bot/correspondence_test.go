@@ -52,7 +52,7 @@ func as(ic *discordgo.InteractionCreate, user string) *discordgo.InteractionCrea
 func corrBot(t *testing.T, turn time.Duration) (*Bot, *recorder, *clock) {
 	t.Helper()
 	b, rec, clk := newClockedBot(t)
-	if err := b.store.SaveSettings(context.Background(), store.Settings{GuildID: fixtureGuild, TurnTimeout: turn}); err != nil {
+	if err := b.stores.Settings.SaveSettings(context.Background(), store.Settings{GuildID: fixtureGuild, TurnTimeout: turn}); err != nil {
 		t.Fatal(err)
 	}
 	return b, rec, clk
@@ -65,7 +65,7 @@ func challengeAccepted(t *testing.T, b *Bot, rec *recorder) *match {
 	ctx := context.Background()
 	resolved := map[string]any{"users": map[string]any{bob: map[string]any{"id": bob, "username": "bob"}}}
 	b.serveIC(ctx, install(as(slashPayload(t, "start", []map[string]any{{"type": 6, "name": "opponent", "value": bob}}, resolved), mason), true))
-	c, err := b.store.Challenge(ctx, fixtureChannel)
+	c, err := b.stores.Challenges.Challenge(ctx, fixtureChannel)
 	if err != nil || c == nil {
 		t.Fatalf("stored challenge = %v, %v; want one (answer %q)", c, err, rec.last(t).Data.Content)
 	}
@@ -88,7 +88,7 @@ func click(t *testing.T, user string, r route) *discordgo.InteractionCreate {
 // current is the channel's game as stored.
 func current(t *testing.T, b *Bot) *match {
 	t.Helper()
-	g, err := b.store.Current(context.Background(), fixtureChannel)
+	g, err := b.stores.Games.Current(context.Background(), fixtureChannel)
 	if err != nil || g == nil {
 		t.Fatalf("Current = %v, %v; want a game", g, err)
 	}
@@ -364,7 +364,7 @@ func TestCorrespondenceDeadlineSurvivesRestart(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Now = clk.now
 	start := func(rec *recorder) *Bot {
-		b := New(rec, st, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		b := New(rec, StoresOf(st), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 		b.SetSelf(botID)
 		t.Cleanup(b.Close)
 		return b

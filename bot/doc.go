@@ -1,7 +1,7 @@
 // Package bot is tttbot's face on Discord: the /ttt command schema, the
 // router that answers every interaction, the handlers, and the renderer of
 // boards, challenges and stats. The rules of a channel's game live in
-// package table, the judge in package game, and games are kept by a Store.
+// package table, the judge in package game, and games are kept by the store (Stores).
 // Every text comes from package i18n's catalog, in the language of whoever
 // sees it (locale.go).
 //

@@ -264,7 +264,7 @@ func (b *Bot) openChallenge(ctx context.Context, req *request, ch *channel, c *t
 	// database can answer its buttons.
 	locale := req.newLocale()
 	sc := storedChallenge(c, req.GuildID, req.ChannelID, store.Board{AppID: req.AppID, Token: req.Token, At: b.cfg.Now()}, locale)
-	if err := b.store.OpenChallenge(ctx, sc); err != nil {
+	if err := b.stores.Challenges.OpenChallenge(ctx, sc); err != nil {
 		if !errors.Is(err, store.ErrConflict) {
 			return false, fmt.Errorf("store the challenge: %w", err)
 		}
@@ -280,7 +280,7 @@ func (b *Bot) openChallenge(ctx context.Context, req *request, ch *channel, c *t
 	v := renderChallenge(b.texts.For(locale), c, challengeOpen, tc.ChallengeTimeout)
 	err := req.respond(ctx, discordgo.InteractionResponseChannelMessageWithSource, v, false)
 	if rejected(err) {
-		if _, cerr := b.store.CloseChallenge(context.WithoutCancel(ctx), c.ID); cerr != nil {
+		if _, cerr := b.stores.Challenges.CloseChallenge(context.WithoutCancel(ctx), c.ID); cerr != nil {
 			b.log.Error("could not take back a challenge nobody saw", "channel", req.ChannelID, "err", cerr)
 		}
 		return false, err
@@ -562,7 +562,7 @@ func (b *Bot) accept(ctx context.Context, req *request, r route) error {
 		return b.boards.followUp(followUps{shown: m, retire: old, picture: pictured(set, m.Match), pingFor: req.user.ID}, err)
 	case rejected(err):
 		// Nobody saw the game start: the challenge is open again.
-		if rerr := b.store.OpenChallenge(context.WithoutCancel(ctx), storedChallenge(c.Challenge, req.GuildID, req.ChannelID,
+		if rerr := b.stores.Challenges.OpenChallenge(context.WithoutCancel(ctx), storedChallenge(c.Challenge, req.GuildID, req.ChannelID,
 			store.Board{AppID: c.msg.AppID, Token: c.msg.Token}, c.locale)); rerr != nil {
 			b.log.Warn("could not reopen a challenge whose acceptance nobody saw", "channel", req.ChannelID, "err", rerr)
 		}

@@ -134,7 +134,7 @@ func newClockedBot(t *testing.T) (*Bot, *recorder, *clock) {
 	cfg := DefaultConfig()
 	cfg.Now = clk.now
 	rec := new(recorder)
-	b := New(rec, new(store.Memory), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	b := New(rec, StoresOf(new(store.Memory)), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	b.SetSelf(botID)
 	t.Cleanup(b.Close)
 	return b, rec, clk
@@ -189,7 +189,7 @@ func TestEditsKeepTheirLanguage(t *testing.T) {
 		if r := rec.last(t); r.Data.Flags&discordgo.MessageFlagsEphemeral != 0 {
 			t.Fatalf("/ttt start opponent answered %q; want a challenge", r.Data.Content)
 		}
-		c, err := b.store.Challenge(ctx, ic.ChannelID)
+		c, err := b.stores.Challenges.Challenge(ctx, ic.ChannelID)
 		if err != nil || c == nil {
 			t.Fatalf("stored challenge = %v, %v; want one", c, err)
 		}

@@ -318,9 +318,9 @@ func TestEveryMessageFitsEveryLanguage(t *testing.T) {
 }
 
 // newBotOnStore is a bot with cfg on st, answering through rec.
-func newBotOnStore(t *testing.T, st Store, rec *recorder, cfg Config) *Bot {
+func newBotOnStore(t *testing.T, st wholeStore, rec *recorder, cfg Config) *Bot {
 	t.Helper()
-	b := New(rec, st, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	b := New(rec, StoresOf(st), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	b.SetSelf(botID)
 	t.Cleanup(b.Close)
 	return b

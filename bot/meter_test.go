@@ -69,7 +69,7 @@ func newMeteredBot(t *testing.T) (*Bot, *countingMeter) {
 	cfg := DefaultConfig()
 	cfg.Meter = meter
 	st := store.NewMemory(store.Observe(meter.StoreCall))
-	b := New(new(recorder), st, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	b := New(new(recorder), StoresOf(st), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	b.SetSelf("1000000000000000001")
 	t.Cleanup(b.Close)
 	return b, meter

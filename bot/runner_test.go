@@ -76,7 +76,7 @@ func TestExpiringChallengesUseBoundedGoroutines(t *testing.T) {
 	dc := &gateDiscord{release: make(chan struct{})}
 	cfg := DefaultConfig()
 	cfg.Now = clk.now
-	b := New(dc, st, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	b := New(dc, StoresOf(st), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	b.SetSelf(botID)
 	released := false
 	defer func() {

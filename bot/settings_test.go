@@ -36,7 +36,7 @@ func mustSettings(t *testing.T, b *Bot) store.Settings {
 
 // startIn starts a game against the computer in channelID with opts and
 // returns it as stored.
-func startIn(t *testing.T, b *Bot, rec *recorder, st Store, channelID string, opts ...map[string]any) *store.Game {
+func startIn(t *testing.T, b *Bot, rec *recorder, st wholeStore, channelID string, opts ...map[string]any) *store.Game {
 	t.Helper()
 	ic := slashPayload(t, "start", opts, nil)
 	ic.ChannelID = channelID

@@ -21,7 +21,7 @@ import (
 // safe for concurrent use.
 type boards struct {
 	dc       Discord
-	texts    *i18n.Catalog
+	catalog  *i18n.Catalog
 	log      *slog.Logger
 	now      func() time.Time
 	run      *runner
@@ -64,7 +64,7 @@ func (bs *boards) followUp(fu followUps, err error) error {
 		bs.pingMover(fu.pingFor, next)
 	}
 	if fu.redraw {
-		bs.editBoard(next, renderMatch(bs.texts.For(next.locale), next.Match))
+		bs.editBoard(next, renderMatch(bs.catalog.For(next.locale), next.Match))
 	}
 	return err
 }
@@ -72,7 +72,7 @@ func (bs *boards) followUp(fu followUps, err error) error {
 // timedOut shows next, whose player to move lost on time, on its board.
 // Nobody asked: the board keeps the language it was drawn in.
 func (bs *boards) timedOut(next *match) {
-	bs.editBoard(next, renderMatch(bs.texts.For(next.locale), next.Match))
+	bs.editBoard(next, renderMatch(bs.catalog.For(next.locale), next.Match))
 }
 
 // challengeExpired says on the message of c, a challenge of the guild in
@@ -86,7 +86,7 @@ func (bs *boards) challengeExpired(ctx context.Context, guildID, channelID strin
 	if tc, _, err := bs.settings.rules(ctx, guildID); err == nil {
 		timeout = tc.ChallengeTimeout
 	}
-	bs.editLater(c.msg, renderChallenge(bs.texts.For(c.locale), c.Challenge, challengeExpired, timeout), channelID)
+	bs.editLater(c.msg, renderChallenge(bs.catalog.For(c.locale), c.Challenge, challengeExpired, timeout), channelID)
 }
 
 // edit replaces the message that ref's @original points at with v.
@@ -121,7 +121,7 @@ func (bs *boards) editLater(ref *discordgo.Interaction, v view, channelID string
 // and its final position (its cell buttons, disabled), without the Rematch
 // button. The old message keeps the language it was drawn in.
 func (bs *boards) retire(old, next *match) {
-	l := bs.texts.For(old.locale)
+	l := bs.catalog.For(old.locale)
 	switch {
 	case old.ID == next.ID && !old.Over():
 		bs.deleteBoard(old) // one board message per game
@@ -281,7 +281,7 @@ func (bs *boards) pingMover(clicker string, next *match) {
 	link := "https://discord.com/channels/" + next.GuildID + "/" + bd.ChannelID + "/" + bd.MessageID
 	failIfGone := false
 	m := &discordgo.MessageSend{
-		Content:         bs.texts.For(next.locale).T("move.your_turn", map[string]any{"Player": mention(mover), "Board": link}),
+		Content:         bs.catalog.For(next.locale).T("move.your_turn", map[string]any{"Player": mention(mover), "Board": link}),
 		AllowedMentions: allowed(mover),
 		Reference:       &discordgo.MessageReference{MessageID: bd.MessageID, ChannelID: bd.ChannelID, GuildID: next.GuildID, FailIfNotExists: &failIfGone},
 	}

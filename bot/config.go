@@ -325,7 +325,7 @@ func changedSettings(a, b store.Settings) []string {
 
 // value writes the setting name of s as it applies, in l's
 // language, and says whether it is the bot's default.
-func (st *settings) value(l *i18n.Localizer, s store.Settings, name string) (value string, isDefault bool) {
+func (st *settings) value(l *i18n.Language, s store.Settings, name string) (value string, isDefault bool) {
 	cfg := st.tableConfig(s)
 	switch name {
 	case "turn_timeout":
@@ -359,7 +359,7 @@ func (st *settings) value(l *i18n.Localizer, s store.Settings, name string) (val
 }
 
 // yesNo writes a setting that is on or off, off being the default.
-func yesNo(l *i18n.Localizer, on bool) (value string, isDefault bool) {
+func yesNo(l *i18n.Language, on bool) (value string, isDefault bool) {
 	if on {
 		return l.T("config.value.yes", nil), false
 	}
@@ -370,7 +370,7 @@ func yesNo(l *i18n.Localizer, on bool) (value string, isDefault bool) {
 // catalog's text header: a line per setting with its value and whether it
 // is the default, the settings named in changed marked with their value in
 // prev, then who changed them last and how to change them.
-func (st *settings) summary(l *i18n.Localizer, header string, s, prev store.Settings, changed []string) string {
+func (st *settings) summary(l *i18n.Language, header string, s, prev store.Settings, changed []string) string {
 	lines := []string{l.T(header, nil)}
 	for _, name := range configSettings {
 		value, isDefault := st.value(l, s, name)

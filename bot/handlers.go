@@ -38,7 +38,7 @@ func (b *Bot) help(ctx context.Context, req *request) error {
 }
 
 // helpText is the text of /ttt help in l's language, with tc's timeouts.
-func helpText(l *i18n.Localizer, tc table.Config) string {
+func helpText(l *i18n.Language, tc table.Config) string {
 	return strings.Join([]string{
 		l.T("help.intro", nil),
 		l.T("help.start", nil),
@@ -128,7 +128,7 @@ func (b *Bot) postBoard(ctx context.Context, req *request, ch *channel, next *ma
 	next.Serial++
 	next.Board = store.Board{AppID: req.AppID, Token: req.Token, At: b.cfg.Now()}
 	next.locale = req.keptLocale(next.locale)
-	v := renderMatch(b.texts.For(next.locale), next.Match)
+	v := renderMatch(b.catalog.For(next.locale), next.Match)
 	if !notify {
 		v.ping = ""
 	}
@@ -165,7 +165,7 @@ func playedBy(m *match, req *request) bool {
 // their own move.
 func (b *Bot) replay(ctx context.Context, req *request, m *match) error {
 	b.log.Info("the interaction was already acted on by another process; answering with its board", "channel", req.ChannelID, "interaction", req.ID)
-	v := renderMatch(b.texts.For(m.locale), m.Match)
+	v := renderMatch(b.catalog.For(m.locale), m.Match)
 	typ := discordgo.InteractionResponseChannelMessageWithSource
 	if req.Type == discordgo.InteractionMessageComponent {
 		typ = discordgo.InteractionResponseUpdateMessage
@@ -277,7 +277,7 @@ func (b *Bot) openChallenge(ctx context.Context, req *request, ch *channel, c *t
 		}
 		return false, refuse("start.race", nil)
 	}
-	v := renderChallenge(b.texts.For(locale), c, challengeOpen, tc.ChallengeTimeout)
+	v := renderChallenge(b.catalog.For(locale), c, challengeOpen, tc.ChallengeTimeout)
 	err := req.respond(ctx, discordgo.InteractionResponseChannelMessageWithSource, v, false)
 	if rejected(err) {
 		if _, cerr := b.stores.Challenges.CloseChallenge(context.WithoutCancel(ctx), c.ID); cerr != nil {
@@ -378,7 +378,7 @@ func (b *Bot) playClick(ctx context.Context, req *request, ch *channel, r route,
 	next.Board = store.Board{AppID: req.AppID, Token: req.Token, At: b.cfg.Now()}
 	adoptClickedMessage(req, next, m.Board.MessageID != "")
 	next.locale = req.keptLocale(next.locale)
-	v := renderMatch(b.texts.For(next.locale), next.Match)
+	v := renderMatch(b.catalog.For(next.locale), next.Match)
 	kept, err := b.commit(ctx, req, ch, next, discordgo.InteractionResponseUpdateMessage, v)
 	if !kept {
 		return followUps{}, err
@@ -450,7 +450,7 @@ func (b *Bot) offerDraw(ctx context.Context, req *request) error {
 	if err := next.OfferDraw(req.user.ID); err != nil {
 		return offerDrawRefusals.of(err, nil)
 	}
-	v := renderDrawOffer(b.texts.For(req.keptLocale(m.locale)), next.Match, next.DrawOffer)
+	v := renderDrawOffer(b.catalog.For(req.keptLocale(m.locale)), next.Match, next.DrawOffer)
 	_, err = b.commit(ctx, req, ch, next, discordgo.InteractionResponseChannelMessageWithSource, v)
 	return err
 }
@@ -479,7 +479,7 @@ func (b *Bot) answerDraw(ctx context.Context, req *request, r route) error {
 	if err != nil {
 		return answerDrawRefusals.of(err, nil)
 	}
-	v := renderDrawAnswer(b.texts.For(req.keptLocale(m.locale)), next.Match, offerer, accept)
+	v := renderDrawAnswer(b.catalog.For(req.keptLocale(m.locale)), next.Match, offerer, accept)
 	kept, err := b.commit(ctx, req, ch, next, discordgo.InteractionResponseUpdateMessage, v)
 	if !kept || !accept {
 		return err
@@ -519,7 +519,7 @@ func (b *Bot) closeChallenge(ctx context.Context, req *request, ch *channel, st 
 		return err
 	}
 	// The challenge ends whether or not the reply reaches the user.
-	b.boards.editLater(c.msg, renderChallenge(b.texts.For(req.keptLocale(c.locale)), c.Challenge, st, b.cfg.Table.ChallengeTimeout), req.ChannelID)
+	b.boards.editLater(c.msg, renderChallenge(b.catalog.For(req.keptLocale(c.locale)), c.Challenge, st, b.cfg.Table.ChallengeTimeout), req.ChannelID)
 	return req.say(ctx, req.lang.T(reply, nil))
 }
 
@@ -554,7 +554,7 @@ func (b *Bot) accept(ctx context.Context, req *request, r route) error {
 	m := &match{Match: tm, locale: req.keptLocale(c.locale)}
 	m.Serial, m.Board = 1, store.Board{AppID: req.AppID, Token: req.Token, At: b.cfg.Now()}
 	adoptClickedMessage(req, m, false)
-	v := renderMatch(b.texts.For(m.locale), m.Match)
+	v := renderMatch(b.catalog.For(m.locale), m.Match)
 	old := ch.match
 	kept, err := b.commit(ctx, req, ch, m, discordgo.InteractionResponseUpdateMessage, v)
 	switch {
@@ -569,7 +569,7 @@ func (b *Bot) accept(ctx context.Context, req *request, r route) error {
 	case ch.match == nil || ch.match.ID != m.ID:
 		// Another process started a game in this channel first (the
 		// save conflicted): the challenge can no longer be played.
-		b.boards.editLater(c.msg, renderChallenge(b.texts.For(req.keptLocale(c.locale)), c.Challenge, challengeSuperseded, b.cfg.Table.ChallengeTimeout), req.ChannelID)
+		b.boards.editLater(c.msg, renderChallenge(b.catalog.For(req.keptLocale(c.locale)), c.Challenge, challengeSuperseded, b.cfg.Table.ChallengeTimeout), req.ChannelID)
 	}
 	return err
 }
@@ -599,7 +599,7 @@ func (b *Bot) decline(ctx context.Context, req *request, r route) error {
 	if err := b.tables.claim(ctx, ch, c); err != nil {
 		return err
 	}
-	v := renderChallenge(b.texts.For(req.keptLocale(c.locale)), c.Challenge, st, b.cfg.Table.ChallengeTimeout)
+	v := renderChallenge(b.catalog.For(req.keptLocale(c.locale)), c.Challenge, st, b.cfg.Table.ChallengeTimeout)
 	return req.respond(ctx, discordgo.InteractionResponseUpdateMessage, v, false)
 }
 

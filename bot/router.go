@@ -29,7 +29,7 @@ func (b *Bot) handle(ctx context.Context, i *discordgo.Interaction, r Responder)
 		return
 	}
 	req := &request{Interaction: i, user: invoker(i), responder: r, answered: new(atomic.Bool), arrived: time.Now(), kind: "unknown",
-		lang: b.texts.For(string(i.Locale), guildLocale(i))}
+		lang: b.catalog.For(string(i.Locale), guildLocale(i))}
 	if !b.run.admit() {
 		if err := req.say(ctx, req.lang.T("error.restarting", nil)); err != nil {
 			b.log.Warn("could not answer during shutdown", "err", err)

@@ -118,7 +118,7 @@ func TestCorrespondenceTimeoutEditsThroughChannel(t *testing.T) {
 	}
 	b.run.bg.Wait() // Mason's ping is kept with the game
 	clk.advance(20*time.Hour + time.Second)
-	b.tables.turnTimedOut(fixtureChannel) // what the turn timer does when it fires
+	b.tables.expireTurn(fixtureChannel) // what the turn timer does when it fires
 	b.Close()
 
 	rec.mu.Lock()
@@ -161,7 +161,7 @@ func TestCorrespondenceSlashBoardIsLookedUp(t *testing.T) {
 		t.Fatalf("board message %s/%s after the lookup; want %s/%s", m.Board.ChannelID, m.Board.MessageID, fixtureChannel, want)
 	}
 	clk.advance(20 * time.Hour)
-	b.tables.turnTimedOut(fixtureChannel)
+	b.tables.expireTurn(fixtureChannel)
 	b.Close()
 
 	rec.mu.Lock()
@@ -270,7 +270,7 @@ func TestShortGameMakesNoExtraCall(t *testing.T) {
 		t.Errorf("board message %s/%s kept; want none in a short game", m.Board.ChannelID, m.Board.MessageID)
 	}
 	clk.advance(b.cfg.Table.TurnTimeout + time.Second)
-	b.tables.turnTimedOut(fixtureChannel)
+	b.tables.expireTurn(fixtureChannel)
 	b.Close()
 
 	rec.mu.Lock()
@@ -393,7 +393,7 @@ func TestCorrespondenceDeadlineSurvivesRestart(t *testing.T) {
 		t.Fatalf("the game ended at the restart, an hour before its deadline: %v", g.End)
 	}
 	clk.advance(time.Hour + time.Second)
-	b.tables.turnTimedOut(fixtureChannel)
+	b.tables.expireTurn(fixtureChannel)
 	b.Close()
 	if g := current(t, b); g.End != game.EndTimeout || g.Loser != game.X {
 		t.Errorf("after the deadline the game ended %v, loser %v; want a timeout lost by X", g.End, g.Loser)

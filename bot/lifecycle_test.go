@@ -239,7 +239,7 @@ func TestLongestTurnTimeoutIsShown(t *testing.T) {
 	}
 	rec := new(recorder)
 	b := newBotOn(t, st, rec)
-	b.tables.turnTimedOut("c1")
+	b.tables.expireTurn("c1")
 	b.Close()
 	if len(rec.edits) != 1 {
 		t.Errorf("board edits = %d; want the timeout shown", len(rec.edits))
@@ -264,7 +264,7 @@ func TestTimeoutSaveFailureBacksOff(t *testing.T) {
 	}
 	b := newBotOn(t, st, new(recorder))
 	defer b.Close()
-	b.tables.turnTimedOut("c1")
+	b.tables.expireTurn("c1")
 	tb := mustLock(t, &b.tables.channels, "c1")
 	failures, retry := tb.saveFailures, tb.turnTimer != nil
 	b.tables.channels.unlock(tb)

@@ -171,7 +171,7 @@ func TestEditsKeepTheirLanguage(t *testing.T) {
 			ic := decode(t, localized(slashMap(t, "start", nil, nil), tt.user, tt.guild))
 			b.serveIC(ctx, ic)
 			clk.advance(b.cfg.Table.TurnTimeout + time.Second)
-			b.tables.turnTimedOut(ic.ChannelID) // what the turn timer does when it fires
+			b.tables.expireTurn(ic.ChannelID) // what the turn timer does when it fires
 			b.Close()
 			want := timeout(lang(t, tt.want))
 			if got := lastEdit(t, rec); !strings.Contains(got, want) || want == timeout(lang(t, "en-US")) {

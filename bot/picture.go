@@ -30,15 +30,15 @@ type pictures struct {
 	edits    boardEdits // the order of background edits of big boards
 }
 
-// later puts, in the background, the picture of m's board on its board
+// drawLater puts, in the background, the picture of m's board on its board
 // message ref, which an answer has just shown as an emoji board, and
 // takes the grid out of its text; the buttons stay as answered. m must
 // not change any more: the bot changes a committed match only on a
 // clone.
-func (p *pictures) later(ref *discordgo.Interaction, m *match) {
+func (p *pictures) drawLater(ref *discordgo.Interaction, m *match) {
 	text := renderPictured(p.catalog.For(m.locale), m.Match).content
 	turn := p.edits.take(ref.Token)
-	p.run.background(func(ctx context.Context) {
+	p.run.queue(func(ctx context.Context) {
 		turn.do(func(current func() bool) {
 			if err := p.editPicture(ctx, ref, m.Judge, text, nil, current); err != nil {
 				p.logPictureFailure(m.ChannelID, current, err)
@@ -55,7 +55,7 @@ func (p *pictures) later(ref *discordgo.Interaction, m *match) {
 func (p *pictures) editBoard(ref *discordgo.Interaction, m *match, v view) {
 	comps := v.buttons()
 	turn := p.edits.take(ref.Token)
-	p.run.background(func(ctx context.Context) {
+	p.run.queue(func(ctx context.Context) {
 		turn.do(func(current func() bool) {
 			if p.settings.showsPicture(ctx, m.GuildID, m.Match) {
 				text := renderPictured(p.catalog.For(m.locale), m.Match).content

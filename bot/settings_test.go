@@ -108,7 +108,7 @@ func TestSettingsCacheRacesAndBounds(t *testing.T) {
 	if ok {
 		t.Fatal("an empty cache has g")
 	}
-	c.saved(store.Settings{GuildID: "g", Size: 5}, now)
+	c.keepSaved(store.Settings{GuildID: "g", Size: 5}, now)
 	c.put(store.Settings{GuildID: "g"}, now, saves) // read before the save
 	if s, ok, _ := c.get("g", now); !ok || s.Size != 5 {
 		t.Errorf("after a save and an older read, get = %+v, %v; want the saved settings", s, ok)

@@ -35,12 +35,12 @@ func canConfigure(req *request) bool {
 	return req.Member != nil && req.Member.Permissions&(discordgo.PermissionManageServer|discordgo.PermissionAdministrator) != 0
 }
 
-// config answers /ttt config, ephemerally: the server's settings, and
+// configure answers /ttt config, ephemerally: the server's settings, and
 // after a change the same summary marking what changed. The change starts
 // from the settings as stored, not as cached, so that it builds on the
 // latest save of any process; two managers saving at the same moment on
 // two processes: the last save wins.
-func (b *Bot) config(ctx context.Context, req *request) error {
+func (b *Bot) configure(ctx context.Context, req *request) error {
 	if req.GuildID == "" || req.Member == nil {
 		return refuse("config.dm", nil)
 	}

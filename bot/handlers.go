@@ -25,10 +25,10 @@ import (
 // one message keep the order in which they were decided) and sends in the
 // background. A refusal changes nothing.
 
-// help lists the commands, in the user's language: the catalog's help.*
+// showHelp lists the commands, in the user's language: the catalog's help.*
 // texts, one line each, with the timeouts in force in the guild. It is an
 // embed: in some languages it is longer than a message's content may be.
-func (b *Bot) help(ctx context.Context, req *request) error {
+func (b *Bot) showHelp(ctx context.Context, req *request) error {
 	tc, _, err := b.settings.rulesFor(ctx, req)
 	if err != nil {
 		return err
@@ -290,7 +290,8 @@ func (b *Bot) openChallenge(ctx context.Context, req *request, ch *channel, c *t
 	return true, err
 }
 
-func (b *Bot) moveCommand(ctx context.Context, req *request) error {
+// moveByCommand answers /ttt move.
+func (b *Bot) moveByCommand(ctx context.Context, req *request) error {
 	sub, err := subcommand(req.commandData())
 	if err != nil {
 		return err
@@ -334,7 +335,8 @@ func (b *Bot) playCommand(ctx context.Context, req *request, ch *channel, row, c
 	return b.postBoard(ctx, req, ch, next, true, pictured(set, next.Match))
 }
 
-func (b *Bot) moveButton(ctx context.Context, req *request, r route) error {
+// moveByClick answers a click on a cell of a board.
+func (b *Bot) moveByClick(ctx context.Context, req *request, r route) error {
 	tc, _, err := b.settings.rulesFor(ctx, req)
 	if err != nil {
 		return err
@@ -393,7 +395,8 @@ func noGame(ch *channel) error {
 	return refuse("board.no_game", nil)
 }
 
-func (b *Bot) boardCommand(ctx context.Context, req *request) error {
+// showBoard answers /ttt board.
+func (b *Bot) showBoard(ctx context.Context, req *request) error {
 	ch, err := b.tables.lock(ctx, req.ChannelID, false)
 	if err != nil {
 		return err

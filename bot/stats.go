@@ -49,7 +49,8 @@ type records struct {
 	started  time.Time // for /ttt about
 }
 
-func (rd *records) stats(ctx context.Context, req *request) error {
+// showStats answers /ttt stats.
+func (rd *records) showStats(ctx context.Context, req *request) error {
 	u, err := pickUser(req)
 	if err != nil {
 		return err
@@ -122,7 +123,8 @@ func percent(a, b int) int {
 	return int(math.Round(100 * float64(a) / float64(b)))
 }
 
-func (rd *records) leaderboard(ctx context.Context, req *request) error {
+// showLeaderboard answers /ttt leaderboard.
+func (rd *records) showLeaderboard(ctx context.Context, req *request) error {
 	top, err := rd.store.Leaderboard(ctx, req.GuildID, MinRated, leaderboardSize)
 	if err != nil {
 		return fmt.Errorf("leaderboard: %w", err)
@@ -195,7 +197,8 @@ func computerLeaderboard(ctx context.Context, store StatsStore, selfID string, l
 	return lines, nil
 }
 
-func (rd *records) history(ctx context.Context, req *request) error {
+// showHistory answers /ttt history.
+func (rd *records) showHistory(ctx context.Context, req *request) error {
 	u, err := pickUser(req)
 	if err != nil {
 		return err

@@ -157,7 +157,8 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 	var phase atomic.Pointer[string] // what start-up is doing; nil once ready
 	setPhase := func(s string) { phase.Store(&s) }
 	setPhase("starting: opening the database")
-	var st gameStore
+	var st watchedStore
+	var stores bot.Stores  // what the bot keeps in st
 	var opened atomic.Bool // st is set
 	counters := new(discord.Counters)
 	var gw *discord.Gateway // set before ready, read by Ready only after it
@@ -195,7 +196,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 	}
 
 	octx, cancel := context.WithTimeout(ctx, cfg.openTimeout())
-	st, err = openStore(octx, cfg.database, store.Observe(m.StoreCall))
+	stores, st, err = openStore(octx, cfg.database, store.Observe(m.StoreCall))
 	cancel()
 	if err != nil {
 		if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
@@ -275,7 +276,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 	if gw != nil {
 		botCfg.About.Latency = gw.HeartbeatLatency
 	}
-	b := bot.New(rest, st, botCfg, log)
+	b := bot.New(rest, stores, botCfg, log)
 	b.SetSelf(me.UserID)
 	handle := func(i *discordgo.Interaction, r discord.Responder) { b.Handle(i, r) }
 	if gw != nil {
@@ -449,12 +450,6 @@ func checkHealth(ctx context.Context, addr string, stdout io.Writer) error {
 	return nil
 }
 
-// gameStore is a store the bot can use and main can watch and close.
-type gameStore interface {
-	bot.Store
-	watchedStore
-}
-
 // watchedStore is what main asks of the store for the operator: the number
 // of running games, whether it answers, and to close.
 type watchedStore interface {
@@ -463,19 +458,21 @@ type watchedStore interface {
 	Close() error
 }
 
-func openStore(ctx context.Context, d database, opts ...store.Option) (gameStore, error) {
+// openStore opens the database: what the bot keeps there, and what main
+// watches and closes.
+func openStore(ctx context.Context, d database, opts ...store.Option) (bot.Stores, watchedStore, error) {
 	if d.kind == "postgres" {
 		st, err := store.OpenPostgres(ctx, d.target, opts...)
 		if err != nil {
-			return nil, fmt.Errorf("open the PostgreSQL database of DATABASE_URL: %w", err)
+			return bot.Stores{}, nil, fmt.Errorf("open the PostgreSQL database of DATABASE_URL: %w", err)
 		}
-		return st, nil
+		return bot.StoresOf(st), st, nil
 	}
 	st, err := store.OpenSQLite(d.target, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("open the SQLite database %s: %w", d.target, err)
+		return bot.Stores{}, nil, fmt.Errorf("open the SQLite database %s: %w", d.target, err)
 	}
-	return st, nil
+	return bot.StoresOf(st), st, nil
 }
 
 // version is the release the binary was built as, stamped by the build:

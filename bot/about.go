@@ -36,8 +36,8 @@ func UserInstallURL(appID string) string {
 // servers, the store's of games): an answer with "unknown" beats none.
 const aboutWithin = time.Second
 
-// about answers /ttt about, to the user alone, in their language.
-func (rd *records) about(ctx context.Context, req *request) error {
+// showAbout answers /ttt about, to the user alone, in their language.
+func (rd *records) showAbout(ctx context.Context, req *request) error {
 	l := req.lang
 	unknown := l.T("about.unknown", nil)
 	cctx, cancel := context.WithTimeout(ctx, aboutWithin)

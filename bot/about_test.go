@@ -28,7 +28,7 @@ func TestAbout(t *testing.T) {
 		Latency: func() time.Duration { return 42 * time.Millisecond },
 		Servers: func(context.Context) (int, error) { return 7, nil },
 	}
-	b := New(rec, st, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	b := New(rec, StoresOf(st), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	b.SetSelf("1000000000000000001")
 	defer b.Close()
 	b.serveIC(context.Background(), slashPayload(t, "start", []map[string]any{{"type": 3, "name": "difficulty", "value": "easy"}}, nil))
@@ -78,7 +78,7 @@ func TestRegisterGuildThenGlobal(t *testing.T) {
 		dc := &overwrites{recorder: &recorder{}}
 		cfg := DefaultConfig()
 		cfg.GuildID = guild
-		b := New(dc, st, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		b := New(dc, StoresOf(st), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 		defer b.Close()
 		if err := b.Register(context.Background(), "app"); err != nil {
 			t.Fatalf("Register(guild %q) = %v", guild, err)

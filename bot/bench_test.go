@@ -58,8 +58,8 @@ func (r benchResponder) Respond(_ context.Context, resp *discordgo.InteractionRe
 	return nil
 }
 
-func benchmarkStoredMove(b *testing.B, st Store) {
-	bot := New(&discardDiscord{}, st, DefaultConfig(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+func benchmarkStoredMove(b *testing.B, st wholeStore) {
+	bot := New(&discardDiscord{}, StoresOf(st), DefaultConfig(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	bot.SetSelf("1000000000000000001")
 	defer bot.Close()
 	const n = 10

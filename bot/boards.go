@@ -21,7 +21,7 @@ import (
 // safe for concurrent use.
 type boards struct {
 	dc       Discord
-	texts    *i18n.Catalog
+	catalog  *i18n.Catalog
 	log      *slog.Logger
 	now      func() time.Time
 	run      *runner
@@ -54,7 +54,7 @@ func (bs *boards) followUp(fu followUps, err error) error {
 	}
 	if fu.picture {
 		if ref := bs.boardRef(next); ref != nil {
-			bs.pictures.later(ref, next)
+			bs.pictures.drawLater(ref, next)
 		}
 	}
 	if fu.lookup {
@@ -64,29 +64,29 @@ func (bs *boards) followUp(fu followUps, err error) error {
 		bs.pingMover(fu.pingFor, next)
 	}
 	if fu.redraw {
-		bs.editBoard(next, renderMatch(bs.texts.For(next.locale), next.Match))
+		bs.editBoard(next, renderMatch(bs.catalog.For(next.locale), next.Match))
 	}
 	return err
 }
 
-// timedOut shows next, whose player to move lost on time, on its board.
+// showTimeout shows next, whose player to move lost on time, on its board.
 // Nobody asked: the board keeps the language it was drawn in.
-func (bs *boards) timedOut(next *match) {
-	bs.editBoard(next, renderMatch(bs.texts.For(next.locale), next.Match))
+func (bs *boards) showTimeout(next *match) {
+	bs.editBoard(next, renderMatch(bs.catalog.For(next.locale), next.Match))
 }
 
-// challengeExpired says on the message of c, a challenge of the guild in
+// showExpired says on the message of c, a challenge of the guild in
 // channelID, that its time ran out. Edited outside the lock: a slow
 // Discord must not hold up the channel. Nobody asked: the message keeps
 // the language it was drawn in. The guild's timeout as it is now (a
 // challenge does not keep the one it was opened with); the bot's if it
 // cannot be read.
-func (bs *boards) challengeExpired(ctx context.Context, guildID, channelID string, c *openChallenge) {
+func (bs *boards) showExpired(ctx context.Context, guildID, channelID string, c *openChallenge) {
 	timeout := bs.settings.table.ChallengeTimeout
 	if tc, _, err := bs.settings.rules(ctx, guildID); err == nil {
 		timeout = tc.ChallengeTimeout
 	}
-	bs.editLater(c.msg, renderChallenge(bs.texts.For(c.locale), c.Challenge, challengeExpired, timeout), channelID)
+	bs.editLater(c.msg, renderChallenge(bs.catalog.For(c.locale), c.Challenge, challengeExpired, timeout), channelID)
 }
 
 // edit replaces the message that ref's @original points at with v.
@@ -109,7 +109,7 @@ func (bs *boards) editLater(ref *discordgo.Interaction, v view, channelID string
 	if ref == nil {
 		return
 	}
-	bs.run.background(func(ctx context.Context) {
+	bs.run.queue(func(ctx context.Context) {
 		if err := bs.edit(ctx, ref, v); err != nil {
 			bs.log.Warn("could not update an old message", "channel", channelID, "err", err)
 		}
@@ -121,7 +121,7 @@ func (bs *boards) editLater(ref *discordgo.Interaction, v view, channelID string
 // and its final position (its cell buttons, disabled), without the Rematch
 // button. The old message keeps the language it was drawn in.
 func (bs *boards) retire(old, next *match) {
-	l := bs.texts.For(old.locale)
+	l := bs.catalog.For(old.locale)
 	switch {
 	case old.ID == next.ID && !old.Over():
 		bs.deleteBoard(old) // one board message per game
@@ -139,7 +139,7 @@ func (bs *boards) retire(old, next *match) {
 // editButtonsLater takes, in the background, the buttons off the message
 // ref, leaving its text and attachments as they are.
 func (bs *boards) editButtonsLater(ref *discordgo.Interaction, channelID string) {
-	bs.run.background(func(ctx context.Context) {
+	bs.run.queue(func(ctx context.Context) {
 		none := []discordgo.MessageComponent{}
 		_, err := bs.dc.InteractionResponseEdit(ref, &discordgo.WebhookEdit{Components: &none, AllowedMentions: allowed("")}, discordgo.WithContext(ctx))
 		if err != nil {
@@ -160,13 +160,13 @@ func (bs *boards) deleteBoard(m *match) {
 	case bd.Token != "" && bs.tokenGood(bd):
 		ref := &discordgo.Interaction{AppID: bd.AppID, Token: bd.Token}
 		bs.pictures.edits.drop(ref.Token) // a picture on its way has nowhere to go
-		bs.run.background(func(ctx context.Context) {
+		bs.run.queue(func(ctx context.Context) {
 			if err := bs.dc.InteractionResponseDelete(ref, discordgo.WithContext(ctx)); err != nil {
 				bs.log.Warn("could not delete a replaced board", "channel", m.ChannelID, "err", err)
 			}
 		})
 	case bd.MessageID != "":
-		bs.run.background(func(ctx context.Context) {
+		bs.run.queue(func(ctx context.Context) {
 			if err := bs.dc.ChannelMessageDelete(bd.ChannelID, bd.MessageID, discordgo.WithContext(ctx)); err != nil {
 				bs.log.Warn("could not delete a replaced board through its channel", "channel", m.ChannelID, "err", err)
 			}
@@ -188,7 +188,7 @@ func (bs *boards) editBoard(m *match, v view) {
 	case ref != nil:
 		bs.editLater(ref, v, m.ChannelID)
 	case bd.MessageID != "":
-		bs.run.background(func(ctx context.Context) {
+		bs.run.queue(func(ctx context.Context) {
 			if err := bs.editInChannel(ctx, bd, v); err != nil {
 				bs.log.Warn("could not update an old board through its channel", "channel", m.ChannelID, "err", err)
 			}
@@ -281,11 +281,11 @@ func (bs *boards) pingMover(clicker string, next *match) {
 	link := "https://discord.com/channels/" + next.GuildID + "/" + bd.ChannelID + "/" + bd.MessageID
 	failIfGone := false
 	m := &discordgo.MessageSend{
-		Content:         bs.texts.For(next.locale).T("move.your_turn", map[string]any{"Player": mention(mover), "Board": link}),
+		Content:         bs.catalog.For(next.locale).T("move.your_turn", map[string]any{"Player": mention(mover), "Board": link}),
 		AllowedMentions: allowed(mover),
 		Reference:       &discordgo.MessageReference{MessageID: bd.MessageID, ChannelID: bd.ChannelID, GuildID: next.GuildID, FailIfNotExists: &failIfGone},
 	}
-	bs.run.background(func(ctx context.Context) {
+	bs.run.queue(func(ctx context.Context) {
 		msg, err := bs.dc.ChannelMessageSendComplex(bd.ChannelID, m, discordgo.WithContext(ctx))
 		if err != nil {
 			bs.log.Warn("could not tell a player it is their move", "channel", next.ChannelID, "user", mover, "err", err)
@@ -311,7 +311,7 @@ func (bs *boards) keepPing(ctx context.Context, next *match, id string) {
 // deletePing deletes, in the background, the ping id in channelID, whose
 // turn is over. One that somebody deleted already is no matter.
 func (bs *boards) deletePing(channelID, id string) {
-	bs.run.background(func(ctx context.Context) {
+	bs.run.queue(func(ctx context.Context) {
 		if err := bs.dc.ChannelMessageDelete(channelID, id, discordgo.WithContext(ctx)); err != nil && !unknownMessage(err) {
 			bs.log.Warn("could not delete a ping whose turn is over", "channel", channelID, "err", err)
 		}

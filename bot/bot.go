@@ -63,7 +63,7 @@ type Bot struct {
 	dc       Discord
 	cfg      Config
 	log      *slog.Logger
-	store    Store
+	stores   Stores
 	meter    Meter
 	routes   routes
 	recent   recent // ids of the latest interactions, to act on each once
@@ -75,28 +75,28 @@ type Bot struct {
 	run      *runner
 	records  *records
 
-	texts    *i18n.Catalog // every text players see (nil if textsErr)
-	textsErr error         // why the catalog could not be parsed
+	catalog    *i18n.Catalog // every text players see (nil if catalogErr)
+	catalogErr error         // why the catalog could not be parsed
 }
 
 // New returns a bot that edits and registers through dc and keeps its games
 // in st.
-func New(dc Discord, st Store, cfg Config, log *slog.Logger) *Bot {
+func New(dc Discord, st Stores, cfg Config, log *slog.Logger) *Bot {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	b := &Bot{dc: dc, cfg: cfg, log: log, store: st, meter: noMeter{},
+	b := &Bot{dc: dc, cfg: cfg, log: log, stores: st, meter: noMeter{},
 		starts: new(startLimits), self: new(self), run: newRunner()}
-	b.texts, b.textsErr = catalog()
+	b.catalog, b.catalogErr = catalog()
 	if cfg.Meter != nil {
 		b.meter = cfg.Meter
 	}
-	b.settings = &settings{store: st, table: cfg.Table, now: cfg.Now, log: log}
-	b.tables = &tables{games: st, challenges: st, meter: b.meter, log: log, now: cfg.Now, self: b.self, starts: b.starts, run: b.run}
-	b.boards = &boards{dc: dc, texts: b.texts, log: log, now: cfg.Now, run: b.run, settings: b.settings, keeper: b.tables,
-		pictures: &pictures{dc: dc, texts: b.texts, log: log, run: b.run, settings: b.settings}}
+	b.settings = &settings{store: st.Settings, table: cfg.Table, now: cfg.Now, log: log}
+	b.tables = &tables{games: st.Games, challenges: st.Challenges, meter: b.meter, log: log, now: cfg.Now, self: b.self, starts: b.starts, run: b.run}
+	b.boards = &boards{dc: dc, catalog: b.catalog, log: log, now: cfg.Now, run: b.run, settings: b.settings, keeper: b.tables,
+		pictures: &pictures{dc: dc, catalog: b.catalog, log: log, run: b.run, settings: b.settings}}
 	b.tables.upkeep = b.boards
-	b.records = &records{store: st, texts: b.texts, settings: b.settings, self: b.self, log: log, program: cfg.About, started: cfg.Now()}
+	b.records = &records{store: st.Stats, catalog: b.catalog, settings: b.settings, self: b.self, log: log, program: cfg.About, started: cfg.Now()}
 	b.routes = newRoutes(b)
 	return b
 }
@@ -112,20 +112,20 @@ func (b *Bot) SetSelf(userID string) { b.self.set(userID) }
 // It fails, registering nothing, if the message catalog could not be
 // parsed: the bot must not start then.
 func (b *Bot) Register(ctx context.Context, appID string) error {
-	if b.textsErr != nil {
-		return fmt.Errorf("register commands: %w", b.textsErr)
+	if b.catalogErr != nil {
+		return fmt.Errorf("register commands: %w", b.catalogErr)
 	}
 	guild := b.cfg.GuildID
 	if _, err := b.dc.ApplicationCommandBulkOverwrite(appID, guild, Commands(), discordgo.WithContext(ctx)); err != nil {
 		return fmt.Errorf("register commands: %w", err)
 	}
 	if guild != "" {
-		if err := b.store.SetCommandGuild(ctx, guild, true); err != nil {
+		if err := b.stores.CommandGuilds.SetCommandGuild(ctx, guild, true); err != nil {
 			return fmt.Errorf("register commands: %w", err)
 		}
 		return nil
 	}
-	old, err := b.store.CommandGuilds(ctx)
+	old, err := b.stores.CommandGuilds.CommandGuilds(ctx)
 	if err != nil {
 		return fmt.Errorf("register commands: %w", err)
 	}
@@ -133,7 +133,7 @@ func (b *Bot) Register(ctx context.Context, appID string) error {
 		if _, err := b.dc.ApplicationCommandBulkOverwrite(appID, g, []*discordgo.ApplicationCommand{}, discordgo.WithContext(ctx)); err != nil {
 			return fmt.Errorf("remove the commands of guild %s, registered there before: %w", g, err)
 		}
-		if err := b.store.SetCommandGuild(ctx, g, false); err != nil {
+		if err := b.stores.CommandGuilds.SetCommandGuild(ctx, g, false); err != nil {
 			return fmt.Errorf("register commands: %w", err)
 		}
 		b.log.Info("removed the guild's own copy of the commands, now registered globally", "guild", g)

@@ -35,12 +35,12 @@ func canConfigure(req *request) bool {
 	return req.Member != nil && req.Member.Permissions&(discordgo.PermissionManageServer|discordgo.PermissionAdministrator) != 0
 }
 
-// config answers /ttt config, ephemerally: the server's settings, and
+// configure answers /ttt config, ephemerally: the server's settings, and
 // after a change the same summary marking what changed. The change starts
 // from the settings as stored, not as cached, so that it builds on the
 // latest save of any process; two managers saving at the same moment on
 // two processes: the last save wins.
-func (b *Bot) config(ctx context.Context, req *request) error {
+func (b *Bot) configure(ctx context.Context, req *request) error {
 	if req.GuildID == "" || req.Member == nil {
 		return refuse("config.dm", nil)
 	}
@@ -61,7 +61,7 @@ func (b *Bot) config(ctx context.Context, req *request) error {
 		// stop nothing, and if it did it would let anyone stop games.
 		return refuse("config.stop_role_everyone", nil)
 	}
-	cur, err := b.store.Settings(ctx, req.GuildID)
+	cur, err := b.stores.Settings.Settings(ctx, req.GuildID)
 	if err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
@@ -325,7 +325,7 @@ func changedSettings(a, b store.Settings) []string {
 
 // value writes the setting name of s as it applies, in l's
 // language, and says whether it is the bot's default.
-func (st *settings) value(l *i18n.Localizer, s store.Settings, name string) (value string, isDefault bool) {
+func (st *settings) value(l *i18n.Language, s store.Settings, name string) (value string, isDefault bool) {
 	cfg := st.tableConfig(s)
 	switch name {
 	case "turn_timeout":
@@ -359,7 +359,7 @@ func (st *settings) value(l *i18n.Localizer, s store.Settings, name string) (val
 }
 
 // yesNo writes a setting that is on or off, off being the default.
-func yesNo(l *i18n.Localizer, on bool) (value string, isDefault bool) {
+func yesNo(l *i18n.Language, on bool) (value string, isDefault bool) {
 	if on {
 		return l.T("config.value.yes", nil), false
 	}
@@ -370,7 +370,7 @@ func yesNo(l *i18n.Localizer, on bool) (value string, isDefault bool) {
 // catalog's text header: a line per setting with its value and whether it
 // is the default, the settings named in changed marked with their value in
 // prev, then who changed them last and how to change them.
-func (st *settings) summary(l *i18n.Localizer, header string, s, prev store.Settings, changed []string) string {
+func (st *settings) summary(l *i18n.Language, header string, s, prev store.Settings, changed []string) string {
 	lines := []string{l.T(header, nil)}
 	for _, name := range configSettings {
 		value, isDefault := st.value(l, s, name)

@@ -43,18 +43,18 @@ func configPayload(t *testing.T, perms int64, opts ...map[string]any) *discordgo
 }
 
 // newConfigBot is a bot on st with its clock at clk.
-func newConfigBot(t *testing.T, st Store, clk *clock) (*Bot, *recorder) {
+func newConfigBot(t *testing.T, st wholeStore, clk *clock) (*Bot, *recorder) {
 	t.Helper()
 	cfg := DefaultConfig()
 	cfg.Now = clk.now
 	rec := new(recorder)
-	b := New(rec, st, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	b := New(rec, StoresOf(st), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	b.SetSelf(botID)
 	t.Cleanup(b.Close)
 	return b, rec
 }
 
-func storedSettings(t *testing.T, st Store) store.Settings {
+func storedSettings(t *testing.T, st wholeStore) store.Settings {
 	t.Helper()
 	s, err := st.Settings(context.Background(), fixtureGuild)
 	if err != nil {

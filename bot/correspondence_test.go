@@ -52,7 +52,7 @@ func as(ic *discordgo.InteractionCreate, user string) *discordgo.InteractionCrea
 func corrBot(t *testing.T, turn time.Duration) (*Bot, *recorder, *clock) {
 	t.Helper()
 	b, rec, clk := newClockedBot(t)
-	if err := b.store.SaveSettings(context.Background(), store.Settings{GuildID: fixtureGuild, TurnTimeout: turn}); err != nil {
+	if err := b.stores.Settings.SaveSettings(context.Background(), store.Settings{GuildID: fixtureGuild, TurnTimeout: turn}); err != nil {
 		t.Fatal(err)
 	}
 	return b, rec, clk
@@ -65,7 +65,7 @@ func challengeAccepted(t *testing.T, b *Bot, rec *recorder) *match {
 	ctx := context.Background()
 	resolved := map[string]any{"users": map[string]any{bob: map[string]any{"id": bob, "username": "bob"}}}
 	b.serveIC(ctx, install(as(slashPayload(t, "start", []map[string]any{{"type": 6, "name": "opponent", "value": bob}}, resolved), mason), true))
-	c, err := b.store.Challenge(ctx, fixtureChannel)
+	c, err := b.stores.Challenges.Challenge(ctx, fixtureChannel)
 	if err != nil || c == nil {
 		t.Fatalf("stored challenge = %v, %v; want one (answer %q)", c, err, rec.last(t).Data.Content)
 	}
@@ -88,7 +88,7 @@ func click(t *testing.T, user string, r route) *discordgo.InteractionCreate {
 // current is the channel's game as stored.
 func current(t *testing.T, b *Bot) *match {
 	t.Helper()
-	g, err := b.store.Current(context.Background(), fixtureChannel)
+	g, err := b.stores.Games.Current(context.Background(), fixtureChannel)
 	if err != nil || g == nil {
 		t.Fatalf("Current = %v, %v; want a game", g, err)
 	}
@@ -118,7 +118,7 @@ func TestCorrespondenceTimeoutEditsThroughChannel(t *testing.T) {
 	}
 	b.run.bg.Wait() // Mason's ping is kept with the game
 	clk.advance(20*time.Hour + time.Second)
-	b.tables.turnTimedOut(fixtureChannel) // what the turn timer does when it fires
+	b.tables.expireTurn(fixtureChannel) // what the turn timer does when it fires
 	b.Close()
 
 	rec.mu.Lock()
@@ -161,7 +161,7 @@ func TestCorrespondenceSlashBoardIsLookedUp(t *testing.T) {
 		t.Fatalf("board message %s/%s after the lookup; want %s/%s", m.Board.ChannelID, m.Board.MessageID, fixtureChannel, want)
 	}
 	clk.advance(20 * time.Hour)
-	b.tables.turnTimedOut(fixtureChannel)
+	b.tables.expireTurn(fixtureChannel)
 	b.Close()
 
 	rec.mu.Lock()
@@ -270,7 +270,7 @@ func TestShortGameMakesNoExtraCall(t *testing.T) {
 		t.Errorf("board message %s/%s kept; want none in a short game", m.Board.ChannelID, m.Board.MessageID)
 	}
 	clk.advance(b.cfg.Table.TurnTimeout + time.Second)
-	b.tables.turnTimedOut(fixtureChannel)
+	b.tables.expireTurn(fixtureChannel)
 	b.Close()
 
 	rec.mu.Lock()
@@ -364,7 +364,7 @@ func TestCorrespondenceDeadlineSurvivesRestart(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Now = clk.now
 	start := func(rec *recorder) *Bot {
-		b := New(rec, st, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		b := New(rec, StoresOf(st), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 		b.SetSelf(botID)
 		t.Cleanup(b.Close)
 		return b
@@ -393,7 +393,7 @@ func TestCorrespondenceDeadlineSurvivesRestart(t *testing.T) {
 		t.Fatalf("the game ended at the restart, an hour before its deadline: %v", g.End)
 	}
 	clk.advance(time.Hour + time.Second)
-	b.tables.turnTimedOut(fixtureChannel)
+	b.tables.expireTurn(fixtureChannel)
 	b.Close()
 	if g := current(t, b); g.End != game.EndTimeout || g.Loser != game.X {
 		t.Errorf("after the deadline the game ended %v, loser %v; want a timeout lost by X", g.End, g.Loser)

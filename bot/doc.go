@@ -1,9 +1,35 @@
 // Package bot is tttbot's face on Discord: the /ttt command schema, the
 // router that answers every interaction, the handlers, and the renderer of
 // boards, challenges and stats. The rules of a channel's game live in
-// package table, the judge in package game, and games are kept by a Store.
+// package table, the judge in package game, and games are kept by the store (Stores).
 // Every text comes from package i18n's catalog, in the language of whoever
 // sees it (locale.go).
+//
+// # Words
+//
+// One name for each thing, in this package and the ones it uses:
+//
+//   - judge: a game.Judge, which plays the moves on one board and says,
+//     in O(1) a move, whether someone has won (package game).
+//   - match: a table.Match, one channel's game as its rules see it:
+//     players, judge, turns and deadlines, how it ended (package table).
+//     The bot's match (match.go) is that match with what the bot keeps
+//     beside it: the message its board is on, the store version it was
+//     read at, its locale and its ping.
+//   - stored game: a store.Game, a match as the store keeps it, kept after
+//     it ends (toStored, fromStored).
+//   - challenge: an invitation to play, not yet accepted (table.Challenge;
+//     stored, store.Challenge).
+//   - board: the picture of a match on Discord, and the message that shows
+//     it (store.Board).
+//   - locale: the name Discord gives a language, such as "de" or "en-US":
+//     a user's, a guild's, and the one a stored game or challenge speaks.
+//   - language: an i18n.Language, which writes texts in one language;
+//     Catalog.For gives the one for a list of locales (req.lang, l).
+//   - tag: the BCP 47 name the catalog gives a language, such as "de" or
+//     "pt-BR" (Language.Tag).
+//   - catalog: the i18n.Catalog, every text in every language.
+//   - text: a catalog text not yet written in any language (locale.go).
 //
 // # Shape
 //

@@ -51,7 +51,7 @@ func FuzzHandle(f *testing.F) {
 
 	rec := new(recorder)
 	var panicked panicWatch
-	b := New(rec, new(store.Memory), DefaultConfig(), slog.New(slog.NewTextHandler(&panicked, nil)))
+	b := New(rec, StoresOf(new(store.Memory)), DefaultConfig(), slog.New(slog.NewTextHandler(&panicked, nil)))
 	b.SetSelf("1000000000000000001")
 	f.Cleanup(b.Close)
 	// The documented payloads' channel has a running game.
@@ -63,7 +63,7 @@ func FuzzHandle(f *testing.F) {
 			return // the endpoint answers 400; the gateway drops the event
 		}
 		ctx := context.Background()
-		before, err := b.store.Current(ctx, i.ChannelID)
+		before, err := b.stores.Games.Current(ctx, i.ChannelID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -86,7 +86,7 @@ func FuzzHandle(f *testing.F) {
 		if a.Data == nil || a.Data.Flags&discordgo.MessageFlagsEphemeral == 0 {
 			return // a board or a challenge: something was done
 		}
-		after, err := b.store.Current(ctx, i.ChannelID)
+		after, err := b.stores.Games.Current(ctx, i.ChannelID)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -25,10 +25,10 @@ import (
 // one message keep the order in which they were decided) and sends in the
 // background. A refusal changes nothing.
 
-// help lists the commands, in the user's language: the catalog's help.*
+// showHelp lists the commands, in the user's language: the catalog's help.*
 // texts, one line each, with the timeouts in force in the guild. It is an
 // embed: in some languages it is longer than a message's content may be.
-func (b *Bot) help(ctx context.Context, req *request) error {
+func (b *Bot) showHelp(ctx context.Context, req *request) error {
 	tc, _, err := b.settings.rulesFor(ctx, req)
 	if err != nil {
 		return err
@@ -38,7 +38,7 @@ func (b *Bot) help(ctx context.Context, req *request) error {
 }
 
 // helpText is the text of /ttt help in l's language, with tc's timeouts.
-func helpText(l *i18n.Localizer, tc table.Config) string {
+func helpText(l *i18n.Language, tc table.Config) string {
 	return strings.Join([]string{
 		l.T("help.intro", nil),
 		l.T("help.start", nil),
@@ -128,7 +128,7 @@ func (b *Bot) postBoard(ctx context.Context, req *request, ch *channel, next *ma
 	next.Serial++
 	next.Board = store.Board{AppID: req.AppID, Token: req.Token, At: b.cfg.Now()}
 	next.locale = req.keptLocale(next.locale)
-	v := renderMatch(b.texts.For(next.locale), next.Match)
+	v := renderMatch(b.catalog.For(next.locale), next.Match)
 	if !notify {
 		v.ping = ""
 	}
@@ -165,7 +165,7 @@ func playedBy(m *match, req *request) bool {
 // their own move.
 func (b *Bot) replay(ctx context.Context, req *request, m *match) error {
 	b.log.Info("the interaction was already acted on by another process; answering with its board", "channel", req.ChannelID, "interaction", req.ID)
-	v := renderMatch(b.texts.For(m.locale), m.Match)
+	v := renderMatch(b.catalog.For(m.locale), m.Match)
 	typ := discordgo.InteractionResponseChannelMessageWithSource
 	if req.Type == discordgo.InteractionMessageComponent {
 		typ = discordgo.InteractionResponseUpdateMessage
@@ -264,7 +264,7 @@ func (b *Bot) openChallenge(ctx context.Context, req *request, ch *channel, c *t
 	// database can answer its buttons.
 	locale := req.newLocale()
 	sc := storedChallenge(c, req.GuildID, req.ChannelID, store.Board{AppID: req.AppID, Token: req.Token, At: b.cfg.Now()}, locale)
-	if err := b.store.OpenChallenge(ctx, sc); err != nil {
+	if err := b.stores.Challenges.OpenChallenge(ctx, sc); err != nil {
 		if !errors.Is(err, store.ErrConflict) {
 			return false, fmt.Errorf("store the challenge: %w", err)
 		}
@@ -277,10 +277,10 @@ func (b *Bot) openChallenge(ctx context.Context, req *request, ch *channel, c *t
 		}
 		return false, refuse("start.race", nil)
 	}
-	v := renderChallenge(b.texts.For(locale), c, challengeOpen, tc.ChallengeTimeout)
+	v := renderChallenge(b.catalog.For(locale), c, challengeOpen, tc.ChallengeTimeout)
 	err := req.respond(ctx, discordgo.InteractionResponseChannelMessageWithSource, v, false)
 	if rejected(err) {
-		if _, cerr := b.store.CloseChallenge(context.WithoutCancel(ctx), c.ID); cerr != nil {
+		if _, cerr := b.stores.Challenges.CloseChallenge(context.WithoutCancel(ctx), c.ID); cerr != nil {
 			b.log.Error("could not take back a challenge nobody saw", "channel", req.ChannelID, "err", cerr)
 		}
 		return false, err
@@ -290,7 +290,8 @@ func (b *Bot) openChallenge(ctx context.Context, req *request, ch *channel, c *t
 	return true, err
 }
 
-func (b *Bot) moveCommand(ctx context.Context, req *request) error {
+// moveByCommand answers /ttt move.
+func (b *Bot) moveByCommand(ctx context.Context, req *request) error {
 	sub, err := subcommand(req.commandData())
 	if err != nil {
 		return err
@@ -334,7 +335,8 @@ func (b *Bot) playCommand(ctx context.Context, req *request, ch *channel, row, c
 	return b.postBoard(ctx, req, ch, next, true, pictured(set, next.Match))
 }
 
-func (b *Bot) moveButton(ctx context.Context, req *request, r route) error {
+// moveByClick answers a click on a cell of a board.
+func (b *Bot) moveByClick(ctx context.Context, req *request, r route) error {
 	tc, _, err := b.settings.rulesFor(ctx, req)
 	if err != nil {
 		return err
@@ -378,7 +380,7 @@ func (b *Bot) playClick(ctx context.Context, req *request, ch *channel, r route,
 	next.Board = store.Board{AppID: req.AppID, Token: req.Token, At: b.cfg.Now()}
 	adoptClickedMessage(req, next, m.Board.MessageID != "")
 	next.locale = req.keptLocale(next.locale)
-	v := renderMatch(b.texts.For(next.locale), next.Match)
+	v := renderMatch(b.catalog.For(next.locale), next.Match)
 	kept, err := b.commit(ctx, req, ch, next, discordgo.InteractionResponseUpdateMessage, v)
 	if !kept {
 		return followUps{}, err
@@ -393,7 +395,8 @@ func noGame(ch *channel) error {
 	return refuse("board.no_game", nil)
 }
 
-func (b *Bot) boardCommand(ctx context.Context, req *request) error {
+// showBoard answers /ttt board.
+func (b *Bot) showBoard(ctx context.Context, req *request) error {
 	ch, err := b.tables.lock(ctx, req.ChannelID, false)
 	if err != nil {
 		return err
@@ -450,7 +453,7 @@ func (b *Bot) offerDraw(ctx context.Context, req *request) error {
 	if err := next.OfferDraw(req.user.ID); err != nil {
 		return offerDrawRefusals.of(err, nil)
 	}
-	v := renderDrawOffer(b.texts.For(req.keptLocale(m.locale)), next.Match, next.DrawOffer)
+	v := renderDrawOffer(b.catalog.For(req.keptLocale(m.locale)), next.Match, next.DrawOffer)
 	_, err = b.commit(ctx, req, ch, next, discordgo.InteractionResponseChannelMessageWithSource, v)
 	return err
 }
@@ -479,7 +482,7 @@ func (b *Bot) answerDraw(ctx context.Context, req *request, r route) error {
 	if err != nil {
 		return answerDrawRefusals.of(err, nil)
 	}
-	v := renderDrawAnswer(b.texts.For(req.keptLocale(m.locale)), next.Match, offerer, accept)
+	v := renderDrawAnswer(b.catalog.For(req.keptLocale(m.locale)), next.Match, offerer, accept)
 	kept, err := b.commit(ctx, req, ch, next, discordgo.InteractionResponseUpdateMessage, v)
 	if !kept || !accept {
 		return err
@@ -519,7 +522,7 @@ func (b *Bot) closeChallenge(ctx context.Context, req *request, ch *channel, st 
 		return err
 	}
 	// The challenge ends whether or not the reply reaches the user.
-	b.boards.editLater(c.msg, renderChallenge(b.texts.For(req.keptLocale(c.locale)), c.Challenge, st, b.cfg.Table.ChallengeTimeout), req.ChannelID)
+	b.boards.editLater(c.msg, renderChallenge(b.catalog.For(req.keptLocale(c.locale)), c.Challenge, st, b.cfg.Table.ChallengeTimeout), req.ChannelID)
 	return req.say(ctx, req.lang.T(reply, nil))
 }
 
@@ -554,7 +557,7 @@ func (b *Bot) accept(ctx context.Context, req *request, r route) error {
 	m := &match{Match: tm, locale: req.keptLocale(c.locale)}
 	m.Serial, m.Board = 1, store.Board{AppID: req.AppID, Token: req.Token, At: b.cfg.Now()}
 	adoptClickedMessage(req, m, false)
-	v := renderMatch(b.texts.For(m.locale), m.Match)
+	v := renderMatch(b.catalog.For(m.locale), m.Match)
 	old := ch.match
 	kept, err := b.commit(ctx, req, ch, m, discordgo.InteractionResponseUpdateMessage, v)
 	switch {
@@ -562,14 +565,14 @@ func (b *Bot) accept(ctx context.Context, req *request, r route) error {
 		return b.boards.followUp(followUps{shown: m, retire: old, picture: pictured(set, m.Match), pingFor: req.user.ID}, err)
 	case rejected(err):
 		// Nobody saw the game start: the challenge is open again.
-		if rerr := b.store.OpenChallenge(context.WithoutCancel(ctx), storedChallenge(c.Challenge, req.GuildID, req.ChannelID,
+		if rerr := b.stores.Challenges.OpenChallenge(context.WithoutCancel(ctx), storedChallenge(c.Challenge, req.GuildID, req.ChannelID,
 			store.Board{AppID: c.msg.AppID, Token: c.msg.Token}, c.locale)); rerr != nil {
 			b.log.Warn("could not reopen a challenge whose acceptance nobody saw", "channel", req.ChannelID, "err", rerr)
 		}
 	case ch.match == nil || ch.match.ID != m.ID:
 		// Another process started a game in this channel first (the
 		// save conflicted): the challenge can no longer be played.
-		b.boards.editLater(c.msg, renderChallenge(b.texts.For(req.keptLocale(c.locale)), c.Challenge, challengeSuperseded, b.cfg.Table.ChallengeTimeout), req.ChannelID)
+		b.boards.editLater(c.msg, renderChallenge(b.catalog.For(req.keptLocale(c.locale)), c.Challenge, challengeSuperseded, b.cfg.Table.ChallengeTimeout), req.ChannelID)
 	}
 	return err
 }
@@ -599,7 +602,7 @@ func (b *Bot) decline(ctx context.Context, req *request, r route) error {
 	if err := b.tables.claim(ctx, ch, c); err != nil {
 		return err
 	}
-	v := renderChallenge(b.texts.For(req.keptLocale(c.locale)), c.Challenge, st, b.cfg.Table.ChallengeTimeout)
+	v := renderChallenge(b.catalog.For(req.keptLocale(c.locale)), c.Challenge, st, b.cfg.Table.ChallengeTimeout)
 	return req.respond(ctx, discordgo.InteractionResponseUpdateMessage, v, false)
 }
 

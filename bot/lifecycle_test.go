@@ -31,9 +31,9 @@ func runningRecord(t *testing.T, channelID string, deadline time.Time) *store.Ga
 	}
 }
 
-func newBotOn(t *testing.T, st Store, rec *recorder) *Bot {
+func newBotOn(t *testing.T, st wholeStore, rec *recorder) *Bot {
 	t.Helper()
-	b := New(rec, st, DefaultConfig(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	b := New(rec, StoresOf(st), DefaultConfig(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	b.SetSelf("1000000000000000001")
 	return b
 }
@@ -173,7 +173,7 @@ func (s *lateStore) Save(ctx context.Context, r *store.Game) error {
 func TestMoveNotKeptWhenAnswerNeverSent(t *testing.T) {
 	rec := new(recorder)
 	st := new(lateStore)
-	b := New(ctxDiscord{rec}, st, DefaultConfig(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	b := New(ctxDiscord{rec}, StoresOf(st), DefaultConfig(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	b.SetSelf("1000000000000000001")
 	defer b.Close()
 	b.serveIC(context.Background(), slashPayload(t, "start", []map[string]any{{"type": 3, "name": "difficulty", "value": "easy"}}, nil))
@@ -239,7 +239,7 @@ func TestLongestTurnTimeoutIsShown(t *testing.T) {
 	}
 	rec := new(recorder)
 	b := newBotOn(t, st, rec)
-	b.tables.turnTimedOut("c1")
+	b.tables.expireTurn("c1")
 	b.Close()
 	if len(rec.edits) != 1 {
 		t.Errorf("board edits = %d; want the timeout shown", len(rec.edits))
@@ -264,7 +264,7 @@ func TestTimeoutSaveFailureBacksOff(t *testing.T) {
 	}
 	b := newBotOn(t, st, new(recorder))
 	defer b.Close()
-	b.tables.turnTimedOut("c1")
+	b.tables.expireTurn("c1")
 	tb := mustLock(t, &b.tables.channels, "c1")
 	failures, retry := tb.saveFailures, tb.turnTimer != nil
 	b.tables.channels.unlock(tb)
@@ -340,7 +340,7 @@ const buttonChannel = "345626669114982999"
 func openTestChallenge(t *testing.T, b *Bot) *openChallenge {
 	t.Helper()
 	c := &table.Challenge{ID: newID(), From: "2", To: mason, Size: 3, Win: 3, Expires: time.Now().Add(time.Minute)}
-	if err := b.store.OpenChallenge(context.Background(), storedChallenge(c, "", buttonChannel, store.Board{AppID: "app", Token: "challenge-token", At: time.Now()}, "")); err != nil {
+	if err := b.stores.Challenges.OpenChallenge(context.Background(), storedChallenge(c, "", buttonChannel, store.Board{AppID: "app", Token: "challenge-token", At: time.Now()}, "")); err != nil {
 		t.Fatal(err)
 	}
 	tb, err := b.tables.lock(context.Background(), buttonChannel, false) // loads it

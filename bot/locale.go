@@ -28,7 +28,7 @@ import (
 var catalog = sync.OnceValues(i18n.New)
 
 // english writes texts in English, for logs and error strings.
-func english() *i18n.Localizer {
+func english() *i18n.Language {
 	c, _ := catalog()
 	return c.For()
 }
@@ -47,7 +47,7 @@ type text struct {
 
 // in writes x with l. It leaves x as it is, so that a text can be written
 // in any number of languages.
-func (x text) in(l *i18n.Localizer) string {
+func (x text) in(l *i18n.Language) string {
 	var data map[string]any
 	if len(x.data) > 0 {
 		data = make(map[string]any, len(x.data))

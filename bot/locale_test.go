@@ -34,8 +34,8 @@ func wantWritten(t *testing.T, what, content string) {
 	}
 }
 
-// lang is the catalog's Localizer for locale.
-func lang(t *testing.T, locale string) *i18n.Localizer {
+// lang is the catalog's Language for locale.
+func lang(t *testing.T, locale string) *i18n.Language {
 	t.Helper()
 	c, err := catalog()
 	if err != nil {
@@ -46,7 +46,7 @@ func lang(t *testing.T, locale string) *i18n.Localizer {
 
 // header is the first line of the board of Mason against the bot on a
 // 3×3 board, in l's language.
-func header(l *i18n.Localizer) string {
+func header(l *i18n.Language) string {
 	return l.T("board.header", map[string]any{"MarkX": cellX, "PlayerX": mention(mason), "MarkO": cellO, "PlayerO": mention(botID), "Size": 3, "Win": 3})
 }
 
@@ -88,10 +88,10 @@ func TestFlowInEveryLanguage(t *testing.T) {
 			wantBoard := func(what string, r *discordgo.InteractionResponse) {
 				t.Helper()
 				if r.Data.Flags&discordgo.MessageFlagsEphemeral != 0 || !strings.Contains(r.Data.Content, board) {
-					t.Errorf("%s answered %q; want a public board in %s, with %q", what, r.Data.Content, pub.Lang(), board)
+					t.Errorf("%s answered %q; want a public board in %s, with %q", what, r.Data.Content, pub.Tag(), board)
 				}
 				if otherBoard != board && strings.Contains(r.Data.Content, otherBoard) {
-					t.Errorf("%s answered %q; want no %s in the board", what, r.Data.Content, priv.Lang())
+					t.Errorf("%s answered %q; want no %s in the board", what, r.Data.Content, priv.Tag())
 				}
 			}
 
@@ -101,7 +101,7 @@ func TestFlowInEveryLanguage(t *testing.T) {
 			occupied := map[string]any{"Row": 1, "Col": 1, "Empty": cellEmpty}
 			wantEphemeral(t, r, priv.T("move.occupied", occupied))
 			if other := pub.T("move.occupied", occupied); other != priv.T("move.occupied", occupied) && strings.Contains(r.Data.Content, other) {
-				t.Errorf("the refusal %q is in %s; want %s", r.Data.Content, pub.Lang(), priv.Lang())
+				t.Errorf("the refusal %q is in %s; want %s", r.Data.Content, pub.Tag(), priv.Tag())
 			}
 			wantBoard("/ttt board", send("board"))
 		})
@@ -134,7 +134,7 @@ func newClockedBot(t *testing.T) (*Bot, *recorder, *clock) {
 	cfg := DefaultConfig()
 	cfg.Now = clk.now
 	rec := new(recorder)
-	b := New(rec, new(store.Memory), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	b := New(rec, StoresOf(new(store.Memory)), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	b.SetSelf(botID)
 	t.Cleanup(b.Close)
 	return b, rec, clk
@@ -159,7 +159,7 @@ func lastEdit(t *testing.T, rec *recorder) string {
 // a board replaced by one drawn after the guild changed its language.
 func TestEditsKeepTheirLanguage(t *testing.T) {
 	ctx := context.Background()
-	timeout := func(l *i18n.Localizer) string {
+	timeout := func(l *i18n.Language) string {
 		return l.T("status.timeout", map[string]any{"Loser": mention(mason), "Mark": cellO, "Winner": mention(botID)})
 	}
 	for _, tt := range []struct{ name, user, guild, want string }{
@@ -171,7 +171,7 @@ func TestEditsKeepTheirLanguage(t *testing.T) {
 			ic := decode(t, localized(slashMap(t, "start", nil, nil), tt.user, tt.guild))
 			b.serveIC(ctx, ic)
 			clk.advance(b.cfg.Table.TurnTimeout + time.Second)
-			b.tables.turnTimedOut(ic.ChannelID) // what the turn timer does when it fires
+			b.tables.expireTurn(ic.ChannelID) // what the turn timer does when it fires
 			b.Close()
 			want := timeout(lang(t, tt.want))
 			if got := lastEdit(t, rec); !strings.Contains(got, want) || want == timeout(lang(t, "en-US")) {
@@ -189,7 +189,7 @@ func TestEditsKeepTheirLanguage(t *testing.T) {
 		if r := rec.last(t); r.Data.Flags&discordgo.MessageFlagsEphemeral != 0 {
 			t.Fatalf("/ttt start opponent answered %q; want a challenge", r.Data.Content)
 		}
-		c, err := b.store.Challenge(ctx, ic.ChannelID)
+		c, err := b.stores.Challenges.Challenge(ctx, ic.ChannelID)
 		if err != nil || c == nil {
 			t.Fatalf("stored challenge = %v, %v; want one", c, err)
 		}

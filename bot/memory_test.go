@@ -30,7 +30,7 @@ func TestMemoryReturnsAfterGamesEnd(t *testing.T) {
 	}
 	defer st.Close()
 	rec := &discardDiscord{}
-	b := New(rec, st, DefaultConfig(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	b := New(rec, StoresOf(st), DefaultConfig(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	b.SetSelf("1000000000000000001")
 	defer b.Close()
 

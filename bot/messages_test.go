@@ -73,7 +73,7 @@ func catalogKeys(t *testing.T) []string {
 
 // longestValues fills every placeholder of the catalog with the longest value
 // the bot gives it, in l's language.
-func longestValues(l *i18n.Localizer) map[string]any {
+func longestValues(l *i18n.Language) map[string]any {
 	m := mention(longID)
 	dur := humanDuration(l, 59*time.Minute)
 	rec := store.Record{Games: bigCount, Wins: bigCount, Losses: bigCount, Draws: bigCount}
@@ -242,7 +242,7 @@ func TestEveryMessageFitsEveryLanguage(t *testing.T) {
 	for _, lng := range catalogLanguages(t) {
 		t.Run(lng, func(t *testing.T) {
 			l := lang(t, lng)
-			if lng != "en" && l.Lang() == "en" {
+			if lng != "en" && l.Tag() == "en" {
 				t.Fatalf("the catalog %s is read as English", lng)
 			}
 			data := longestValues(l)
@@ -318,9 +318,9 @@ func TestEveryMessageFitsEveryLanguage(t *testing.T) {
 }
 
 // newBotOnStore is a bot with cfg on st, answering through rec.
-func newBotOnStore(t *testing.T, st Store, rec *recorder, cfg Config) *Bot {
+func newBotOnStore(t *testing.T, st wholeStore, rec *recorder, cfg Config) *Bot {
 	t.Helper()
-	b := New(rec, st, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	b := New(rec, StoresOf(st), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	b.SetSelf(botID)
 	t.Cleanup(b.Close)
 	return b

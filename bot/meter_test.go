@@ -69,7 +69,7 @@ func newMeteredBot(t *testing.T) (*Bot, *countingMeter) {
 	cfg := DefaultConfig()
 	cfg.Meter = meter
 	st := store.NewMemory(store.Observe(meter.StoreCall))
-	b := New(new(recorder), st, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	b := New(new(recorder), StoresOf(st), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	b.SetSelf("1000000000000000001")
 	t.Cleanup(b.Close)
 	return b, meter
@@ -137,20 +137,20 @@ func TestDuplicateDeliveryActsOnce(t *testing.T) {
 func TestRecentIsBounded(t *testing.T) {
 	var r recent
 	for i := range recentSize + 10 {
-		if !r.first(fmt.Sprint(i + 1)) {
+		if !r.add(fmt.Sprint(i + 1)) {
 			t.Fatalf("first(%d) = false on its first time", i+1)
 		}
 	}
 	if len(r.ids) != recentSize || len(r.ring) != recentSize {
 		t.Fatalf("recent holds %d ids in a ring of %d; want %d", len(r.ids), len(r.ring), recentSize)
 	}
-	if !r.first("5") {
+	if !r.add("5") {
 		t.Error("id 5, pushed out by newer ones, is not new again")
 	}
-	if r.first(fmt.Sprint(recentSize + 10)) {
+	if r.add(fmt.Sprint(recentSize + 10)) {
 		t.Error("the newest id is new again")
 	}
-	if !r.first("not-a-snowflake") || !r.first("not-a-snowflake") {
+	if !r.add("not-a-snowflake") || !r.add("not-a-snowflake") {
 		t.Error("an id that is not a snowflake is not always new")
 	}
 }
@@ -162,7 +162,7 @@ func TestRecentStartsSmall(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	r.first("1")
+	r.add("1")
 	runtime.ReadMemStats(&after)
 	if got := after.TotalAlloc - before.TotalAlloc; got > 64<<10 {
 		t.Errorf("the first id allocated %d bytes; want under 64 KiB", got)

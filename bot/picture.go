@@ -23,22 +23,22 @@ const pictureName = "board.png"
 // safe for concurrent use.
 type pictures struct {
 	dc       Discord
-	texts    *i18n.Catalog
+	catalog  *i18n.Catalog
 	log      *slog.Logger
 	run      *runner
 	settings *settings
 	edits    boardEdits // the order of background edits of big boards
 }
 
-// later puts, in the background, the picture of m's board on its board
+// drawLater puts, in the background, the picture of m's board on its board
 // message ref, which an answer has just shown as an emoji board, and
 // takes the grid out of its text; the buttons stay as answered. m must
 // not change any more: the bot changes a committed match only on a
 // clone.
-func (p *pictures) later(ref *discordgo.Interaction, m *match) {
-	text := renderPictured(p.texts.For(m.locale), m.Match).content
+func (p *pictures) drawLater(ref *discordgo.Interaction, m *match) {
+	text := renderPictured(p.catalog.For(m.locale), m.Match).content
 	turn := p.edits.take(ref.Token)
-	p.run.background(func(ctx context.Context) {
+	p.run.queue(func(ctx context.Context) {
 		turn.do(func(current func() bool) {
 			if err := p.editPicture(ctx, ref, m.Judge, text, nil, current); err != nil {
 				p.logPictureFailure(m.ChannelID, current, err)
@@ -55,10 +55,10 @@ func (p *pictures) later(ref *discordgo.Interaction, m *match) {
 func (p *pictures) editBoard(ref *discordgo.Interaction, m *match, v view) {
 	comps := v.buttons()
 	turn := p.edits.take(ref.Token)
-	p.run.background(func(ctx context.Context) {
+	p.run.queue(func(ctx context.Context) {
 		turn.do(func(current func() bool) {
 			if p.settings.showsPicture(ctx, m.GuildID, m.Match) {
-				text := renderPictured(p.texts.For(m.locale), m.Match).content
+				text := renderPictured(p.catalog.For(m.locale), m.Match).content
 				err := p.editPicture(ctx, ref, m.Judge, text, &comps, current)
 				if err == nil {
 					return
@@ -101,7 +101,7 @@ const (
 // the response, perhaps after the bot's edit arrives. So Unknown Message
 // is tried again a few times, after a pause, while current says the edit
 // is still the message's newest.
-func (p *pictures) editPicture(ctx context.Context, ref *discordgo.Interaction, g *game.Game, text string, comps *[]discordgo.MessageComponent, current func() bool) error {
+func (p *pictures) editPicture(ctx context.Context, ref *discordgo.Interaction, g *game.Judge, text string, comps *[]discordgo.MessageComponent, current func() bool) error {
 	var png bytes.Buffer
 	if err := picture.Draw(&png, g); err != nil {
 		return err

@@ -232,7 +232,7 @@ func TestPictureOfTimeout(t *testing.T) {
 				rec.mu.Unlock()
 			}
 			clk.advance(b.cfg.Table.TurnTimeout + time.Second)
-			b.tables.turnTimedOut(fixtureChannel)
+			b.tables.expireTurn(fixtureChannel)
 			b.Close()
 			m := currentMatch(t, b)
 			n, _ := editCount(rec)

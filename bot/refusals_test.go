@@ -57,7 +57,7 @@ func TestRefusalsAreTrue(t *testing.T) {
 
 // replicas are two processes sharing one store, each answering through a
 // Discord of its own.
-func replicas(t *testing.T, st Store) (a, b *Bot, ra, rb *recorder) {
+func replicas(t *testing.T, st wholeStore) (a, b *Bot, ra, rb *recorder) {
 	t.Helper()
 	ra, rb = new(recorder), new(recorder)
 	a, b = newBotOn(t, st, ra), newBotOn(t, st, rb)

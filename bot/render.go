@@ -70,18 +70,18 @@ func mark(p game.Player) string {
 // button, a marker of its own in the grid or the picture), the winning
 // line is named in the status line and drawn in green; no legend repeats
 // them.
-func renderMatch(l *i18n.Localizer, m *table.Match) view { return drawMatch(l, m, false) }
+func renderMatch(l *i18n.Language, m *table.Match) view { return drawMatch(l, m, false) }
 
 // renderPictured is renderMatch for a message whose board is a picture
 // (picture.go) of a board without buttons: the same text without the
 // grid, the legend naming the picture's colours.
-func renderPictured(l *i18n.Localizer, m *table.Match) view { return drawMatch(l, m, true) }
+func renderPictured(l *i18n.Language, m *table.Match) view { return drawMatch(l, m, true) }
 
 // renderRetired is renderMatch for a finished board that a newer message
 // replaced (a rematch, the board shown again): its final position as it
 // was drawn, the cell buttons disabled, without Rematch, which belongs to
 // the newest board alone.
-func renderRetired(l *i18n.Localizer, m *table.Match) view {
+func renderRetired(l *i18n.Language, m *table.Match) view {
 	v := renderMatch(l, m)
 	v.ping = ""
 	v.components = slices.DeleteFunc(v.components, func(c discordgo.MessageComponent) bool {
@@ -97,7 +97,7 @@ func renderRetired(l *i18n.Localizer, m *table.Match) view {
 
 // drawMatch draws m with its grid in emoji, or for pic and a board without
 // buttons, with none: a picture shows it.
-func drawMatch(l *i18n.Localizer, m *table.Match, pic bool) view {
+func drawMatch(l *i18n.Language, m *table.Match, pic bool) view {
 	g := m.Judge
 	n := g.Size()
 	var b strings.Builder
@@ -157,7 +157,7 @@ func drawMatch(l *i18n.Localizer, m *table.Match, pic bool) view {
 	return v
 }
 
-func cellEmoji(g *game.Game, r, c int, win map[game.Cell]bool, last game.Move, hasLast bool) string {
+func cellEmoji(g *game.Judge, r, c int, win map[game.Cell]bool, last game.Move, hasLast bool) string {
 	p := g.At(r, c)
 	switch {
 	case p == game.None:
@@ -189,7 +189,7 @@ func hasButtons(m *table.Match) bool {
 
 // statusLine names who is to move, or says how the game ended; green says
 // that the board shows a winning line in green cells (buttons, a picture).
-func statusLine(l *i18n.Localizer, m *table.Match, green bool) string {
+func statusLine(l *i18n.Language, m *table.Match, green bool) string {
 	g := m.Judge
 	switch m.End {
 	case game.EndNone:
@@ -237,7 +237,7 @@ func statusLine(l *i18n.Localizer, m *table.Match, green bool) string {
 // and, once the game is over, a Rematch button. A 5×5 grid already uses all
 // five action rows, so a finished 5×5 game shows Rematch alone (the emoji
 // board above still shows the final position).
-func matchComponents(l *i18n.Localizer, m *table.Match, win map[game.Cell]bool, last game.Move, hasLast bool) []discordgo.MessageComponent {
+func matchComponents(l *i18n.Language, m *table.Match, win map[game.Cell]bool, last game.Move, hasLast bool) []discordgo.MessageComponent {
 	g := m.Judge
 	n := g.Size()
 	var rows []discordgo.MessageComponent
@@ -310,7 +310,7 @@ var challengeTexts = [...]string{
 
 // renderChallenge draws c's message in state st, in l's language; timeout
 // is how long a challenge waits, for an expired one.
-func renderChallenge(l *i18n.Localizer, c *table.Challenge, st challengeState, timeout time.Duration) view {
+func renderChallenge(l *i18n.Language, c *table.Challenge, st challengeState, timeout time.Duration) view {
 	data := map[string]any{"From": mention(c.From), "To": mention(c.To), "Size": c.Size, "Win": c.Win}
 	key := challengeTexts[st]
 	accept, decline := "button.accept", "button.decline"
@@ -341,7 +341,7 @@ func renderChallenge(l *i18n.Localizer, c *table.Challenge, st challengeState, t
 // humanDuration writes d the way people say it, in l's language: "60
 // seconds", "5 minutes", "24 hours"; a d of no whole seconds in Go's
 // notation.
-func humanDuration(l *i18n.Localizer, d time.Duration) string {
+func humanDuration(l *i18n.Language, d time.Duration) string {
 	switch {
 	case d >= time.Hour && d%time.Hour == 0:
 		return l.N("duration.hours", int(d/time.Hour), nil)
@@ -355,7 +355,7 @@ func humanDuration(l *i18n.Localizer, d time.Duration) string {
 
 // renderDrawOffer draws the message on which the side offering m's draw
 // asks the other: Accept draw and Decline for the other, pinged.
-func renderDrawOffer(l *i18n.Localizer, m *table.Match, offerer game.Player) view {
+func renderDrawOffer(l *i18n.Language, m *table.Match, offerer game.Player) view {
 	from, to := m.Players[offerer], m.Players[offerer.Other()]
 	return view{
 		content: l.T("draw.offer", map[string]any{"From": mention(from), "To": mention(to)}),
@@ -370,7 +370,7 @@ func renderDrawOffer(l *i18n.Localizer, m *table.Match, offerer game.Player) vie
 
 // renderDrawAnswer is the offer message once answered: accepted or
 // declined, without buttons.
-func renderDrawAnswer(l *i18n.Localizer, m *table.Match, offerer game.Player, accepted bool) view {
+func renderDrawAnswer(l *i18n.Language, m *table.Match, offerer game.Player, accepted bool) view {
 	key := "draw.declined"
 	if accepted {
 		key = "draw.accepted"

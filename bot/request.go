@@ -24,7 +24,7 @@ type Responder interface {
 type request struct {
 	*discordgo.Interaction
 	user      *discordgo.User // who caused it
-	lang      *i18n.Localizer // the user's language, for what only they see
+	lang      *i18n.Language  // the user's language, for what only they see
 	responder Responder
 	answered  *atomic.Bool // set once the answer went (or may have gone) out
 

@@ -29,7 +29,7 @@ func (b *Bot) handle(ctx context.Context, i *discordgo.Interaction, r Responder)
 		return
 	}
 	req := &request{Interaction: i, user: invoker(i), responder: r, answered: new(atomic.Bool), arrived: time.Now(), kind: "unknown",
-		lang: b.texts.For(string(i.Locale), guildLocale(i))}
+		lang: b.catalog.For(string(i.Locale), guildLocale(i))}
 	if !b.run.admit() {
 		if err := req.say(ctx, req.lang.T("error.restarting", nil)); err != nil {
 			b.log.Warn("could not answer during shutdown", "err", err)
@@ -37,7 +37,7 @@ func (b *Bot) handle(ctx context.Context, i *discordgo.Interaction, r Responder)
 		return
 	}
 	defer b.run.release() // Close waits for this answer
-	if !b.recent.first(i.ID) {
+	if !b.recent.add(i.ID) {
 		// Acting on it again could, for instance, play a move twice.
 		b.log.Warn("an interaction arrived twice; answering the second without acting on it", "channel", i.ChannelID, "interaction", i.ID)
 		if err := req.say(ctx, req.lang.T("error.duplicate", nil)); err != nil {
@@ -181,9 +181,9 @@ type recent struct {
 // quiet bot does not hold it all from its first interaction.
 const recentSize = 1 << 16
 
-// first reports whether id is seen for the first time, and remembers it.
+// add remembers id and reports whether it is seen for the first time.
 // An id that is not a snowflake is always new.
-func (r *recent) first(id string) bool {
+func (r *recent) add(id string) bool {
 	n, err := strconv.ParseUint(id, 10, 64)
 	if err != nil {
 		return true

@@ -147,7 +147,7 @@ func newTestBot(t *testing.T) (*Bot, *recorder, *bytes.Buffer) {
 	t.Helper()
 	rec := new(recorder)
 	var logs bytes.Buffer
-	b := New(rec, new(store.Memory), DefaultConfig(), slog.New(slog.NewTextHandler(&logs, nil)))
+	b := New(rec, StoresOf(new(store.Memory)), DefaultConfig(), slog.New(slog.NewTextHandler(&logs, nil)))
 	b.SetSelf("1000000000000000001")
 	t.Cleanup(b.Close)
 	return b, rec, &logs
@@ -185,7 +185,7 @@ func TestInteractionWithoutUser(t *testing.T) {
 	ic := decode(t, m)
 	b.serveIC(context.Background(), ic)
 	wantEphemeral(t, rec.last(t), english().T("error.no_user", nil))
-	if g, err := b.store.Current(context.Background(), ic.ChannelID); g != nil || err != nil {
+	if g, err := b.stores.Games.Current(context.Background(), ic.ChannelID); g != nil || err != nil {
 		t.Errorf("after an interaction without a user the channel's game is %+v, %v; want none", g, err)
 	}
 }

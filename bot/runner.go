@@ -113,13 +113,13 @@ func (r *runner) drain() {
 	r.mu.Unlock()
 }
 
-// background runs f on one of the edit workers, which Close waits for.
+// queue runs f on one of the edit workers, which Close waits for.
 // While Close drains, work started by what is draining still runs (an
 // edit after a timeout); once Close is done, nothing does. f's ctx ends
 // editWithin after f was queued, not after it started: a queue behind a
 // stalled Discord drains within editWithin, as the edits would if each
 // had a goroutine of its own.
-func (r *runner) background(f func(ctx context.Context)) {
+func (r *runner) queue(f func(ctx context.Context)) {
 	ctx, cancel := context.WithTimeout(context.Background(), editWithin)
 	if !r.spawn(func() { defer cancel(); f(ctx) }, &r.finished, &r.edits) {
 		cancel()

@@ -76,7 +76,7 @@ func TestExpiringChallengesUseBoundedGoroutines(t *testing.T) {
 	dc := &gateDiscord{release: make(chan struct{})}
 	cfg := DefaultConfig()
 	cfg.Now = clk.now
-	b := New(dc, st, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	b := New(dc, StoresOf(st), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	b.SetSelf(botID)
 	released := false
 	defer func() {
@@ -128,7 +128,7 @@ func TestQueuedEditsKeepTheirDeadline(t *testing.T) {
 	var started sync.WaitGroup
 	started.Add(editWorkers)
 	for range editWorkers {
-		b.run.background(func(context.Context) {
+		b.run.queue(func(context.Context) {
 			started.Done()
 			<-hold
 		})
@@ -136,7 +136,7 @@ func TestQueuedEditsKeepTheirDeadline(t *testing.T) {
 	started.Wait() // every worker is busy: the next one waits in the queue
 	deadline := make(chan time.Time, 1)
 	queued := time.Now()
-	b.run.background(func(ctx context.Context) {
+	b.run.queue(func(ctx context.Context) {
 		d, _ := ctx.Deadline()
 		deadline <- d
 	})

@@ -72,8 +72,8 @@ func (c *settingsCache) put(s store.Settings, now time.Time, saves uint64) {
 	}
 }
 
-// saved keeps s, which this process has just saved.
-func (c *settingsCache) saved(s store.Settings, now time.Time) {
+// keepSaved keeps s, which this process has just saved.
+func (c *settingsCache) keepSaved(s store.Settings, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.saves++
@@ -137,7 +137,7 @@ func (st *settings) save(ctx context.Context, s store.Settings) error {
 	if err := st.store.SaveSettings(ctx, s); err != nil {
 		return fmt.Errorf("save the settings of guild %s: %w", s.GuildID, err)
 	}
-	st.cache.saved(s, st.now())
+	st.cache.keepSaved(s, st.now())
 	return nil
 }
 

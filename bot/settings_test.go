@@ -36,7 +36,7 @@ func mustSettings(t *testing.T, b *Bot) store.Settings {
 
 // startIn starts a game against the computer in channelID with opts and
 // returns it as stored.
-func startIn(t *testing.T, b *Bot, rec *recorder, st Store, channelID string, opts ...map[string]any) *store.Game {
+func startIn(t *testing.T, b *Bot, rec *recorder, st wholeStore, channelID string, opts ...map[string]any) *store.Game {
 	t.Helper()
 	ic := slashPayload(t, "start", opts, nil)
 	ic.ChannelID = channelID
@@ -108,7 +108,7 @@ func TestSettingsCacheRacesAndBounds(t *testing.T) {
 	if ok {
 		t.Fatal("an empty cache has g")
 	}
-	c.saved(store.Settings{GuildID: "g", Size: 5}, now)
+	c.keepSaved(store.Settings{GuildID: "g", Size: 5}, now)
 	c.put(store.Settings{GuildID: "g"}, now, saves) // read before the save
 	if s, ok, _ := c.get("g", now); !ok || s.Size != 5 {
 		t.Errorf("after a save and an older read, get = %+v, %v; want the saved settings", s, ok)

@@ -99,8 +99,8 @@ func (s *startLimits) begin(user string, now time.Time, challengeID string, expi
 	}, nil
 }
 
-// closed says that user's challenge id is no longer open.
-func (s *startLimits) closed(user, id string) {
+// close forgets user's challenge id, no longer open.
+func (s *startLimits) close(user, id string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.closeLocked(user, id)

@@ -42,7 +42,7 @@ func TestStartLimits(t *testing.T) {
 		r := startBy(t, b, rec, mason, "c-next")
 		wait := l.T("start.cooldown", map[string]any{"At": clk.now().Add(startEvery + time.Second - 1).Unix()})
 		wantEphemeral(t, r, wait)
-		if g, _ := b.store.Current(context.Background(), "c-next"); g != nil {
+		if g, _ := b.stores.Games.Current(context.Background(), "c-next"); g != nil {
 			t.Errorf("a refused start left a game: %+v", g)
 		}
 
@@ -70,7 +70,7 @@ func TestStartLimits(t *testing.T) {
 		}
 		clk.advance(startBurst * startEvery) // the pace allows a start
 		wantEphemeral(t, startBy(t, b, rec, mason, "d-next", open), l.N("start.too_many_challenges", maxOpenChallenges, nil))
-		if c, _ := b.store.Challenge(context.Background(), "d-next"); c != nil {
+		if c, _ := b.stores.Challenges.Challenge(context.Background(), "d-next"); c != nil {
 			t.Errorf("a refused challenge was opened: %+v", c)
 		}
 		// A game against the computer is no challenge.

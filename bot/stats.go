@@ -41,7 +41,7 @@ func pickUser(req *request) (*discordgo.User, error) {
 // nothing: /ttt stats, leaderboard, history and about.
 type records struct {
 	store    StatsStore
-	texts    *i18n.Catalog
+	catalog  *i18n.Catalog
 	settings *settings // whether the guild ranks games against the computer
 	self     *self
 	log      *slog.Logger
@@ -49,7 +49,8 @@ type records struct {
 	started  time.Time // for /ttt about
 }
 
-func (rd *records) stats(ctx context.Context, req *request) error {
+// showStats answers /ttt stats.
+func (rd *records) showStats(ctx context.Context, req *request) error {
 	u, err := pickUser(req)
 	if err != nil {
 		return err
@@ -58,12 +59,12 @@ func (rd *records) stats(ctx context.Context, req *request) error {
 	if err != nil {
 		return fmt.Errorf("stats: %w", err)
 	}
-	v := view{content: renderStats(rd.texts.For(req.newLocale()), st)}
+	v := view{content: renderStats(rd.catalog.For(req.newLocale()), st)}
 	return req.respond(ctx, discordgo.InteractionResponseChannelMessageWithSource, v, false)
 }
 
 // renderStats writes st in l's language.
-func renderStats(l *i18n.Localizer, st store.Stats) string {
+func renderStats(l *i18n.Language, st store.Stats) string {
 	lines := []string{l.T("stats.title", map[string]any{"Player": mention(st.UserID)})}
 	if st.People.Games == 0 && st.Computer.Games == 0 {
 		return strings.Join(append(lines, l.T("stats.none", nil)), "\n")
@@ -106,7 +107,7 @@ func ratingText(st store.Stats) string {
 }
 
 // record is r's games, wins, losses and draws, counted in l's language.
-func record(l *i18n.Localizer, r store.Record) string {
+func record(l *i18n.Language, r store.Record) string {
 	return l.T("stats.record", map[string]any{
 		"Games":  l.N("count.games", r.Games, nil),
 		"Wins":   l.N("count.wins", r.Wins, nil),
@@ -122,12 +123,13 @@ func percent(a, b int) int {
 	return int(math.Round(100 * float64(a) / float64(b)))
 }
 
-func (rd *records) leaderboard(ctx context.Context, req *request) error {
+// showLeaderboard answers /ttt leaderboard.
+func (rd *records) showLeaderboard(ctx context.Context, req *request) error {
 	top, err := rd.store.Leaderboard(ctx, req.GuildID, MinRated, leaderboardSize)
 	if err != nil {
 		return fmt.Errorf("leaderboard: %w", err)
 	}
-	l := rd.texts.For(req.newLocale())
+	l := rd.catalog.For(req.newLocale())
 	lines := []string{l.T("leaderboard.title", map[string]any{"MinRated": MinRated})}
 	if len(top) == 0 {
 		lines = append(lines, l.N("leaderboard.empty", MinRated, nil))
@@ -172,7 +174,7 @@ func (rd *records) leaderboard(ctx context.Context, req *request) error {
 // best record against it (most wins, then draws, then fewest losses), in
 // l's language. These games stay unrated; the rated ladder above is the
 // same with or without this section.
-func computerLeaderboard(ctx context.Context, store StatsStore, selfID string, l *i18n.Localizer, guildID string) ([]string, error) {
+func computerLeaderboard(ctx context.Context, store StatsStore, selfID string, l *i18n.Language, guildID string) ([]string, error) {
 	// One more than shown: the computer's own record is among them.
 	top, err := store.ComputerLeaderboard(ctx, guildID, leaderboardSize+1)
 	if err != nil {
@@ -195,7 +197,8 @@ func computerLeaderboard(ctx context.Context, store StatsStore, selfID string, l
 	return lines, nil
 }
 
-func (rd *records) history(ctx context.Context, req *request) error {
+// showHistory answers /ttt history.
+func (rd *records) showHistory(ctx context.Context, req *request) error {
 	u, err := pickUser(req)
 	if err != nil {
 		return err
@@ -204,7 +207,7 @@ func (rd *records) history(ctx context.Context, req *request) error {
 	if err != nil {
 		return fmt.Errorf("history: %w", err)
 	}
-	l := rd.texts.For(req.newLocale())
+	l := rd.catalog.For(req.newLocale())
 	lines := []string{l.T("history.title", map[string]any{"Player": mention(u.ID)})}
 	if len(gs) == 0 {
 		lines = append(lines, l.T("history.none", nil))
@@ -217,7 +220,7 @@ func (rd *records) history(ctx context.Context, req *request) error {
 }
 
 // historyLine is one finished game as userID saw it, in l's language.
-func historyLine(l *i18n.Localizer, g *store.Game, userID string) string {
+func historyLine(l *i18n.Language, g *store.Game, userID string) string {
 	me := game.X
 	if g.Players[game.O] == userID && g.Players[game.X] != userID {
 		me = game.O

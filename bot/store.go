@@ -11,9 +11,10 @@ import (
 // (GameStore) and challenges (ChallengeStore), settings the servers'
 // /ttt config (SettingsStore), the handlers of stats, leaderboard,
 // history and about the record (StatsStore), and Register the guilds with
-// commands of their own (CommandGuildStore). store.SQLite, store.Postgres
-// and store.Memory implement them all (Store). The store times its own
-// calls for the operator (store.Observe): the bot wraps nothing.
+// commands of their own (CommandGuildStore). New takes one of each
+// (Stores); store.SQLite, store.Postgres and store.Memory implement all
+// five (StoresOf). The store times its own calls for the operator
+// (store.Observe): the bot wraps nothing.
 
 // GameStore keeps each channel's current game. The bot loads it each time
 // it locks the channel, and saves every change, under that lock and before
@@ -71,11 +72,24 @@ type CommandGuildStore interface {
 	SetCommandGuild(ctx context.Context, guildID string, registered bool) error
 }
 
-// Store is all of the above: what New takes.
-type Store interface {
+// Stores is the store as New takes it: one field per part, each handed on
+// only to what uses it.
+type Stores struct {
+	Games         GameStore
+	Challenges    ChallengeStore
+	Settings      SettingsStore
+	Stats         StatsStore
+	CommandGuilds CommandGuildStore
+}
+
+// StoresOf returns Stores whose every part is st, for a store that keeps
+// all five.
+func StoresOf[S interface {
 	GameStore
 	ChallengeStore
 	SettingsStore
 	StatsStore
 	CommandGuildStore
+}](st S) Stores {
+	return Stores{Games: st, Challenges: st, Settings: st, Stats: st, CommandGuilds: st}
 }

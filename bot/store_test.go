@@ -60,14 +60,14 @@ func TestGameSurvivesRestart(t *testing.T) {
 	st := new(store.Memory)
 	rec := new(recorder)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	first := New(rec, st, DefaultConfig(), log)
+	first := New(rec, StoresOf(st), DefaultConfig(), log)
 	first.SetSelf("1000000000000000001")
 	first.serveIC(context.Background(), slashPayload(t, "start", []map[string]any{{"type": 3, "name": "difficulty", "value": "easy"}}, nil))
 	first.serveIC(context.Background(), slashPayload(t, "move", []map[string]any{intOpt("row", 1), intOpt("col", 1)}, nil))
 	shown := rec.last(t).Data.Content
 	first.Close()
 
-	second := New(rec, st, DefaultConfig(), log)
+	second := New(rec, StoresOf(st), DefaultConfig(), log)
 	second.SetSelf("1000000000000000001")
 	defer second.Close()
 	second.serveIC(context.Background(), slashPayload(t, "board", nil, nil))
@@ -95,7 +95,7 @@ func (*failingStore) Save(context.Context, *store.Game) error { return errors.Ne
 // and nothing changes.
 func TestSaveFailureChangesNothing(t *testing.T) {
 	rec := new(recorder)
-	b := New(rec, new(failingStore), DefaultConfig(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	b := New(rec, StoresOf(new(failingStore)), DefaultConfig(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	b.SetSelf("1000000000000000001")
 	defer b.Close()
 	ic := slashPayload(t, "start", nil, nil)
@@ -118,7 +118,7 @@ func (*stuckStore) Save(ctx context.Context, _ *store.Game) error {
 // told something went wrong instead of seeing "This interaction failed".
 func TestAnswerAfterTheHandlersTimeRanOut(t *testing.T) {
 	rec := new(recorder)
-	b := New(rec, new(stuckStore), DefaultConfig(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	b := New(rec, StoresOf(new(stuckStore)), DefaultConfig(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	b.SetSelf("1000000000000000001")
 	defer b.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
@@ -190,7 +190,7 @@ func TestDeletedDatabaseIsTold(t *testing.T) {
 	}
 	defer st.Close()
 	rec := new(recorder)
-	b := New(rec, st, DefaultConfig(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	b := New(rec, StoresOf(st), DefaultConfig(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	b.SetSelf("1000000000000000001")
 	defer b.Close()
 	b.serveIC(context.Background(), slashPayload(t, "start", nil, nil))
@@ -213,9 +213,19 @@ func (*unsureStore) Save(context.Context, *store.Game) error {
 // A save of unknown outcome is never told as a failure.
 func TestUnknownOutcomeIsTold(t *testing.T) {
 	rec := new(recorder)
-	b := New(rec, new(unsureStore), DefaultConfig(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	b := New(rec, StoresOf(new(unsureStore)), DefaultConfig(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	b.SetSelf("1000000000000000001")
 	defer b.Close()
 	b.serveIC(context.Background(), slashPayload(t, "start", nil, nil))
 	wantEphemeral(t, rec.last(t), english().T("error.outcome_unknown", nil))
+}
+
+// wholeStore is a store that keeps all five parts, as the test helpers
+// take it.
+type wholeStore interface {
+	GameStore
+	ChallengeStore
+	SettingsStore
+	StatsStore
+	CommandGuildStore
 }

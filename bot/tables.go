@@ -35,13 +35,13 @@ type tables struct {
 // upkeep is what tables tells the keeper of the Discord messages (boards)
 // when a game or a challenge changes without an interaction to answer.
 type upkeep interface {
-	// timedOut shows next, whose player to move just lost on time, on its
+	// showTimeout shows next, whose player to move just lost on time, on its
 	// board message.
-	timedOut(next *match)
+	showTimeout(next *match)
 	// deletePing deletes the ping id in channelID: its turn is over.
 	deletePing(channelID, id string)
-	// challengeExpired says on c's message that its time ran out.
-	challengeExpired(ctx context.Context, guildID, channelID string, c *openChallenge)
+	// showExpired says on c's message that its time ran out.
+	showExpired(ctx context.Context, guildID, channelID string, c *openChallenge)
 	// lookupLater learns, if the game needs it, the message of bd, the
 	// board of game gameID in channelID whose player to move loses at
 	// deadline.
@@ -261,9 +261,9 @@ func (t *tables) closeExpired(ctx context.Context, channelID, guildID string, c 
 		t.log.Error("could not close an expired challenge", "channel", channelID, "err", err)
 		return
 	}
-	t.starts.closed(c.From, c.ID)
+	t.starts.close(c.From, c.ID)
 	if closed {
-		t.upkeep.challengeExpired(ctx, guildID, channelID, c)
+		t.upkeep.showExpired(ctx, guildID, channelID, c)
 	}
 }
 
@@ -292,7 +292,7 @@ func (t *tables) claim(ctx context.Context, ch *channel, c *openChallenge) error
 		return fmt.Errorf("close the challenge: %w", err)
 	}
 	ch.clearChallenge()
-	t.starts.closed(c.From, c.ID)
+	t.starts.close(c.From, c.ID)
 	if !closed {
 		return refuse("challenge.no_longer_open", nil)
 	}
@@ -393,7 +393,7 @@ func (t *tables) armTurn(ch *channel, at time.Time) {
 	ch.stopTurnTimer()
 	ch.turnAt = at
 	id := ch.id
-	ch.turnTimer = t.run.afterFunc(at.Sub(t.now()), func() { t.turnTimedOut(id) })
+	ch.turnTimer = t.run.afterFunc(at.Sub(t.now()), func() { t.expireTurn(id) })
 }
 
 // timeOut ends ch's match: the player to move loses. The board message is
@@ -432,7 +432,7 @@ func (t *tables) timeOut(ctx context.Context, ch *channel) bool {
 		t.upkeep.deletePing(ch.match.Board.ChannelID, served)
 	}
 	ch.match = next
-	t.upkeep.timedOut(next)
+	t.upkeep.showTimeout(next)
 	return true
 }
 
@@ -575,11 +575,11 @@ func (t *tables) expireChallenge(channelID, id string) {
 	})
 }
 
-// turnTimedOut runs when a player's time may be up, and again to retry a
+// expireTurn runs when a player's time may be up, and again to retry a
 // timeout that could not be saved. Loading the channel ends a game whose
 // deadline has passed; a timer that lost a race with a move finds a later
 // deadline and re-arms.
-func (t *tables) turnTimedOut(channelID string) {
+func (t *tables) expireTurn(channelID string) {
 	t.onTimer(channelID, "turn timeout", func(ch *channel) {
 		ctx, cancel := context.WithTimeout(context.Background(), editWithin)
 		defer cancel()

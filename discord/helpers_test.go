@@ -117,7 +117,7 @@ func (r *rig) start(t *testing.T, o discord.Options) *process {
 		t.Fatalf("OpenWith() = %v", err)
 	}
 	p.gw = gw
-	p.bot = bot.New(gw.REST(), new(store.Memory), bot.DefaultConfig(), log)
+	p.bot = bot.New(gw.REST(), bot.StoresOf(new(store.Memory)), bot.DefaultConfig(), log)
 	p.bot.SetSelf(gw.Ready().UserID)
 	gw.Handle(func(i *discordgo.Interaction, resp discord.Responder) {
 		p.bot.Handle(i, resp)

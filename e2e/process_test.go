@@ -266,7 +266,7 @@ func emojiName(b discordtest.Button) string {
 }
 
 // replayStored replays the first k moves of g with the judge.
-func replayStored(g *store.Game, k int) (*game.Game, error) {
+func replayStored(g *store.Game, k int) (*game.Judge, error) {
 	moves := make([]game.Move, k)
 	for i, m := range g.Moves[:k] {
 		moves[i] = m.Move

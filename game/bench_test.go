@@ -10,7 +10,7 @@ import (
 // The benchmarks of this file time one move of three judges at n = 3, 100
 // and 1,000 (k = n), on the same sequence of moves:
 //
-//   - Game.Move, with its line counters: O(1);
+//   - Judge.Move, with its line counters: O(1);
 //   - the naive judge, which after every move recounts every row, column and
 //     diagonal of the board: O(n²);
 //   - the directional judge, which walks out from the new mark along its
@@ -83,13 +83,13 @@ var benchSizes = []int{3, 100, 1000}
 // batchGames returns how many games to play between two stops of the timer.
 func batchGames(n int) int { return max(1, 8192/(n*n)) }
 
-// BenchmarkMove times Game.Move with k = n: O(1) a move, no allocation.
+// BenchmarkMove times Judge.Move with k = n: O(1) a move, no allocation.
 func BenchmarkMove(b *testing.B) {
 	for _, n := range benchSizes {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			seq := drawSequence(n)
 			checkDraw(b, n, seq)
-			games := make([]*Game, batchGames(n))
+			games := make([]*Judge, batchGames(n))
 			for i := range games {
 				games[i], _ = New(n)
 				// One untimed game grows the history to its final size;
@@ -142,7 +142,7 @@ func noRunSequence(n int) []Cell {
 	return seq
 }
 
-// BenchmarkMoveWindows times Game.Move with k = 5 < n = 1,000: O(k) a move
+// BenchmarkMoveWindows times Judge.Move with k = 5 < n = 1,000: O(k) a move
 // (20 window masks and a walk of at most 4 cells each way), on
 // noRunSequence, which fills the board without a winner.
 func BenchmarkMoveWindows(b *testing.B) {
@@ -293,7 +293,7 @@ func BenchmarkMoveDirectional(b *testing.B) {
 // moves moves, still undecided: Medium against Medium when k < n, so that
 // the marks cluster as in a real game (and the positions do not depend on
 // Hard, whose cost is measured), and random moves when k = n.
-func midGame(b *testing.B, n, k, moves int) *Game {
+func midGame(b *testing.B, n, k, moves int) *Judge {
 	b.Helper()
 	for seed := uint64(1); seed < 100; seed++ {
 		r := rand.New(rand.NewPCG(seed, 0))
@@ -362,7 +362,7 @@ func BenchmarkComputerMove(b *testing.B) {
 func BenchmarkHardGame(b *testing.B) {
 	for _, tt := range []struct{ n, k int }{{7, 4}, {10, 5}, {15, 5}} {
 		b.Run(fmt.Sprintf("%dx%d,k=%d", tt.n, tt.n, tt.k), func(b *testing.B) {
-			var positions []*Game
+			var positions []*Judge
 			r := rand.New(rand.NewPCG(3, 4))
 			for game := range 4 {
 				g, err := New(tt.n, WinLength(tt.k))

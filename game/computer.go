@@ -84,7 +84,7 @@ func ParseLevel(s string) (Level, error) {
 // bounding box of the marks plus a margin, O(area) to set up): on one
 // core of a 2-core server at 15×15 with k = 5, about 25 ms a move on
 // average and under 100 ms at worst, see BenchmarkHardGame and TestRapfi.
-func ComputerMove(g *Game, l Level, r *rand.Rand) (Cell, error) {
+func ComputerMove(g *Judge, l Level, r *rand.Rand) (Cell, error) {
 	if l < Easy || l > Hard {
 		return Cell{}, fmt.Errorf("computer move: level %d: %w", l, ErrLevel)
 	}
@@ -111,7 +111,7 @@ func ComputerMove(g *Game, l Level, r *rand.Rand) (Cell, error) {
 
 // randomEmpty returns a uniformly random empty cell of g, or -1 if there
 // is none.
-func randomEmpty(g *Game, r *rand.Rand) int {
+func randomEmpty(g *Judge, r *rand.Rand) int {
 	free := len(g.board) - len(g.hist)
 	if free <= 0 {
 		return -1
@@ -139,7 +139,7 @@ func randomEmpty(g *Game, r *rand.Rand) int {
 
 // engine holds what one ComputerMove call needs.
 type engine struct {
-	g       *Game
+	g       *Judge
 	r       *rand.Rand
 	me, opp Player
 
@@ -193,7 +193,7 @@ func (c *cand) tier(hard bool) int {
 	return 0
 }
 
-func newEngine(g *Game, r *rand.Rand) *engine {
+func newEngine(g *Judge, r *rand.Rand) *engine {
 	e := &engine{g: g, r: r, me: g.Turn()}
 	e.opp = e.me.Other()
 	return e

@@ -10,7 +10,7 @@ import (
 )
 
 // play makes the move and fails the test if it is rejected.
-func play(t testing.TB, g *Game, c Cell) {
+func play(t testing.TB, g *Judge, c Cell) {
 	t.Helper()
 	if _, err := g.Play(c.Row, c.Col, g.Turn()); err != nil {
 		t.Fatalf("Play(%d,%d,%v) = %v; want nil", c.Row, c.Col, g.Turn(), err)
@@ -19,7 +19,7 @@ func play(t testing.TB, g *Game, c Cell) {
 
 // computer returns ComputerMove's cell, failing the test on an error or an
 // illegal cell, and checks that g did not change.
-func computer(t testing.TB, g *Game, l Level, r *rand.Rand) Cell {
+func computer(t testing.TB, g *Judge, l Level, r *rand.Rand) Cell {
 	t.Helper()
 	before := g.Clone()
 	c, err := ComputerMove(g, l, r)
@@ -36,7 +36,7 @@ func computer(t testing.TB, g *Game, l Level, r *rand.Rand) Cell {
 }
 
 // randomCell is the uniformly random player.
-func randomCell(g *Game, r *rand.Rand) Cell {
+func randomCell(g *Judge, r *rand.Rand) Cell {
 	i := randomEmpty(g, r)
 	return Cell{i / g.Size(), i % g.Size()}
 }
@@ -95,8 +95,8 @@ func TestHardNeverLoses3x3(t *testing.T) {
 			t.Run(fmt.Sprintf("hard=%v,seed=%d", hard, seed), func(t *testing.T) {
 				r := rand.New(rand.NewPCG(seed, 1))
 				var games, won int
-				var walk func(g *Game)
-				walk = func(g *Game) {
+				var walk func(g *Judge)
+				walk = func(g *Judge) {
 					if g.Status().over() {
 						games++
 						switch g.Winner() {
@@ -131,7 +131,7 @@ func TestHardNeverLoses3x3(t *testing.T) {
 // board builds a game from rows of 'X', 'O' and '.', the marks played
 // alternately (X first when the counts are equal or X has one more,
 // otherwise O first). The position must not be won.
-func board(t *testing.T, k int, rows ...string) *Game {
+func board(t *testing.T, k int, rows ...string) *Judge {
 	t.Helper()
 	var xs, os []Cell
 	for r, row := range rows {
@@ -304,7 +304,7 @@ func TestComputerWinsAndBlocks(t *testing.T) {
 // winningCells returns the empty cells where a mark of p would make k in a
 // row, found by walking out from each cell (independently of the engine's
 // window counts).
-func winningCells(g *Game, p Player) []Cell {
+func winningCells(g *Judge, p Player) []Cell {
 	n, k := g.Size(), g.WinLength()
 	var cells []Cell
 	for r := range n {
@@ -414,7 +414,7 @@ func TestComputerMoveErrors(t *testing.T) {
 	playAll(t, won, Cell{0, 0}, Cell{1, 0}, Cell{0, 1}, Cell{1, 1}, Cell{0, 2})
 	drawn := newGame(t, 3)
 	playAll(t, drawn, drawSequence(3)...)
-	for _, g := range []*Game{won, drawn} {
+	for _, g := range []*Judge{won, drawn} {
 		for _, l := range []Level{Easy, Medium, Hard} {
 			if _, err := ComputerMove(g, l, r); !errors.Is(err, ErrGameOver) {
 				t.Errorf("ComputerMove(%v) on a %v game = %v; want %v", l, g.Status(), err, ErrGameOver)

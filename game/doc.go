@@ -1,6 +1,6 @@
 // Package game is the judge of an n×n tic-tac-toe game and its computer
 // opponent. It is the core of tttbot, after LeetCode 348 ("Design
-// Tic-Tac-Toe"): [Game.Move] says after every move whether someone has won,
+// Tic-Tac-Toe"): [Judge.Move] says after every move whether someone has won,
 // in O(1) time whatever the size of the board.
 //
 // # Rules
@@ -16,7 +16,7 @@
 //
 // # Cost
 //
-// With k = n, [Game.Play] keeps per-player counters for every row, column and
+// With k = n, [Judge.Play] keeps per-player counters for every row, column and
 // the two diagonals, so a move touches at most four counters: O(1) time and
 // no allocation (the history grows amortised). With k < n a move updates the
 // k windows through the new cell in each of the four directions and walks at

@@ -37,7 +37,7 @@ func Example() {
 
 // Play is the typed variant of Move: it returns the status, and the
 // winning line can be highlighted once the game is won.
-func ExampleGame_Play() {
+func ExampleJudge_Play() {
 	g, _ := game.New(7, game.WinLength(4), game.FirstPlayer(game.O))
 	for _, c := range []game.Cell{{3, 3}, {0, 0}, {2, 4}, {0, 1}, {1, 5}, {6, 6}, {0, 6}} {
 		p := g.Turn()

@@ -53,7 +53,7 @@ func fieldMargin(k int) int { return k + 1 }
 
 // newField copies the part of g's board around its marks; g must have at
 // least one mark and 2 <= k < n.
-func newField(g *Game) *field {
+func newField(g *Judge) *field {
 	n, k := g.n, g.k
 	minR, minC, maxR, maxC := n, n, -1, -1
 	for _, h := range g.hist {

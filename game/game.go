@@ -11,7 +11,7 @@ import (
 // A 1000×1000 game keeps a 1 MB board, up to 4 MB of history when the board
 // is full, and for k < n about 1 MB of window state; beyond that a chat game
 // makes no sense and the memory of a bot holding many games would grow
-// without bound. The benchmarks measure [Game.Move] and [ComputerMove] at this
+// without bound. The benchmarks measure [Judge.Move] and [ComputerMove] at this
 // size, and the line counters are uint16, which this bound keeps far from
 // overflow.
 const MaxSize = 1000
@@ -173,15 +173,15 @@ type Move struct {
 // ([0]) and O marks ([1]) on it. uint16 suffices because n <= MaxSize.
 type lineCount [2]uint16
 
-// Game is the judge of one game: the board, whose turn it is, the status and
+// A Judge judges one game: the board, whose turn it is, the status and
 // the history.
 //
-// The zero Game is not usable; create one with New or Replay. All methods
-// run in O(1) except where their documentation says otherwise. A Game is not
+// The zero Judge is not usable; create one with New or Replay. All methods
+// run in O(1) except where their documentation says otherwise. A Judge is not
 // safe for concurrent use: methods that only read (everything but Move, Play
 // and Reset) may run concurrently with each other, but not with a move; the
 // caller serialises access (the bot holds one lock per channel).
-type Game struct {
+type Judge struct {
 	n, k  int
 	first Player
 
@@ -218,7 +218,7 @@ type Game struct {
 // New costs O(n²): it allocates the board (n² bytes) and, for k == n, 2n+2
 // line counters; for k < n it allocates 2 bits per window instead (about n²
 // bytes).
-func New(n int, opts ...Option) (*Game, error) {
+func New(n int, opts ...Option) (*Judge, error) {
 	if n < 1 || n > MaxSize {
 		return nil, fmt.Errorf("size %d (want 1 to %d): %w", n, MaxSize, ErrSize)
 	}
@@ -236,7 +236,7 @@ func New(n int, opts ...Option) (*Game, error) {
 		}
 		k = o.k
 	}
-	g := &Game{
+	g := &Judge{
 		n:     n,
 		k:     k,
 		first: o.first,
@@ -255,7 +255,7 @@ func New(n int, opts ...Option) (*Game, error) {
 }
 
 // lineTotal returns the number of lines (k == n) or windows (k < n).
-func (g *Game) lineTotal() int {
+func (g *Judge) lineTotal() int {
 	if g.k == g.n {
 		return 2*g.n + 2
 	}
@@ -265,7 +265,7 @@ func (g *Game) lineTotal() int {
 // Reset empties the board for a new game of the same size, win length and
 // first player, keeping the memory already allocated (for a rematch, and
 // for benchmarks). It costs O(n²) for clearing the board.
-func (g *Game) Reset() {
+func (g *Judge) Reset() {
 	clear(g.board)
 	g.hist = g.hist[:0]
 	g.status, g.winner = InProgress, None
@@ -281,7 +281,7 @@ func (g *Game) Reset() {
 // the 0-based row and col. It returns the winner after the move — 0 if
 // nobody has won yet, else 1 or 2 — and an error (with winner 0) if the move
 // is rejected, in which case the game is unchanged. See Play for the errors.
-func (g *Game) Move(row, col, player int) (winner int, err error) {
+func (g *Judge) Move(row, col, player int) (winner int, err error) {
 	if player != int(X) && player != int(O) {
 		return 0, fmt.Errorf("move %d,%d by player %d: %w", row, col, player, ErrBadPlayer)
 	}
@@ -302,7 +302,7 @@ func (g *Game) Move(row, col, player int) (winner int, err error) {
 //
 // Play costs O(1) when k == n and O(k) when k < n, and does not allocate
 // except when the history outgrows its capacity (amortised O(1)).
-func (g *Game) Play(row, col int, p Player) (Status, error) {
+func (g *Judge) Play(row, col int, p Player) (Status, error) {
 	if err := g.play(row, col, p); err != nil {
 		return g.status, fmt.Errorf("move %d,%d: %w", row, col, err)
 	}
@@ -311,7 +311,7 @@ func (g *Game) Play(row, col int, p Player) (Status, error) {
 
 // play is Play returning the bare sentinel, so that callers can add their
 // own context (Replay reports the move index).
-func (g *Game) play(row, col int, p Player) error {
+func (g *Judge) play(row, col int, p Player) error {
 	switch {
 	case !p.valid():
 		return ErrBadPlayer
@@ -349,7 +349,7 @@ func (g *Game) play(row, col int, p Player) error {
 // mark and reports whether one of them is now full of p's marks; the first
 // full one, in the order row, column, diagonal, anti-diagonal, is recorded
 // as the winning line. O(1).
-func (g *Game) markLines(row, col int, p Player) bool {
+func (g *Judge) markLines(row, col int, p Player) bool {
 	n := g.n
 	me := int(p - 1)
 	rowFull := g.bump(row, me)
@@ -373,7 +373,7 @@ func (g *Game) markLines(row, col int, p Player) bool {
 
 // bump adds a mark of player index me (0 for X, 1 for O) to line l and
 // reports whether the line is now full of that player's marks.
-func (g *Game) bump(l, me int) bool {
+func (g *Judge) bump(l, me int) bool {
 	c := &g.lines[l]
 	c[me]++
 	// The line stops being winnable when the first mark of its second
@@ -385,22 +385,22 @@ func (g *Game) bump(l, me int) bool {
 }
 
 // setWin records the winning line: k cells from start, step (dr, dc).
-func (g *Game) setWin(start Cell, dr, dc int) {
+func (g *Judge) setWin(start Cell, dr, dc int) {
 	g.winStart, g.winDR, g.winDC = start, dr, dc
 }
 
 // Size returns n, the number of rows and of columns.
-func (g *Game) Size() int { return g.n }
+func (g *Judge) Size() int { return g.n }
 
 // WinLength returns k, the number of marks in a row that wins.
-func (g *Game) WinLength() int { return g.k }
+func (g *Judge) WinLength() int { return g.k }
 
 // First returns the player who moved (or moves) first.
-func (g *Game) First() Player { return g.first }
+func (g *Judge) First() Player { return g.first }
 
 // At returns the mark at the 0-based row and col, None for an empty cell or
 // a cell outside the board.
-func (g *Game) At(row, col int) Player {
+func (g *Judge) At(row, col int) Player {
 	if row < 0 || row >= g.n || col < 0 || col >= g.n {
 		return None
 	}
@@ -409,7 +409,7 @@ func (g *Game) At(row, col int) Player {
 
 // Turn returns the player to move next, or None once the status is Won or
 // Draw. Players keep alternating in DecidedDraw.
-func (g *Game) Turn() Player {
+func (g *Judge) Turn() Player {
 	if g.status.over() {
 		return None
 	}
@@ -420,10 +420,10 @@ func (g *Game) Turn() Player {
 }
 
 // Status returns the status of the game.
-func (g *Game) Status() Status { return g.status }
+func (g *Judge) Status() Status { return g.status }
 
 // Winner returns the player who won, or None unless the status is Won.
-func (g *Game) Winner() Player { return g.winner }
+func (g *Judge) Winner() Player { return g.winner }
 
 // WinLine returns the k cells of the winning line in order along the line
 // (left to right, top to bottom), as a fresh slice, or nil unless the status
@@ -431,7 +431,7 @@ func (g *Game) Winner() Player { return g.winner }
 // column, diagonal and anti-diagonal; with k < n and a run longer than k it
 // returns the first k cells of the run, which always include the last move.
 // O(k).
-func (g *Game) WinLine() []Cell {
+func (g *Judge) WinLine() []Cell {
 	if g.status != Won {
 		return nil
 	}
@@ -443,7 +443,7 @@ func (g *Game) WinLine() []Cell {
 }
 
 // moveAt returns move i of the history.
-func (g *Game) moveAt(i int) Move {
+func (g *Judge) moveAt(i int) Move {
 	p := g.first
 	if i%2 == 1 {
 		p = p.Other()
@@ -454,7 +454,7 @@ func (g *Game) moveAt(i int) Move {
 
 // History returns the moves made so far, in order, as a fresh slice (nil
 // before the first move). O(number of moves).
-func (g *Game) History() []Move {
+func (g *Judge) History() []Move {
 	if len(g.hist) == 0 {
 		return nil
 	}
@@ -466,10 +466,10 @@ func (g *Game) History() []Move {
 }
 
 // Len returns the number of moves made.
-func (g *Game) Len() int { return len(g.hist) }
+func (g *Judge) Len() int { return len(g.hist) }
 
 // LastMove returns the latest move, and false before the first move.
-func (g *Game) LastMove() (Move, bool) {
+func (g *Judge) LastMove() (Move, bool) {
 	if len(g.hist) == 0 {
 		return Move{}, false
 	}
@@ -477,7 +477,7 @@ func (g *Game) LastMove() (Move, bool) {
 }
 
 // Clone returns a deep copy of g that shares no memory with it. O(n²).
-func (g *Game) Clone() *Game {
+func (g *Judge) Clone() *Judge {
 	c := *g
 	c.board = cloneSlice(g.board)
 	c.hist = cloneSlice(g.hist)
@@ -506,7 +506,7 @@ func cloneSlice[T any](s []T) []T {
 // and an error wrapping the sentinel that Play would have returned, with the
 // 0-based index of the move, e.g. "replay move 3: game: cell occupied".
 // O(len(history)) moves.
-func Replay(n int, history []Move, opts ...Option) (*Game, error) {
+func Replay(n int, history []Move, opts ...Option) (*Judge, error) {
 	g, err := New(n, opts...)
 	if err != nil {
 		return nil, err

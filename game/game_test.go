@@ -12,7 +12,7 @@ import (
 )
 
 // newGame returns New(n, opts...) and fails the test on an error.
-func newGame(t testing.TB, n int, opts ...Option) *Game {
+func newGame(t testing.TB, n int, opts ...Option) *Judge {
 	t.Helper()
 	g, err := New(n, opts...)
 	if err != nil {
@@ -23,7 +23,7 @@ func newGame(t testing.TB, n int, opts ...Option) *Game {
 
 // playAll plays the cells in order, players alternating, and fails the test
 // if a move is rejected.
-func playAll(t testing.TB, g *Game, cells ...Cell) {
+func playAll(t testing.TB, g *Judge, cells ...Cell) {
 	t.Helper()
 	for _, c := range cells {
 		play(t, g, c)
@@ -86,24 +86,24 @@ func TestNew(t *testing.T) {
 // TestMoveErrors checks each rejection, the order in which they are
 // checked, and that a rejected move changes nothing.
 func TestMoveErrors(t *testing.T) {
-	inProgress := func(t *testing.T) *Game { // X at (0,0), O to move
+	inProgress := func(t *testing.T) *Judge { // X at (0,0), O to move
 		g := newGame(t, 3)
 		playAll(t, g, Cell{0, 0})
 		return g
 	}
-	won := func(t *testing.T) *Game { // X won on the top row
+	won := func(t *testing.T) *Judge { // X won on the top row
 		g := newGame(t, 3)
 		playAll(t, g, Cell{0, 0}, Cell{1, 0}, Cell{0, 1}, Cell{1, 1}, Cell{0, 2})
 		return g
 	}
-	drawn := func(t *testing.T) *Game {
+	drawn := func(t *testing.T) *Judge {
 		g := newGame(t, 3)
 		playAll(t, g, drawSequence(3)...)
 		return g
 	}
 	tests := []struct {
 		name             string
-		game             func(*testing.T) *Game
+		game             func(*testing.T) *Judge
 		row, col, player int
 		want             error
 	}{

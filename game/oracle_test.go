@@ -10,7 +10,7 @@ import (
 // oracle is a brute-force judge: it keeps only the board and, after every
 // move, scans every length-k window of the board in the four directions for
 // a win and for windows still winnable. It is slow (O(n²k) a move) and too
-// simple to be wrong, which makes it the reference for Game.
+// simple to be wrong, which makes it the reference for Judge.
 type oracle struct {
 	n, k   int
 	first  Player
@@ -112,7 +112,7 @@ func (o *oracle) windows(f func([]Cell)) {
 // the oracle, and checks that a rejected move changed nothing (before is a
 // clone of g taken before the attempt). describe names the attempt; it is
 // called only on failure, which keeps the exhaustive walk fast.
-func checkAgainst(t *testing.T, describe func() string, g, before *Game, o *oracle, gotW int, gotErr error, wantW int, wantErr error) {
+func checkAgainst(t *testing.T, describe func() string, g, before *Judge, o *oracle, gotW int, gotErr error, wantW int, wantErr error) {
 	t.Helper()
 	if gotW != wantW || !sameErr(gotErr, wantErr) {
 		t.Fatalf("%s = %d, %v; want %d, %v", describe(), gotW, gotErr, wantW, wantErr)
@@ -148,7 +148,7 @@ func sameErr(got, want error) bool {
 // validWinLine checks WinLine: nil unless Won; otherwise k cells, in order
 // along one of the four directions, all of the winner's, including the last
 // move.
-func validWinLine(g *Game) error {
+func validWinLine(g *Judge) error {
 	line := g.WinLine()
 	if g.Status() != Won {
 		if line != nil {
@@ -191,8 +191,8 @@ func validWinLine(g *Game) error {
 func TestExhaustive3x3(t *testing.T) {
 	t.Parallel()
 	var got [3]int // draws, X wins, O wins
-	var walk func(g *Game, o *oracle)
-	walk = func(g *Game, o *oracle) {
+	var walk func(g *Judge, o *oracle)
+	walk = func(g *Judge, o *oracle) {
 		p := g.Turn()
 		for r := 0; r < 3; r++ {
 			for c := 0; c < 3; c++ {
@@ -242,8 +242,8 @@ func TestExhaustiveSmall(t *testing.T) {
 				t.Skip("too slow under the race detector; run without -race")
 			}
 			games := 0
-			var walk func(g *Game, o *oracle)
-			walk = func(g *Game, o *oracle) {
+			var walk func(g *Judge, o *oracle)
+			walk = func(g *Judge, o *oracle) {
 				for i := range tt.n * tt.n {
 					r, c := i/tt.n, i%tt.n
 					if g.At(r, c) != None {

@@ -343,7 +343,7 @@ func (e *pbrain) play(l Level, info string, opening []Cell, side int, seed uint6
 
 // move asks the engine for its move in g (its turn): the whole position,
 // in the order played, as BOARD (x is the column; 1 the engine's stones).
-func (e *pbrain) move(g *Game) (Cell, error) {
+func (e *pbrain) move(g *Judge) (Cell, error) {
 	lines := []string{"BOARD"}
 	for _, m := range g.History() {
 		who := 2
@@ -373,7 +373,7 @@ func (e *pbrain) close() {
 }
 
 // historyCells returns g's moves as row,col pairs separated by spaces.
-func historyCells(g *Game) string {
+func historyCells(g *Judge) string {
 	var b strings.Builder
 	for j, m := range g.History() {
 		if j > 0 {

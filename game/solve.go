@@ -107,7 +107,7 @@ func zobrist(i int, p Player) uint64 {
 
 // newSolver prepares the exact search of g, giving up after limit nodes
 // (limit <= 0: never).
-func newSolver(g *Game, limit int) *solver {
+func newSolver(g *Judge, limit int) *solver {
 	n, k := g.n, g.k
 	s := &solver{n: n, k: k, board: slices.Clone(g.board), limit: limit}
 	s.empties = make([]int, 0, len(g.board)-len(g.hist))

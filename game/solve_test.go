@@ -251,7 +251,7 @@ type proofJob struct {
 type proofChecker struct {
 	b     *bruteSolver
 	n, k  int
-	games []*Game
+	games []*Judge
 	hist  []int
 	board []Player
 }
@@ -281,13 +281,13 @@ func (c *proofChecker) check(j proofJob) string {
 }
 
 // game returns the game after the moves hist, from X's first move.
-func (c *proofChecker) game(hist []int) (*Game, error) {
+func (c *proofChecker) game(hist []int) (*Judge, error) {
 	if c.games == nil {
 		g, err := New(c.n, WinLength(c.k))
 		if err != nil {
 			return nil, err
 		}
-		c.games = []*Game{g}
+		c.games = []*Judge{g}
 	}
 	same := 0
 	for same < len(hist) && same < len(c.hist) && hist[same] == c.hist[same] {

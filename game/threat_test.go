@@ -72,7 +72,7 @@ func TestHardStopsFours(t *testing.T) {
 		positions = 8
 	}
 	r := rand.New(rand.NewPCG(15, 5))
-	vcf := func(g *Game, a Player) bool {
+	vcf := func(g *Judge, a Player) bool {
 		s := &searcher{f: newField(g), me: a, limit: 1 << 30}
 		_, won, _ := s.threatSearch(a, vcfDepth, false, 200_000)
 		return won

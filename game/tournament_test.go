@@ -18,11 +18,11 @@ var (
 // player chooses a move in a game; r is its source of randomness.
 type player struct {
 	name string
-	move func(g *Game, r *rand.Rand) Cell
+	move func(g *Judge, r *rand.Rand) Cell
 }
 
 func levelPlayer(l Level) player {
-	return player{l.String(), func(g *Game, r *rand.Rand) Cell {
+	return player{l.String(), func(g *Judge, r *rand.Rand) Cell {
 		c, err := ComputerMove(g, l, r)
 		if err != nil {
 			panic(err) // the tournament only asks in games in progress
@@ -35,7 +35,7 @@ func levelPlayer(l Level) player {
 // with the most windows through it that it can still complete (ties at
 // random). It reads the board cell by cell and shares no code with the
 // engine.
-var greedy = player{"greedy", func(g *Game, r *rand.Rand) Cell {
+var greedy = player{"greedy", func(g *Judge, r *rand.Rand) Cell {
 	me := g.Turn()
 	if w := winningCells(g, me); len(w) > 0 {
 		return w[r.IntN(len(w))]

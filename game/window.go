@@ -22,7 +22,7 @@ func windowTotal(n, k int) int {
 
 // initWindows allocates the window masks, 2 bits a window. Window indices
 // per direction are those of windowIndex.
-func (g *Game) initWindows() {
+func (g *Judge) initWindows() {
 	n, m := g.n, g.n-g.k+1
 	counts := [4]int{n * m, m * n, m * m, m * m}
 	for d, c := range counts {
@@ -40,7 +40,7 @@ func (g *Game) initWindows() {
 // (whose first cell is its top-right one) r*m+(c-k+1). The window starting
 // i cells back from (row, col) contains it for 0 <= i < k; the bounds below
 // are those i for which that window lies on the board.
-func (g *Game) markWindows(row, col int, p Player) {
+func (g *Judge) markWindows(row, col int, p Player) {
 	n, k, m := g.n, g.k, g.n-g.k+1
 	bit := uint8(p) // X sets bit 0 and O bit 1
 
@@ -63,7 +63,7 @@ func (g *Game) markWindows(row, col int, p Player) {
 }
 
 // markWindow sets bit in the 2-bit mask of window w of direction d.
-func (g *Game) markWindow(d, w int, bit uint8) {
+func (g *Judge) markWindow(d, w int, bit uint8) {
 	b := &g.masks[d][w>>2]
 	shift := uint(w&3) * 2
 	old := *b >> shift & 3
@@ -78,7 +78,7 @@ func (g *Game) markWindow(d, w int, bit uint8) {
 // scanWin walks out from p's new mark at (row, col) in each direction, at
 // most k-1 cells each way, and reports whether it made a run of at least k;
 // it records the first such run (first k cells) as the winning line. O(k).
-func (g *Game) scanWin(row, col int, p Player) bool {
+func (g *Judge) scanWin(row, col int, p Player) bool {
 	for _, d := range dirs {
 		back := run(g.board, g.n, g.k-1, row, col, -d.dr, -d.dc, p)
 		fwd := run(g.board, g.n, g.k-1, row, col, d.dr, d.dc, p)

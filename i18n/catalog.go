@@ -8,7 +8,7 @@
 // language is shown in English, and a key missing everywhere is shown as
 // the key itself, so a catalog mistake never fails an answer.
 //
-// A Catalog is built once and shared; a Localizer is what a handler asks
+// A Catalog is built once and shared; a Language is what a handler asks
 // for with the locales of its interaction (discordgo gives the guild's as
 // a pointer, nil outside a guild):
 //
@@ -45,12 +45,12 @@ var locales embed.FS
 var unmarshal = map[string]goi18n.UnmarshalFunc{"toml": toml.Unmarshal}
 
 // A Catalog holds the texts of every shipped language. English, the
-// fallback, is parsed by New; every other language when a Localizer of it
+// fallback, is parsed by New; every other language when it
 // is first asked for, so that a bot whose players all speak one language
 // keeps one language in memory (each parsed language holds about 0.25 MB).
 //
 // Build it with New; the zero Catalog holds nothing and is not usable,
-// but a nil *Catalog is: For gives the nil Localizer (every text is its
+// but a nil *Catalog is: For gives the nil Language (every text is its
 // key) and Localizations nil, so that a program whose catalog failed to
 // parse can still answer while it reports the error. A Catalog is safe
 // for concurrent use.
@@ -63,10 +63,10 @@ type Catalog struct {
 	// langs has one entry per shipped language; the map never changes
 	// after New, its entries parse themselves once.
 	langs   map[language.Tag]*lang
-	english *Localizer
+	english *Language
 
 	// mu guards bundle: go-i18n's Bundle must not change while a
-	// Localizer reads it, and a language parsed late adds its texts.
+	// Language reads it, and a language parsed late adds its texts.
 	mu     sync.RWMutex
 	bundle *goi18n.Bundle
 }
@@ -86,11 +86,11 @@ type lang struct {
 	texts map[string]fileText
 }
 
-// parsed is a language once parsed: its messages and its Localizer, or
+// parsed is a language once parsed: its messages and its Language, or
 // why its file could not be parsed (then For gives English).
 type parsed struct {
 	messages messageSet
-	loc      *Localizer
+	loc      *Language
 	err      error
 }
 
@@ -177,8 +177,8 @@ func (c *Catalog) parse(l *lang) *parsed {
 	if c.english != nil {
 		base, english = c.langs[language.English].parsed.Load().messages, c.english.loc
 	}
-	loc := &Localizer{
-		lang:    l.tag,
+	loc := &Language{
+		tag:     l.tag,
 		loc:     goi18n.NewLocalizer(c.bundle, l.tag.String()),
 		english: english,
 		mu:      &c.mu,
@@ -221,9 +221,9 @@ func (c *Catalog) read(l *lang) (messageSet, *goi18n.MessageFile, error) {
 	return byKey, f, nil
 }
 
-// localizer returns the Localizer of a shipped language, parsing the
+// languageOf returns the Language of a shipped language, parsing the
 // language if need be, or English's if it cannot be parsed.
-func (c *Catalog) localizer(tag language.Tag) *Localizer {
+func (c *Catalog) languageOf(tag language.Tag) *Language {
 	l := c.langs[tag]
 	if l == nil {
 		return c.english
@@ -243,7 +243,7 @@ func (c *Catalog) messages(tag language.Tag) messageSet {
 	return nil
 }
 
-// For returns the Localizer for the first non-empty locale: pass the
+// For returns the Language for the first non-empty locale: pass the
 // user's locale, then the guild's (for a message everyone in the channel
 // sees, the guild's first: a DM has none). The first non-empty one
 // decides even when the catalog does not speak it, and then the answer is
@@ -256,13 +256,13 @@ func (c *Catalog) messages(tag language.Tag) messageSet {
 // language. The first For of a language parses it (a few milliseconds);
 // after that For costs a map lookup for a Discord locale, a language match
 // for any other tag, and allocates nothing.
-func (c *Catalog) For(locales ...string) *Localizer {
+func (c *Catalog) For(locales ...string) *Language {
 	if c == nil {
 		return nil
 	}
 	for _, l := range locales {
 		if l != "" {
-			return c.localizer(c.match(l))
+			return c.languageOf(c.match(l))
 		}
 	}
 	return c.english
@@ -385,7 +385,7 @@ func (c *Catalog) text(tag language.Tag, key string) (string, bool) {
 	case t.plain:
 		return t.text, true
 	}
-	return c.localizer(tag).T(key, nil), true
+	return c.languageOf(tag).T(key, nil), true
 }
 
 // A fileText is a text of a language not parsed, for Localizations.

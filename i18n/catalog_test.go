@@ -187,8 +187,8 @@ func TestFor(t *testing.T) {
 		{[]string{"xx"}, "en"},
 	}
 	for _, tt := range tests {
-		if got := c.For(tt.locales...).Lang(); got != tt.want {
-			t.Errorf("For(%q).Lang() = %q; want %q", tt.locales, got, tt.want)
+		if got := c.For(tt.locales...).Tag(); got != tt.want {
+			t.Errorf("For(%q).Tag() = %q; want %q", tt.locales, got, tt.want)
 		}
 	}
 }
@@ -205,8 +205,8 @@ func TestForEveryDiscordLocale(t *testing.T) {
 		if want == "" {
 			want = "en"
 		}
-		if got := c.For(locale).Lang(); got != want {
-			t.Errorf("For(%q).Lang() = %q; want %q", locale, got, want)
+		if got := c.For(locale).Tag(); got != want {
+			t.Errorf("For(%q).Tag() = %q; want %q", locale, got, want)
 		}
 	}
 	// discordgo's list is a subset of ours.
@@ -317,15 +317,15 @@ func TestFallback(t *testing.T) {
 }
 
 func TestNilLocalizer(t *testing.T) {
-	for _, l := range []*Localizer{nil, {}} {
+	for _, l := range []*Language{nil, {}} {
 		if got := l.T("button.accept", nil); got != "button.accept" {
 			t.Errorf("%#v.T(button.accept) = %q; want the key", l, got)
 		}
 		if got := l.N("count.games", 2, nil); got != "count.games" {
 			t.Errorf("%#v.N(count.games) = %q; want the key", l, got)
 		}
-		if got := l.Lang(); got != "en" {
-			t.Errorf("%#v.Lang() = %q; want en", l, got)
+		if got := l.Tag(); got != "en" {
+			t.Errorf("%#v.Tag() = %q; want en", l, got)
 		}
 	}
 }
@@ -442,7 +442,7 @@ func (o *openCounter) files() string {
 	return strings.Join(s, " ")
 }
 
-// A language's file is read when a Localizer of it is first asked for,
+// A language's file is read when that language is first asked for,
 // once, and not before: a bot whose players speak English never holds the
 // seven other languages in memory (about 1.6 MB of its heap).
 func TestLanguagesParsedOnFirstUse(t *testing.T) {
@@ -497,7 +497,7 @@ func TestLocalizationsParseNoLanguage(t *testing.T) {
 	}
 	all := newCatalog(t)
 	for _, tag := range all.tags {
-		all.localizer(tag)
+		all.languageOf(tag)
 	}
 	for key := range c.messages(language.English) {
 		if got, want := c.Localizations(key), all.Localizations(key); !mapsEqual(got, want) {

@@ -262,7 +262,7 @@ func sample(c *Catalog, key string, count int) map[string]any {
 
 // checkTemplates runs every form of every text with sample data, as
 // go-i18n runs it (text/template, missing keys shown as "<no value>"), and
-// runs each text through the Localizer once for each form a whole number
+// runs each text through the Language once for each form a whole number
 // picks, which must give the same text without any error.
 func checkTemplates(c *Catalog) []string {
 	var problems []string
@@ -295,7 +295,7 @@ func checkTemplates(c *Catalog) []string {
 				case plural(c, key):
 					lc.PluralCount = count
 				}
-				got, err := c.localizer(lang).loc.Localize(lc)
+				got, err := c.languageOf(lang).loc.Localize(lc)
 				if err != nil {
 					problems = append(problems, fmt.Sprintf("%s: %s with count %d: %v", lang, key, count, err))
 				} else if got != direct {

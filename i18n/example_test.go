@@ -21,7 +21,7 @@ func Example() {
 	data := map[string]any{"Mark": "⭕", "Player": "<@42>"}
 	for _, userLocale := range []string{"en-US", "de"} {
 		l := catalog.For(userLocale, "fr")
-		fmt.Printf("%s: %s\n", l.Lang(), l.T("move.not_your_turn", data))
+		fmt.Printf("%s: %s\n", l.Tag(), l.T("move.not_your_turn", data))
 	}
 	// Output:
 	// en: It's not your turn: ⭕ <@42> is to move.
@@ -30,7 +30,7 @@ func Example() {
 
 // A counted text takes the plural form its language needs for the count,
 // and a count can be a placeholder of a bigger text.
-func ExampleLocalizer_N() {
+func ExampleLanguage_N() {
 	catalog, err := i18n.New()
 	if err != nil {
 		log.Fatal(err)

@@ -14,7 +14,7 @@ func TestSimpleTextsAsTemplates(t *testing.T) {
 	c := newCatalog(t)
 	filled := 0
 	for _, tag := range c.tags {
-		l := c.localizer(tag)
+		l := c.languageOf(tag)
 		if len(l.simple) == 0 {
 			t.Fatalf("%s: no simple text at all", tag)
 		}

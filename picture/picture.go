@@ -68,7 +68,7 @@ var (
 // For a 10×10 board Draw writes 15 to 25 KB and takes under 10 ms on a
 // small server, three quarters of it in the standard library's PNG encoder
 // (see BenchmarkDraw10x10 and BenchmarkRender10x10).
-func Draw(w io.Writer, g *game.Game) error {
+func Draw(w io.Writer, g *game.Judge) error {
 	img, err := Render(g)
 	if err != nil {
 		return err
@@ -108,10 +108,10 @@ func (b *bufferPool) Put(e *png.EncoderBuffer) { b.p.Put(e) }
 // pixels up to MaxSize. Render costs O(n²) and allocates the image, 4 bytes
 // a pixel (1.2 MB for 10×10), and a few small buffers.
 //
-// Render only reads g; like any reader of a Game it must not run
+// Render only reads g; like any reader of a game.Judge it must not run
 // concurrently with a move. It is safe to call concurrently on different
 // games, or on the same game between moves.
-func Render(g *game.Game) (*image.RGBA, error) {
+func Render(g *game.Judge) (*image.RGBA, error) {
 	n := g.Size()
 	if n > MaxSize {
 		return nil, fmt.Errorf("size %d (want at most %d): %w", n, MaxSize, ErrSize)

@@ -18,7 +18,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // play replays moves on an n×n board with win length k, X first.
-func play(t testing.TB, n, k int, moves ...game.Cell) *game.Game {
+func play(t testing.TB, n, k int, moves ...game.Cell) *game.Judge {
 	t.Helper()
 	hist := make([]game.Move, len(moves))
 	p := game.X
@@ -36,7 +36,7 @@ func play(t testing.TB, n, k int, moves ...game.Cell) *game.Game {
 // playing10 is a 10×10 game, 5 in a row, in progress: X has four in row 7
 // that O has blocked, X has just played the top-right corner (0, 9) and O
 // the bottom-left one (9, 0), 0-based, the last move.
-func playing10(t testing.TB) *game.Game {
+func playing10(t testing.TB) *game.Judge {
 	return play(t, 10, 5,
 		game.Cell{Row: 4, Col: 4}, game.Cell{Row: 4, Col: 5},
 		game.Cell{Row: 5, Col: 5}, game.Cell{Row: 3, Col: 3},
@@ -52,7 +52,7 @@ func playing10(t testing.TB) *game.Game {
 
 // won10 is a 10×10 game, 5 in a row, that X won on a diagonal from (2, 3)
 // to (6, 7), 0-based, the last move being (6, 7).
-func won10(t testing.TB) *game.Game {
+func won10(t testing.TB) *game.Judge {
 	return play(t, 10, 5,
 		game.Cell{Row: 4, Col: 5}, game.Cell{Row: 4, Col: 4},
 		game.Cell{Row: 3, Col: 4}, game.Cell{Row: 5, Col: 5},
@@ -67,7 +67,7 @@ func won10(t testing.TB) *game.Game {
 //	X O X
 //	X O O
 //	O X X
-func draw3(t testing.TB) *game.Game {
+func draw3(t testing.TB) *game.Judge {
 	return play(t, 3, 3,
 		game.Cell{Row: 0, Col: 0}, game.Cell{Row: 0, Col: 1},
 		game.Cell{Row: 0, Col: 2}, game.Cell{Row: 1, Col: 1},
@@ -78,7 +78,7 @@ func draw3(t testing.TB) *game.Game {
 }
 
 // wonRow9 is a 9×9 game, 5 in a row, that O won along row 5 (index 4).
-func wonRow9(t testing.TB) *game.Game {
+func wonRow9(t testing.TB) *game.Judge {
 	return play(t, 9, 5,
 		game.Cell{Row: 0, Col: 0}, game.Cell{Row: 4, Col: 2},
 		game.Cell{Row: 0, Col: 1}, game.Cell{Row: 4, Col: 3},
@@ -92,7 +92,7 @@ func wonRow9(t testing.TB) *game.Game {
 func TestGolden(t *testing.T) {
 	tests := []struct {
 		name string
-		game func(testing.TB) *game.Game
+		game func(testing.TB) *game.Judge
 	}{
 		{"10x10-playing", playing10},
 		{"10x10-won", won10},
@@ -200,7 +200,7 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
-func render(t *testing.T, g *game.Game) *image.RGBA {
+func render(t *testing.T, g *game.Judge) *image.RGBA {
 	t.Helper()
 	img, err := Render(g)
 	if err != nil {

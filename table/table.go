@@ -63,7 +63,7 @@ type Match struct {
 	Players   [3]string   // user ids, indexed by game.X and game.O
 	Computer  game.Player // the side the computer plays, or game.None
 	Level     game.Level
-	Judge     *game.Game
+	Judge     *game.Judge
 	Times     []time.Time // when each move of Judge's history was made
 	End       game.Ending
 	Loser     game.Player // for game.EndResigned and game.EndTimeout

@@ -8,32 +8,32 @@ import (
 	"golang.org/x/text/language"
 )
 
-// A Localizer writes the catalog's texts in one language, falling back to
+// A Language writes the catalog's texts in one language, falling back to
 // English. Get one from Catalog.For; it is shared and safe for concurrent
-// use. A nil Localizer (or the zero one) still answers: every text is its
-// key, and Lang is "en".
+// use. A nil Language (or the zero one) still answers: every text is its
+// key, and Tag is "en".
 //
 // Data fills the {{.Name}} placeholders of a text: mentions ("<@42>"),
 // emoji, numbers, Unix times, or texts already localized with the same
-// Localizer (a duration, a count, a level). Every placeholder of a text
+// Language (a duration, a count, a level). Every placeholder of a text
 // needs a value; a missing one shows as "<no value>".
-type Localizer struct {
-	lang    language.Tag
-	loc     *goi18n.Localizer // lang, falling back to English per key
+type Language struct {
+	tag     language.Tag
+	loc     *goi18n.Localizer // tag's texts, falling back to English per key
 	english *goi18n.Localizer
 	mu      *sync.RWMutex // the Catalog's: read-locked while loc or english reads their bundle
-	// simple are the texts T fills without go-i18n, by key: lang's, or
-	// English's where lang lacks the key.
+	// simple are the texts T fills without go-i18n, by key: tag's, or
+	// English's where tag lacks the key.
 	simple map[string]*simple
 }
 
-// Lang returns the language this Localizer writes, as a BCP 47 tag of the
+// Tag returns the language l writes, as a BCP 47 tag of the
 // catalog: "en", "de", "es", "fr", "ja", "pt-BR", "ru" or "zh-Hans".
-func (l *Localizer) Lang() string {
+func (l *Language) Tag() string {
 	if l == nil || l.loc == nil {
 		return language.English.String()
 	}
-	return l.lang.String()
+	return l.tag.String()
 }
 
 // T returns the text of key, with data in its placeholders.
@@ -43,7 +43,7 @@ func (l *Localizer) Lang() string {
 // A text whose only actions are {{.Name}} placeholders filled with
 // strings or integers costs one allocation; any other, one template
 // execution.
-func (l *Localizer) T(key string, data map[string]any) string {
+func (l *Language) T(key string, data map[string]any) string {
 	if l != nil {
 		if s := l.simple[key]; s != nil {
 			if text, ok := s.fill(data); ok {
@@ -59,14 +59,14 @@ func (l *Localizer) T(key string, data map[string]any) string {
 // data in its placeholders. {{.Count}} is count unless data sets Count.
 // It falls back as T does; a plural form the language lacks gives its
 // "other" form.
-func (l *Localizer) N(key string, count int, data map[string]any) string {
+func (l *Language) N(key string, count int, data map[string]any) string {
 	d := make(map[string]any, len(data)+1)
 	d["Count"] = count
 	maps.Copy(d, data)
 	return l.localize(&goi18n.LocalizeConfig{MessageID: key, TemplateData: d, PluralCount: count})
 }
 
-func (l *Localizer) localize(lc *goi18n.LocalizeConfig) string {
+func (l *Language) localize(lc *goi18n.LocalizeConfig) string {
 	if l == nil || l.loc == nil {
 		return lc.MessageID
 	}

@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
-	"github.com/tttbot/tttbot/internal/logtest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tttbot/tttbot/discord/discordtest"
+	"github.com/tttbot/tttbot/internal/logtest"
 )
 
 // bots starts and stops serve on one fake Discord and one database.

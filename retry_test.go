@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"github.com/tttbot/tttbot/internal/logtest"
 	"log/slog"
 	"net"
 	"net/http"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tttbot/tttbot/discord/discordtest"
+	"github.com/tttbot/tttbot/internal/logtest"
 )
 
 // testConfig is the configuration loadConfig makes of vars, with a fresh
@@ -118,23 +118,41 @@ func TestStartRetrySucceeds(t *testing.T) {
 		up.Store(true)
 		return nil
 	}
-	var logs logtest.Buffer
+	bot := serveReady(t, cfg)
+	logs := bot.logs
+	bot.stop()
+	if err := <-bot.done; err != nil {
+		t.Errorf("serve = %v; want nil after a clean stop", err)
+	}
+	if n := strings.Count(logs.String(), "trying again"); pauses != 1 || n != 1 {
+		t.Errorf("%d pauses, %d lines that say it tries again; want 1 and 1\n%s", pauses, n, logs.String())
+	}
+}
+
+// served is serve running in the background: its log, stop (which does
+// what SIGTERM does) and what serve returned.
+type served struct {
+	logs *logtest.Buffer
+	stop context.CancelFunc
+	done <-chan error
+}
+
+// serveReady runs serve with cfg in the background, stopped when the test
+// ends at the latest, and waits up to 30 s until its log says it is ready.
+func serveReady(t *testing.T, cfg config) served {
+	t.Helper()
+	logs := new(logtest.Buffer)
 	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
 	done := make(chan error, 1)
-	go func() { done <- serve(ctx, cfg, newTestLog(&logs)) }()
+	go func() { done <- serve(ctx, cfg, newTestLog(logs)) }()
 	wctx, wcancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer wcancel()
 	if err := logs.WaitFor(wctx, "msg=ready"); err != nil {
 		cancel()
 		t.Fatalf("%v\nlog:\n%s", err, logs.String())
 	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Errorf("serve = %v; want nil after a clean stop", err)
-	}
-	if n := strings.Count(logs.String(), "trying again"); pauses != 1 || n != 1 {
-		t.Errorf("%d pauses, %d lines that say it tries again; want 1 and 1\n%s", pauses, n, logs.String())
-	}
+	return served{logs: logs, stop: cancel, done: done}
 }
 
 // newTestLog logs at debug level to w, as LOG_LEVEL=debug does.

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"github.com/tttbot/tttbot/internal/logtest"
 	"io"
 	"net"
 	"net/http"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/tttbot/tttbot/discord/discordtest"
+	"github.com/tttbot/tttbot/internal/logtest"
 )
 
 // postPing writes a signed PING to the endpoint on c and reads the answer.
@@ -54,16 +54,8 @@ func TestShutdownDrains(t *testing.T) {
 		<-release
 		return nil
 	}
-	var logs logtest.Buffer
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- serve(ctx, cfg, newTestLog(&logs)) }()
-	wctx, wcancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer wcancel()
-	if err := logs.WaitFor(wctx, "msg=ready"); err != nil {
-		t.Fatalf("%v\nlog:\n%s", err, logs.String())
-	}
+	bot := serveReady(t, cfg)
+	logs := bot.logs
 	endpoint, metrics := logtest.ReadyAddr(t, logs.String(), "interactions"), logtest.ReadyAddr(t, logs.String(), "metrics")
 
 	c, err := net.Dial("tcp", endpoint)
@@ -76,7 +68,7 @@ func TestShutdownDrains(t *testing.T) {
 		t.Fatalf("PING before SIGTERM: %v, %v; want 200 on a kept-alive connection", resp, err)
 	}
 
-	cancel() // SIGTERM
+	bot.stop() // SIGTERM
 	select {
 	case <-draining:
 	case <-time.After(10 * time.Second):
@@ -90,7 +82,7 @@ func TestShutdownDrains(t *testing.T) {
 		t.Errorf("PING on the kept-alive connection after SIGTERM: %v, %v; want 200 and Connection: close", resp, err)
 	}
 	close(release)
-	if err := <-done; err != nil {
+	if err := <-bot.done; err != nil {
 		t.Errorf("serve = %v; want nil after SIGTERM", err)
 	}
 }
@@ -126,16 +118,10 @@ func TestShutdownWithStalledDiscord(t *testing.T) {
 	cfg := testConfig(t, map[string]string{"DISCORD_TOKEN": srv.Token, "DISCORD_GUILD_ID": guild,
 		"DISCORD_API_URL": proxy.URL + strings.TrimPrefix(srv.APIURL, target.String())})
 	cfg.haltRESTAfter = 100 * time.Millisecond
-	var logs logtest.Buffer
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- serve(ctx, cfg, newTestLog(&logs)) }()
+	bot := serveReady(t, cfg)
+	logs := bot.logs
 	wctx, wcancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer wcancel()
-	if err := logs.WaitFor(wctx, "msg=ready"); err != nil {
-		t.Fatalf("%v\nlog:\n%s", err, logs.String())
-	}
 	stalled.Store(true)
 	// /ttt board draws the board again and deletes the old one in the
 	// background: that call gets stuck in Discord.
@@ -154,9 +140,9 @@ func TestShutdownWithStalledDiscord(t *testing.T) {
 	case <-wctx.Done():
 		t.Fatalf("no background edit reached Discord\nlog:\n%s", logs.String())
 	}
-	cancel() // SIGTERM
+	bot.stop() // SIGTERM
 	select {
-	case err := <-done:
+	case err := <-bot.done:
 		if err != nil {
 			t.Errorf("serve = %v; want nil after SIGTERM", err)
 		}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"github.com/tttbot/tttbot/internal/logtest"
 	"io"
 	"net"
 	"net/http"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tttbot/tttbot/discord/discordtest"
+	"github.com/tttbot/tttbot/internal/logtest"
 )
 
 // silentDatabase listens like a PostgreSQL server that accepts

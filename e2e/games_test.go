@@ -11,7 +11,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/tttbot/tttbot/internal/logtest"
 	"io"
 	"maps"
 	"net/http"
@@ -26,6 +25,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 	"github.com/tttbot/tttbot/bot"
 	"github.com/tttbot/tttbot/discord/discordtest"
+	"github.com/tttbot/tttbot/internal/logtest"
 )
 
 type harness struct {

@@ -16,7 +16,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/tttbot/tttbot/internal/logtest"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -32,6 +31,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 	"github.com/tttbot/tttbot/discord/discordtest"
 	"github.com/tttbot/tttbot/game"
+	"github.com/tttbot/tttbot/internal/logtest"
 	"github.com/tttbot/tttbot/store"
 )
 

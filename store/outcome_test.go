@@ -26,6 +26,22 @@ type commitProxy struct {
 	release chan struct{} // closed to let it through
 }
 
+// proxiedPostgres opens a store on a fresh schema through a commitProxy
+// (one that drops the COMMIT if drop), and returns it with the proxy and
+// the schema's own URL, to look at the database directly.
+func proxiedPostgres(t *testing.T, drop bool) (*Postgres, *commitProxy, string) {
+	t.Helper()
+	direct := postgresSchema(t)
+	u, err := url.Parse(direct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := newCommitProxy(t, u.Host)
+	proxy.drop = drop
+	u.Host = proxy.ln.Addr().String()
+	return openPostgres(t, u.String()), proxy, direct
+}
+
 func newCommitProxy(t *testing.T, target string) *commitProxy {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -131,21 +147,14 @@ func (p *commitProxy) serve(client net.Conn) {
 // error is allowed only if the save was indeed not made.
 func TestPostgresCommitAnswerLost(t *testing.T) {
 	ctx := context.Background()
-	direct := postgresSchema(t)
-	u, err := url.Parse(direct)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := newCommitProxy(t, u.Host)
-	u.Host = proxy.ln.Addr().String()
-	s := openPostgres(t, u.String())
+	s, proxy, direct := proxiedPostgres(t, false)
 	g := newGame("g1", "guild", "chan", "alice", "bob")
 	mustSave(t, s, g)
 
 	proxy.arm()
 	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 	defer cancel()
-	err = s.Save(short, play(g, [2]int{1, 1}))
+	err := s.Save(short, play(g, [2]int{1, 1}))
 	sentCommit(t, proxy, err) // then the server has answered it: its outcome is final
 	got := mustGame(t, openPostgres(t, direct), "g1")
 	committed := got.Version == 2
@@ -171,22 +180,14 @@ func TestPostgresCommitAnswerLost(t *testing.T) {
 // tell; never nil, and the game is unchanged.
 func TestPostgresCommitLost(t *testing.T) {
 	ctx := context.Background()
-	direct := postgresSchema(t)
-	u, err := url.Parse(direct)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := newCommitProxy(t, u.Host)
-	proxy.drop = true
-	u.Host = proxy.ln.Addr().String()
-	s := openPostgres(t, u.String())
+	s, proxy, direct := proxiedPostgres(t, true)
 	g := newGame("g1", "guild", "chan", "alice", "bob")
 	mustSave(t, s, g)
 
 	proxy.arm()
 	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 	defer cancel()
-	err = s.Save(short, play(g, [2]int{1, 1}))
+	err := s.Save(short, play(g, [2]int{1, 1}))
 	sentCommit(t, proxy, err)
 	got := mustGame(t, openPostgres(t, direct), "g1")
 	switch {
@@ -219,20 +220,13 @@ func sentCommit(t *testing.T, p *commitProxy, err error) {
 // it: it fails plainly, never as an unknown outcome, which the bot would
 // tell a player as "your move may not have been saved".
 func TestPostgresReadCommitAnswerLost(t *testing.T) {
-	direct := postgresSchema(t)
-	u, err := url.Parse(direct)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := newCommitProxy(t, u.Host)
-	u.Host = proxy.ln.Addr().String()
-	s := openPostgres(t, u.String())
+	s, proxy, _ := proxiedPostgres(t, false)
 	mustSave(t, s, newGame("g1", "guild", "chan", "alice", "bob"))
 
 	proxy.arm()
 	short, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	_, err = s.Stats(short, "guild", "alice", 5)
+	_, err := s.Stats(short, "guild", "alice", 5)
 	sentCommit(t, proxy, err)
 	if err == nil || errors.Is(err, ErrOutcomeUnknown) {
 		t.Errorf("Stats with its COMMIT unanswered = %v; want a plain error", err)

@@ -69,15 +69,10 @@ func invoker(i *discordgo.Interaction) *discordgo.User {
 	return &discordgo.User{}
 }
 
-// commandData and componentData return the interaction's data; route has
-// checked its type.
+// commandData returns the interaction's command data; route has checked
+// its type. (A click's custom_id reaches its handler parsed, as a route.)
 func (req *request) commandData() discordgo.ApplicationCommandInteractionData {
 	d, _ := req.Data.(discordgo.ApplicationCommandInteractionData)
-	return d
-}
-
-func (req *request) componentData() discordgo.MessageComponentInteractionData {
-	d, _ := req.Data.(discordgo.MessageComponentInteractionData)
 	return d
 }
 

@@ -2,82 +2,12 @@ package bot
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
-	"github.com/tttbot/tttbot/i18n"
-	"github.com/tttbot/tttbot/table"
 )
-
-// Config holds the bot's settings. The zero value is not useful: use
-// DefaultConfig and change what you need.
-type Config struct {
-	// GuildID, when set, registers the commands in that guild only (they
-	// appear at once) instead of globally.
-	GuildID string
-	// Table holds the game rules that are not the judge's: timeouts and
-	// the computer's seed.
-	Table table.Config
-	// Now is the clock; nil means time.Now.
-	Now func() time.Time
-	// Meter counts interactions, moves and games; nil counts nothing.
-	// The store counts its own calls (store.Observe).
-	Meter Meter
-	// About is what /ttt about tells beyond the store's counts.
-	About About
-}
-
-// About is what /ttt about says of the running program; a nil func means
-// unknown.
-type About struct {
-	Version string
-	// Latency is the gateway's heartbeat latency; nil or zero: no gateway.
-	Latency func() time.Duration
-	// Servers is how many servers have the app, as Discord estimates it.
-	Servers func(ctx context.Context) (int, error)
-}
-
-// DefaultConfig returns the defaults: challenges wait 60 s, turns 5 min.
-func DefaultConfig() Config {
-	return Config{Table: table.DefaultConfig()}
-}
-
-// answerWithin is how long a handler has for its answer. Discord allows 3 s
-// from the moment it sent the interaction; the event was already on its way
-// for part of that.
-const answerWithin = 2500 * time.Millisecond
-
-// Bot answers /ttt interactions. Create it with New; it is safe for
-// concurrent use, which transports require: they answer each interaction in
-// its own goroutine.
-//
-// Bot is the router and the handlers; the games through time are tables',
-// the messages on Discord after an answer are boards', the background
-// work is the runner's, and the commands that only read (stats,
-// leaderboard, history, about) are records'.
-type Bot struct {
-	dc       Discord
-	cfg      Config
-	log      *slog.Logger
-	stores   Stores
-	meter    Meter
-	routes   routes
-	recent   recent // ids of the latest interactions, to act on each once
-	starts   *startLimits
-	self     *self
-	settings *settings
-	tables   *tables
-	boards   *boards
-	run      *runner
-	records  *records
-
-	catalog    *i18n.Catalog // every text players see (nil if catalogErr)
-	catalogErr error         // why the catalog could not be parsed
-}
 
 // New returns a bot that edits and registers through dc and keeps its games
 // in st.
@@ -159,11 +89,3 @@ func (b *Bot) Close() {
 // was timing when it stopped. Whichever process saves the timeout first
 // wins; the others find the game over.
 func (b *Bot) Restore(ctx context.Context) error { return b.tables.restore(ctx) }
-
-// newID returns a fresh random id for a match or a challenge, short enough
-// for custom_ids.
-func newID() string {
-	var buf [6]byte
-	_, _ = rand.Read(buf[:]) // crypto/rand.Read never fails on supported platforms
-	return hex.EncodeToString(buf[:])
-}

@@ -59,9 +59,13 @@
 //
 // Each of them holds only the part of the store it uses (store.go).
 //
-// Files refer only downward: the router and the handlers use tables and
-// boards, which do not use each other, and they use the leaves (request,
-// match, settings, render, route, registry, runner).
+// Files refer only downward (TestFilesDoNotLoop; go test -run
+// TestFilesDoNotLoop -v ./bot/ prints the floors): bot.go builds the bot
+// (New) from the registration table (commands.go) over the handlers
+// (handlers.go, configure.go), which stand on the router's type Bot
+// (router.go); below them tables and boards, which do not use each other,
+// and the leaves (request, match, settings, render, route, registry,
+// runner, config).
 //
 // # Correspondence games
 //

@@ -1,6 +1,8 @@
 package bot
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
@@ -136,4 +138,12 @@ func servedPing(prev, next *match) string {
 		return ""
 	}
 	return prev.ping
+}
+
+// newID returns a fresh random id for a match or a challenge, short enough
+// for custom_ids.
+func newID() string {
+	var buf [6]byte
+	_, _ = rand.Read(buf[:]) // crypto/rand.Read never fails on supported platforms
+	return hex.EncodeToString(buf[:])
 }

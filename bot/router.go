@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"runtime/debug"
 	"strconv"
 	"sync"
@@ -11,8 +12,42 @@ import (
 	"time"
 
 	"github.com/bwmarrin/discordgo"
+	"github.com/tttbot/tttbot/i18n"
 	"github.com/tttbot/tttbot/store"
 )
+
+// Bot answers /ttt interactions. Create it with New; it is safe for
+// concurrent use, which transports require: they answer each interaction in
+// its own goroutine.
+//
+// Bot is the router and the handlers; the games through time are tables',
+// the messages on Discord after an answer are boards', the background
+// work is the runner's, and the commands that only read (stats,
+// leaderboard, history, about) are records'.
+type Bot struct {
+	dc       Discord
+	cfg      Config
+	log      *slog.Logger
+	stores   Stores
+	meter    Meter
+	routes   routes
+	recent   recent // ids of the latest interactions, to act on each once
+	starts   *startLimits
+	self     *self
+	settings *settings
+	tables   *tables
+	boards   *boards
+	run      *runner
+	records  *records
+
+	catalog    *i18n.Catalog // every text players see (nil if catalogErr)
+	catalogErr error         // why the catalog could not be parsed
+}
+
+// answerWithin is how long a handler has for its answer. Discord allows 3 s
+// from the moment it sent the interaction; the event was already on its way
+// for part of that.
+const answerWithin = 2500 * time.Millisecond
 
 // Handle answers one interaction through r. Every interaction gets exactly
 // one answer within Discord's 3 seconds, whatever the handler does, so no

@@ -172,6 +172,7 @@ func testRoundTrip(t *testing.T, s storeUnderTest) {
 	g.Serial = 7
 	g.Board = Board{AppID: "app", Token: "secret-token", At: t0.Add(time.Minute), ChannelID: "chan", MessageID: "m1"}
 	g.Ping = "p1"
+	g.Reminded = 2
 	g.Locale = "pt-BR"
 	g.DrawOffer = game.X
 	in := g.Clone()
@@ -217,6 +218,11 @@ func testRoundTrip(t *testing.T, s storeUnderTest) {
 		mustSave(t, s, next)
 		sameGame(t, "Game(g1) after ping "+strconv.Quote(ping), mustGame(t, s, "g1"), stored(next, int64(3+i)))
 	}
+	// A reminder claimed with its ping, as one save, alone.
+	next = mustGame(t, s, "g1")
+	next.Reminded, next.Ping = 3, "r1"
+	mustSave(t, s, next)
+	sameGame(t, "Game(g1) after a reminder", mustGame(t, s, "g1"), stored(next, 5))
 	if due, err := s.Due(ctx, t0.Add(24*time.Hour-time.Microsecond)); err != nil || len(due) != 0 {
 		t.Errorf("Due(just before a deadline a day away) = %v, %v; want none", due, err)
 	}
@@ -977,12 +983,12 @@ func testSettings(t *testing.T, s storeUnderTest) {
 		t.Error("the default settings do not allow every channel")
 	}
 	in := Settings{GuildID: "guild", TurnTimeout: 24 * time.Hour, ChallengeTimeout: 90*time.Second + time.Millisecond,
-		Size: 7, Win: 4, Channels: []string{"c2", "c1", "c2"}, StopRole: "r1", ComputerRanked: true, Pictures: true, UpdatedBy: "alice", UpdatedAt: t0}
+		Size: 7, Win: 4, Channels: []string{"c2", "c1", "c2"}, StopRole: "r1", ComputerRanked: true, Pictures: true, NoReminders: true, UpdatedBy: "alice", UpdatedAt: t0}
 	if err := s.SaveSettings(ctx, in); err != nil {
 		t.Fatalf("SaveSettings = %v", err)
 	}
 	want := Settings{GuildID: "guild", TurnTimeout: 24 * time.Hour, ChallengeTimeout: 90 * time.Second,
-		Size: 7, Win: 4, Channels: []string{"c1", "c2"}, StopRole: "r1", ComputerRanked: true, Pictures: true, UpdatedBy: "alice", UpdatedAt: storeTime(t0)}
+		Size: 7, Win: 4, Channels: []string{"c1", "c2"}, StopRole: "r1", ComputerRanked: true, Pictures: true, NoReminders: true, UpdatedBy: "alice", UpdatedAt: storeTime(t0)}
 	got, err := s.Settings(ctx, "guild")
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("Settings(guild) = %+v, %v; want %+v", got, err, want)

@@ -29,9 +29,13 @@ type Settings struct {
 	// Pictures shows boards too big for buttons as a PNG picture instead
 	// of an emoji grid: each board costs the bot a drawing and an upload,
 	// so it is off unless a server turns it on.
-	Pictures  bool
-	UpdatedBy string
-	UpdatedAt time.Time
+	Pictures bool
+	// NoReminders turns off the reminder a player to move gets when half
+	// of their time has passed: reminders are on unless a server turns
+	// them off.
+	NoReminders bool
+	UpdatedBy   string
+	UpdatedAt   time.Time
 }
 
 // AllowsChannel reports whether games may be played in the channel.
@@ -67,7 +71,7 @@ func checkSettings(s Settings) error {
 	return nil
 }
 
-const settingsColumns = `guild_id, turn_timeout, challenge_timeout, size, win, channels, stop_role, computer_ranked, pictures, updated_by, updated_at`
+const settingsColumns = `guild_id, turn_timeout, challenge_timeout, size, win, channels, stop_role, computer_ranked, pictures, no_reminders, updated_by, updated_at`
 
 // Settings returns the guild's settings; a guild that has none gets the
 // zero Settings with its GuildID.
@@ -77,7 +81,7 @@ func (s *sqlStore) Settings(ctx context.Context, guildID string) (st Settings, e
 		var turn, challenge, updated int64
 		var channels string
 		err := t.queryRow(ctx, `SELECT `+settingsColumns+` FROM settings WHERE guild_id = ?`, guildID).Scan(
-			&st.GuildID, &turn, &challenge, &st.Size, &st.Win, &channels, &st.StopRole, &st.ComputerRanked, &st.Pictures, &st.UpdatedBy, &updated)
+			&st.GuildID, &turn, &challenge, &st.Size, &st.Win, &channels, &st.StopRole, &st.ComputerRanked, &st.Pictures, &st.NoReminders, &st.UpdatedBy, &updated)
 		if errors.Is(err, errNoRows) {
 			st = Settings{GuildID: guildID}
 			return nil
@@ -106,12 +110,12 @@ func (s *sqlStore) SaveSettings(ctx context.Context, st Settings) (err error) {
 	}
 	st = normalizeSettings(st)
 	err = s.write(ctx, func(t tx) error {
-		_, err := t.exec(ctx, `INSERT INTO settings (`+settingsColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		_, err := t.exec(ctx, `INSERT INTO settings (`+settingsColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (guild_id) DO UPDATE SET turn_timeout = excluded.turn_timeout, challenge_timeout = excluded.challenge_timeout,
 			size = excluded.size, win = excluded.win, channels = excluded.channels, stop_role = excluded.stop_role,
-			computer_ranked = excluded.computer_ranked, pictures = excluded.pictures, updated_by = excluded.updated_by, updated_at = excluded.updated_at`,
+			computer_ranked = excluded.computer_ranked, pictures = excluded.pictures, no_reminders = excluded.no_reminders, updated_by = excluded.updated_by, updated_at = excluded.updated_at`,
 			st.GuildID, int64(st.TurnTimeout/time.Second), int64(st.ChallengeTimeout/time.Second), st.Size, st.Win,
-			strings.Join(st.Channels, " "), st.StopRole, st.ComputerRanked, st.Pictures, st.UpdatedBy, st.UpdatedAt.UnixMicro())
+			strings.Join(st.Channels, " "), st.StopRole, st.ComputerRanked, st.Pictures, st.NoReminders, st.UpdatedBy, st.UpdatedAt.UnixMicro())
 		return err
 	})
 	if err != nil {

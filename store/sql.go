@@ -74,7 +74,7 @@ type sqlStore struct {
 
 const gameColumns = `id, guild_id, channel_id, player_x, player_o, computer, level, size, win, first,
 	ending, loser, stopped_by, started_at, ended_at, deadline, serial, board_app, board_token, board_at, locale, draw_offer,
-	board_channel, board_message, board_ping, version`
+	board_channel, board_message, board_ping, reminded, version`
 
 // updateColumns are gameColumns but the id, which never changes.
 var updateColumns = strings.TrimPrefix(gameColumns, "id, ")
@@ -90,7 +90,7 @@ func scanGame(r row) (*Game, error) {
 	err := r.Scan(&g.ID, &g.GuildID, &g.ChannelID, &g.Players[game.X], &g.Players[game.O],
 		&computer, &level, &g.Size, &g.Win, &first, &ending, &loser, &g.StoppedBy,
 		&startedAt, &endedAt, &deadline, &g.Serial, &g.Board.AppID, &g.Board.Token, &boardAt, &g.Locale, &drawOffer,
-		&g.Board.ChannelID, &g.Board.MessageID, &g.Ping, &g.Version)
+		&g.Board.ChannelID, &g.Board.MessageID, &g.Ping, &g.Reminded, &g.Version)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +105,7 @@ func gameArgs(g *Game) []any {
 	return []any{g.ID, g.GuildID, g.ChannelID, g.Players[game.X], g.Players[game.O],
 		int(g.Computer), int(g.Level), g.Size, g.Win, int(g.First), int(g.End), int(g.Loser), g.StoppedBy,
 		micros(g.StartedAt), micros(g.EndedAt), micros(g.Deadline), g.Serial, g.Board.AppID, g.Board.Token, micros(g.Board.At), g.Locale, int(g.DrawOffer),
-		g.Board.ChannelID, g.Board.MessageID, g.Ping}
+		g.Board.ChannelID, g.Board.MessageID, g.Ping, g.Reminded}
 }
 
 // loadMoves reads a game's moves in order.
@@ -419,7 +419,7 @@ const settleTimeout = 2 * time.Second
 
 func (s *sqlStore) insert(ctx context.Context, t tx, g *Game) error {
 	affected, err := t.exec(ctx, `INSERT INTO games (`+gameColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
 		ON CONFLICT (id) DO NOTHING`, gameArgs(g)...)
 	if err != nil {
 		return err
@@ -530,16 +530,16 @@ func (s *sqlStore) updateRow(ctx context.Context, t tx, stored, g *Game) error {
 	var err error
 	if onlyBoardChanged(stored, g) {
 		affected, err = t.exec(ctx, `UPDATE games SET deadline = ?, serial = ?, board_app = ?, board_token = ?, board_at = ?,
-			board_channel = ?, board_message = ?, board_ping = ?, version = version + 1
+			board_channel = ?, board_message = ?, board_ping = ?, reminded = ?, version = version + 1
 			WHERE id = ? AND version = ?`,
-			micros(g.Deadline), g.Serial, g.Board.AppID, g.Board.Token, micros(g.Board.At), g.Board.ChannelID, g.Board.MessageID, g.Ping,
+			micros(g.Deadline), g.Serial, g.Board.AppID, g.Board.Token, micros(g.Board.At), g.Board.ChannelID, g.Board.MessageID, g.Ping, g.Reminded,
 			g.ID, g.Version)
 	} else {
 		// Every column but the id: setting the primary key, even to
 		// itself, makes SQLite check the foreign keys that point at it
 		// (channels, moves), under the one write lock.
 		affected, err = t.exec(ctx, `UPDATE games SET (`+updateColumns+`) =
-			(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, version + 1)
+			(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, version + 1)
 			WHERE id = ? AND version = ?`, append(gameArgs(g)[1:], g.ID, g.Version)...)
 	}
 	if err != nil {
@@ -552,7 +552,7 @@ func (s *sqlStore) updateRow(ctx context.Context, t tx, stored, g *Game) error {
 }
 
 // onlyBoardChanged reports whether g differs from the stored row at most
-// in its deadline, serial, board message and ping.
+// in its deadline, serial, board message, ping and reminder.
 func onlyBoardChanged(stored, g *Game) bool {
 	return identityOf(stored) == identityOf(g)
 }

@@ -69,7 +69,10 @@ type Game struct {
 	Serial    int         // numbers the game's board messages
 	Board     Board       // the current board message, to edit it later
 	Ping      string      // the id of the last "your move" reply to the board, in its channel; "" if none
-	Locale    string      // the Discord locale its public messages speak; empty: English
+	// Reminded is the turn whose player to move was reminded that time
+	// runs out, counted as the moves played before it plus one; 0: none.
+	Reminded int
+	Locale   string // the Discord locale its public messages speak; empty: English
 
 	// Version is the version this copy was read at: 0 for a game never
 	// saved. Save checks it and, on success, sets it to the new version.

@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -301,19 +302,78 @@ func (bs *boards) pingMover(clicker string, next *match) {
 func (bs *boards) keepPing(ctx context.Context, next *match, id string) {
 	kept, del := bs.keeper.keepPing(ctx, next, id)
 	for _, p := range del {
-		bs.deletePing(p.channelID, p.id)
+		bs.deletePing(p)
 	}
 	if kept {
 		bs.log.Debug("ping kept", "channel", next.ChannelID, "ping", id)
 	}
 }
 
-// deletePing deletes, in the background, the ping id in channelID, whose
-// turn is over. One that somebody deleted already is no matter.
-func (bs *boards) deletePing(channelID, id string) {
+// deletePing deletes, in the background, the ping p, whose turn is over:
+// a follow-up through its token while Discord accepts it, any other
+// through its channel. One that somebody deleted already is no matter.
+func (bs *boards) deletePing(p pingRef) {
 	bs.run.queue(func(ctx context.Context) {
-		if err := bs.dc.ChannelMessageDelete(channelID, id, discordgo.WithContext(ctx)); err != nil && !unknownMessage(err) {
-			bs.log.Warn("could not delete a ping whose turn is over", "channel", channelID, "err", err)
+		var err error
+		if p.hook != nil && !bs.now().After(p.until) {
+			err = bs.dc.FollowupMessageDelete(p.hook, p.id, discordgo.WithContext(ctx))
+		} else {
+			err = bs.dc.ChannelMessageDelete(p.channelID, p.id, discordgo.WithContext(ctx))
 		}
+		if err != nil && !unknownMessage(err) {
+			bs.log.Warn("could not delete a ping whose turn is over", "channel", p.channelID, "err", err)
+		}
+	})
+}
+
+// remind tells the player to move in next, in the background, that half
+// of their time has passed and when it runs out, pinging them alone; the
+// message is kept as the turn's ping (keepPing), which replaces a
+// correspondence ping sent for the turn: one message per turn, the latest
+// to notify the player, and the one that says when time runs out. It
+// speaks next's language and links to the board when its message is
+// known.
+//
+// It goes where the board is reachable for the whole turn: as a follow-up
+// through the board's token when that outlives the turn (a short turn,
+// as anywhere the app is only installed by a user), else to the channel
+// with the bot's token (a correspondence game, which only a server that
+// installed the bot may have), as a reply to the board.
+func (bs *boards) remind(next *match) {
+	turn := next.Turn()
+	mover := next.Players[turn]
+	bd := next.Board
+	data := map[string]any{"Player": mention(mover), "Deadline": next.Deadline.Unix()}
+	key := "move.reminder"
+	if bd.MessageID != "" {
+		key = "move.reminder_board"
+		data["Board"] = "https://discord.com/channels/" + cmp.Or(next.GuildID, "@me") + "/" + cmp.Or(bd.ChannelID, next.ChannelID) + "/" + bd.MessageID
+	}
+	content := bs.catalog.For(next.locale).T(key, data)
+	if ref := bs.boardRef(next); ref != nil && !outlivesToken(next) {
+		params := &discordgo.WebhookParams{Content: content, AllowedMentions: allowed(mover)}
+		bs.run.queue(func(ctx context.Context) {
+			msg, err := bs.dc.FollowupMessageCreate(ref, true, params, discordgo.WithContext(ctx))
+			if err != nil {
+				bs.log.Warn("could not remind a player of their move", "channel", next.ChannelID, "user", mover, "err", err)
+				return
+			}
+			bs.keepPing(ctx, next, followupPing+msg.ID)
+		})
+		return
+	}
+	channelID := cmp.Or(bd.ChannelID, next.ChannelID)
+	m := &discordgo.MessageSend{Content: content, AllowedMentions: allowed(mover)}
+	if bd.MessageID != "" {
+		failIfGone := false
+		m.Reference = &discordgo.MessageReference{MessageID: bd.MessageID, ChannelID: channelID, GuildID: next.GuildID, FailIfNotExists: &failIfGone}
+	}
+	bs.run.queue(func(ctx context.Context) {
+		msg, err := bs.dc.ChannelMessageSendComplex(channelID, m, discordgo.WithContext(ctx))
+		if err != nil {
+			bs.log.Warn("could not remind a player of their move", "channel", next.ChannelID, "user", mover, "err", err)
+			return
+		}
+		bs.keepPing(ctx, next, msg.ID)
 	})
 }

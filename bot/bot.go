@@ -22,7 +22,7 @@ func New(dc Discord, st Stores, cfg Config, log *slog.Logger) *Bot {
 		b.meter = cfg.Meter
 	}
 	b.settings = &settings{store: st.Settings, table: cfg.Table, now: cfg.Now, log: log}
-	b.tables = &tables{games: st.Games, challenges: st.Challenges, meter: b.meter, log: log, now: cfg.Now, self: b.self, starts: b.starts, run: b.run}
+	b.tables = &tables{games: st.Games, challenges: st.Challenges, meter: b.meter, log: log, now: cfg.Now, self: b.self, starts: b.starts, run: b.run, settings: b.settings}
 	b.boards = &boards{dc: dc, catalog: b.catalog, log: log, now: cfg.Now, run: b.run, settings: b.settings, keeper: b.tables,
 		pictures: &pictures{dc: dc, catalog: b.catalog, log: log, run: b.run, settings: b.settings}}
 	b.tables.upkeep = b.boards

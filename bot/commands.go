@@ -116,6 +116,7 @@ func Commands() []*discordgo.ApplicationCommand {
 				option("config", "stop_role_clear", discordgo.ApplicationCommandOptionBoolean),
 				option("config", "computer_ranked", discordgo.ApplicationCommandOptionBoolean),
 				option("config", "pictures", discordgo.ApplicationCommandOptionBoolean),
+				option("config", "reminders", discordgo.ApplicationCommandOptionBoolean),
 				option("config", "reset", discordgo.ApplicationCommandOptionBoolean),
 			),
 		},

@@ -99,6 +99,7 @@ type configChange struct {
 	stopRole         *string   // "": none
 	computerRanked   *bool
 	pictures         *bool
+	reminders        *bool
 }
 
 // decodeConfig reads and checks the options of /ttt config.
@@ -170,7 +171,7 @@ func decodeConfig(sub *discordgo.ApplicationCommandInteractionDataOption) (confi
 	for _, o := range []struct {
 		name string
 		dst  **bool
-	}{{"computer_ranked", &c.computerRanked}, {"pictures", &c.pictures}} {
+	}{{"computer_ranked", &c.computerRanked}, {"pictures", &c.pictures}, {"reminders", &c.reminders}} {
 		if findOption(sub, o.name) == nil {
 			continue
 		}
@@ -291,6 +292,9 @@ func (c configChange) apply(cur store.Settings, def table.Config) (store.Setting
 	if c.pictures != nil {
 		next.Pictures = *c.pictures
 	}
+	if c.reminders != nil {
+		next.NoReminders = !*c.reminders
+	}
 	if size := defaultSize(next); next.Win > size {
 		return cur, refuse("config.win_too_long", map[string]any{"Win": next.Win, "Size": size})
 	}
@@ -299,7 +303,7 @@ func (c configChange) apply(cur store.Settings, def table.Config) (store.Setting
 
 // configSettings are the settings in the order the summary lists them;
 // each is named after the option that sets it.
-var configSettings = [...]string{"turn_timeout", "challenge_timeout", "size", "win", "channels", "stop_role", "computer_ranked", "pictures"}
+var configSettings = [...]string{"turn_timeout", "challenge_timeout", "size", "win", "channels", "stop_role", "computer_ranked", "pictures", "reminders"}
 
 // changedSettings returns the names of the settings that differ between a
 // and b.
@@ -313,6 +317,7 @@ func changedSettings(a, b store.Settings) []string {
 		"stop_role":         a.StopRole != b.StopRole,
 		"computer_ranked":   a.ComputerRanked != b.ComputerRanked,
 		"pictures":          a.Pictures != b.Pictures,
+		"reminders":         a.NoReminders != b.NoReminders,
 	}
 	var out []string
 	for _, name := range configSettings {
@@ -354,6 +359,9 @@ func (st *settings) value(l *i18n.Language, s store.Settings, name string) (valu
 		return yesNo(l, s.ComputerRanked)
 	case "pictures":
 		return yesNo(l, s.Pictures)
+	case "reminders":
+		v, _ := yesNo(l, !s.NoReminders)
+		return v, !s.NoReminders // on by default
 	}
 	return "", false
 }

@@ -118,6 +118,7 @@ func TestConfigShowsDefaults(t *testing.T) {
 		"• Role that can stop games, besides Manage Messages (`stop_role`): **none** (default)",
 		"• Games against the computer on `/ttt leaderboard` (`computer_ranked`): **no** (default)",
 		"• Boards bigger than 8×8 as a picture, one upload per move (`pictures`): **no** (default)",
+		"• Remind the player to move when half their time has passed (`reminders`): **yes** (default)",
 		"`/ttt config reset:true`",
 	} {
 		if !strings.Contains(r.Data.Content, want) {
@@ -177,6 +178,9 @@ func TestConfigOptions(t *testing.T) {
 		{"pictures", []map[string]any{boolOpt("pictures", true)},
 			"• ✏️ Boards bigger than 8×8 as a picture, one upload per move (`pictures`): **yes** (was no)",
 			store.Settings{Pictures: true}},
+		{"reminders off", []map[string]any{boolOpt("reminders", false)},
+			"• ✏️ Remind the player to move when half their time has passed (`reminders`): **no** (was yes)",
+			store.Settings{NoReminders: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -334,7 +338,7 @@ func TestConfigSummaryFitsEveryLanguage(t *testing.T) {
 		return ids
 	}
 	prev := store.Settings{GuildID: fixtureGuild, TurnTimeout: 839 * time.Second, ChallengeTimeout: 839 * time.Second,
-		Size: 9, Win: 9, Channels: channels(1), StopRole: strings.Repeat("8", 20), ComputerRanked: true, Pictures: true}
+		Size: 9, Win: 9, Channels: channels(1), StopRole: strings.Repeat("8", 20), ComputerRanked: true, Pictures: true, NoReminders: true}
 	next := store.Settings{GuildID: fixtureGuild, TurnTimeout: 838 * time.Second, ChallengeTimeout: 838 * time.Second,
 		Size: 10, Win: 10, Channels: channels(2), StopRole: strings.Repeat("7", 20),
 		UpdatedBy: strings.Repeat("6", 20), UpdatedAt: time.Now()}
@@ -385,7 +389,7 @@ func TestConfigSchema(t *testing.T) {
 			t.Errorf("challenge_timeout accepts %v to %v; want 10 to 840 seconds", o.MinValue, o.MaxValue)
 		}
 	}
-	want := []string{"turn_timeout", "challenge_timeout", "size", "win", "channels", "stop_role", "stop_role_clear", "computer_ranked", "pictures", "reset"}
+	want := []string{"turn_timeout", "challenge_timeout", "size", "win", "channels", "stop_role", "stop_role_clear", "computer_ranked", "pictures", "reminders", "reset"}
 	if !slices.Equal(names, want) {
 		t.Errorf("config options = %v; want %v", names, want)
 	}

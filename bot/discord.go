@@ -11,7 +11,7 @@ import (
 // interaction token, registering its commands, and, in correspondence
 // games only, editing and deleting its boards and
 // pinging players with its own bot token through the channel's message
-// endpoints.
+// endpoints; and reminding players with follow-ups.
 type Discord interface {
 	InteractionResponse(i *discordgo.Interaction, opts ...discordgo.RequestOption) (*discordgo.Message, error)
 	InteractionResponseEdit(i *discordgo.Interaction, e *discordgo.WebhookEdit, opts ...discordgo.RequestOption) (*discordgo.Message, error)
@@ -20,6 +20,10 @@ type Discord interface {
 	ChannelMessageSendComplex(channelID string, m *discordgo.MessageSend, opts ...discordgo.RequestOption) (*discordgo.Message, error)
 	ChannelMessageEditComplex(m *discordgo.MessageEdit, opts ...discordgo.RequestOption) (*discordgo.Message, error)
 	ChannelMessageDelete(channelID, messageID string, opts ...discordgo.RequestOption) error
+	// Follow-ups through an interaction token: a turn's reminder, which
+	// works wherever the interaction happened (boards.remind).
+	FollowupMessageCreate(i *discordgo.Interaction, wait bool, data *discordgo.WebhookParams, opts ...discordgo.RequestOption) (*discordgo.Message, error)
+	FollowupMessageDelete(i *discordgo.Interaction, messageID string, opts ...discordgo.RequestOption) error
 }
 
 // unknownMessage says whether Discord answered that the message does not

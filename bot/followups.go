@@ -22,6 +22,3 @@ type followUps struct {
 	// show (boards.editBoard).
 	redraw bool
 }
-
-// A pingRef names a ping message.
-type pingRef struct{ channelID, id string }

@@ -1,12 +1,16 @@
 package bot
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
+	"github.com/bwmarrin/discordgo"
 	"github.com/tttbot/tttbot/game"
 	"github.com/tttbot/tttbot/store"
 	"github.com/tttbot/tttbot/table"
@@ -17,21 +21,23 @@ import (
 // interaction that drew it, and once known the message's channel and id);
 // the store's version it was loaded or saved at (Version, 0: never saved),
 // which the store checks; the Discord locale its public messages speak
-// ("": English); and the id of the message that last pinged its player to
-// move (a correspondence game's "your move" reply to the board, deleted
-// once that move is made; "" if none).
+// ("": English); the id of the message that last pinged its player to
+// move (a correspondence game's "your move" reply to the board, or the
+// turn's reminder, deleted once that move is made; "" if none: see
+// pingOf); and the turn whose player was reminded (turnNumber; 0: none).
 type match struct {
 	*table.Match
-	Board   store.Board
-	Version int64
-	locale  string
-	ping    string
+	Board    store.Board
+	Version  int64
+	locale   string
+	ping     string
+	reminded int
 }
 
 // Clone returns a deep copy, on the same board, at the same version, in
-// the same locale, with the same ping.
+// the same locale, with the same ping and reminder.
 func (m *match) Clone() *match {
-	return &match{Match: m.Match.Clone(), Board: m.Board, Version: m.Version, locale: m.locale, ping: m.ping}
+	return &match{Match: m.Match.Clone(), Board: m.Board, Version: m.Version, locale: m.locale, ping: m.ping, reminded: m.reminded}
 }
 
 // toStored is m as the store keeps it.
@@ -52,9 +58,10 @@ func toStored(m *match) *store.Game {
 		StartedAt: m.StartedAt, EndedAt: m.EndedAt, Deadline: m.Deadline,
 		Serial:  m.Serial,
 		Board:   m.Board,
-		Ping:    m.ping,
-		Locale:  m.locale,
-		Version: m.Version,
+		Ping:     m.ping,
+		Reminded: m.reminded,
+		Locale:   m.locale,
+		Version:  m.Version,
 	}
 }
 
@@ -98,7 +105,7 @@ func fromStored(g *store.Game) (*match, error) {
 		End: g.End, Loser: g.Loser, StoppedBy: g.StoppedBy, DrawOffer: g.DrawOffer,
 		StartedAt: g.StartedAt, EndedAt: g.EndedAt, Deadline: g.Deadline,
 		Serial: g.Serial,
-	}, Board: g.Board, Version: g.Version, locale: g.Locale, ping: g.Ping}, nil
+	}, Board: g.Board, Version: g.Version, locale: g.Locale, ping: g.Ping, reminded: g.Reminded}, nil
 }
 
 // storedChallenge is c, shown on msg in the Discord locale locale, as the
@@ -132,12 +139,81 @@ func sameTurn(then, now *match) bool {
 }
 
 // servedPing is the ping of prev's turn if next, the change saved over
-// prev, ends that turn; "" if there is none.
+// prev, ends that turn; "" if there is none. A reminder sent through
+// prev's board token (pingOf) is served too when next's board has another
+// token (/ttt board drew it again): only that token deletes it, and the
+// game keeps the token of its board alone.
 func servedPing(prev, next *match) string {
-	if prev == nil || prev.ping == "" || prev.ID != next.ID || sameTurn(prev, next) {
+	if prev == nil || prev.ping == "" || prev.ID != next.ID {
+		return ""
+	}
+	if sameTurn(prev, next) && !(pingOf(prev, prev.ping).hook != nil && prev.Board.Token != next.Board.Token) {
 		return ""
 	}
 	return prev.ping
+}
+
+// A pingRef names a ping message: id in channelID, and for a reminder
+// sent as a follow-up, the interaction whose token deletes it until
+// until (after that, the channel's route is tried).
+type pingRef struct {
+	channelID, id string
+	hook          *discordgo.Interaction
+	until         time.Time
+}
+
+// followupPing marks, in a game's ping, a reminder sent as a follow-up
+// through the board's interaction token rather than to the channel with
+// the bot's token (boards.remind): it is deleted through that token.
+const followupPing = "followup:"
+
+// pingOf names ping, a ping kept with m (or about to be), as a message to
+// delete: in the board's channel, or a follow-up of m's board token.
+func pingOf(m *match, ping string) pingRef {
+	id, followup := strings.CutPrefix(ping, followupPing)
+	p := pingRef{channelID: cmp.Or(m.Board.ChannelID, m.ChannelID), id: id}
+	if followup {
+		p.hook = &discordgo.Interaction{AppID: m.Board.AppID, Token: m.Board.Token}
+		p.until = m.Board.At.Add(tokenLife)
+	}
+	return p
+}
+
+// Reminders: the player to move hears, once per turn, that half of their
+// time has passed (see doc.go).
+
+// minRemindedTurn is the shortest turn whose player is reminded: in a
+// shorter one the board they just saw says it all.
+const minRemindedTurn = time.Minute
+
+// turnNumber numbers m's turn: the moves played before it, plus one.
+func turnNumber(m *match) int { return m.Judge.Len() + 1 }
+
+// turnKey names m's turn among every game's.
+func turnKey(m *match) string { return m.ID + "/" + strconv.Itoa(turnNumber(m)) }
+
+// turnStart is when m's turn began: its last move, or its start.
+func turnStart(m *match) time.Time {
+	if n := len(m.Times); n > 0 && m.Judge.Len() > 0 {
+		return m.Times[n-1]
+	}
+	return m.StartedAt
+}
+
+// remindAt is when the player to move in m is reminded, half-way from the
+// start of their turn to its deadline; ok is false when they are not: the
+// game is over or untimed, the computer is to move, the turn is shorter
+// than minRemindedTurn, or it was reminded already.
+func remindAt(m *match) (at time.Time, ok bool) {
+	if m == nil || m.Over() || m.Deadline.IsZero() || m.Turn() == m.Computer || m.reminded == turnNumber(m) {
+		return time.Time{}, false
+	}
+	start := turnStart(m)
+	turn := m.Deadline.Sub(start)
+	if turn < minRemindedTurn {
+		return time.Time{}, false
+	}
+	return start.Add(turn / 2), true
 }
 
 // newID returns a fresh random id for a match or a challenge, short enough

@@ -122,3 +122,11 @@ func (d *discardDiscord) InteractionResponseEdit(*discordgo.Interaction, *discor
 func (d *discardDiscord) ApplicationCommandBulkOverwrite(string, string, []*discordgo.ApplicationCommand, ...discordgo.RequestOption) ([]*discordgo.ApplicationCommand, error) {
 	return nil, nil
 }
+
+func (d *discardDiscord) FollowupMessageCreate(*discordgo.Interaction, bool, *discordgo.WebhookParams, ...discordgo.RequestOption) (*discordgo.Message, error) {
+	return &discordgo.Message{}, nil
+}
+
+func (d *discardDiscord) FollowupMessageDelete(*discordgo.Interaction, string, ...discordgo.RequestOption) error {
+	return nil
+}

@@ -13,7 +13,7 @@ import (
 // stored game: the lock that serialises everything that happens there
 // (which is what makes two simultaneous clicks apply exactly one move), the
 // game as this process last saved or loaded it, the open challenge, and the
-// turn timer. Every lock but a move's loads the game from the store, so
+// turn timer (and the reminder's). Every lock but a move's loads the game from the store, so
 // that another process sharing the database is never overruled by a stale
 // copy; a move uses the copy and checks it when it matters (tables.recheck).
 //
@@ -27,6 +27,14 @@ type channel struct {
 	challenge *openChallenge
 	turnTimer *time.Timer // fires at turnAt, the deadline of the player to move
 	turnAt    time.Time
+	// remindTimer fires at remindAt, when the player to move is to be
+	// reminded (tables.remindTurn).
+	remindTimer *time.Timer
+	remindAt    time.Time
+	// forgone names the turn (game id and turnNumber) whose reminder this
+	// process gave up (the guild turned reminders off, or it could not be
+	// claimed), so that locking the channel again does not retry it.
+	forgone string
 	// saveFailures counts timeouts in a row that could not be saved, to
 	// back off.
 	saveFailures uint
@@ -44,7 +52,9 @@ type openChallenge struct {
 }
 
 // idle says whether the channel holds nothing worth keeping in memory.
-func (ch *channel) idle() bool { return ch.challenge == nil && ch.turnTimer == nil }
+func (ch *channel) idle() bool {
+	return ch.challenge == nil && ch.turnTimer == nil && ch.remindTimer == nil
+}
 
 func (ch *channel) clearChallenge() {
 	if ch.challenge != nil {
@@ -57,6 +67,22 @@ func (ch *channel) stopTurnTimer() {
 	if ch.turnTimer != nil {
 		ch.turnTimer.Stop()
 		ch.turnTimer, ch.turnAt = nil, time.Time{}
+	}
+}
+
+// forgo gives up the reminder of m's turn here.
+func (ch *channel) forgo(m *match) {
+	ch.stopRemindTimer()
+	ch.forgone = turnKey(m)
+}
+
+// forgoes says whether this process gave up the reminder of m's turn.
+func (ch *channel) forgoes(m *match) bool { return ch.forgone != "" && ch.forgone == turnKey(m) }
+
+func (ch *channel) stopRemindTimer() {
+	if ch.remindTimer != nil {
+		ch.remindTimer.Stop()
+		ch.remindTimer, ch.remindAt = nil, time.Time{}
 	}
 }
 

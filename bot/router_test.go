@@ -40,6 +40,29 @@ type recorder struct {
 	sent           []*discordgo.MessageSend // sent[i] got the id "sent-" + (i+1)
 	sentTo         []string                 // the channel of each of sent
 	lookups        []string
+
+	// Follow-ups, through interaction tokens: followups[i] got the id
+	// "followup-" + (i+1); followupDeletes are "token/message".
+	followups       []*discordgo.WebhookParams
+	followupRefs    []string // the token of each of followups
+	followupDeletes []string
+}
+
+func (r *recorder) FollowupMessageCreate(i *discordgo.Interaction, _ bool, p *discordgo.WebhookParams, _ ...discordgo.RequestOption) (*discordgo.Message, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.followups, r.followupRefs = append(r.followups, p), append(r.followupRefs, i.Token)
+	return &discordgo.Message{ID: "followup-" + strconv.Itoa(len(r.followups))}, nil
+}
+
+func (r *recorder) FollowupMessageDelete(i *discordgo.Interaction, messageID string, _ ...discordgo.RequestOption) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.followupDeletes = append(r.followupDeletes, i.Token+"/"+messageID)
+	if r.edited != nil {
+		r.edited <- struct{}{}
+	}
+	return nil
 }
 
 func (r *recorder) InteractionResponse(i *discordgo.Interaction, _ ...discordgo.RequestOption) (*discordgo.Message, error) {

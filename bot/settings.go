@@ -228,6 +228,17 @@ func (st *settings) showsPicture(ctx context.Context, guildID string, m *table.M
 	return pictured(s, m)
 }
 
+// reminds says whether the guild reminds players to move (/ttt config
+// reminders, on by default); if its settings cannot be read, it does.
+func (st *settings) reminds(ctx context.Context, guildID string) bool {
+	s, err := st.get(ctx, guildID)
+	if err != nil {
+		st.log.Warn("could not tell whether the server has reminders; reminding", "guild", guildID, "err", err)
+		return true
+	}
+	return !s.NoReminders
+}
+
 // defaultSize is the board size of /ttt start without size in a guild
 // with settings s.
 func defaultSize(s store.Settings) int {

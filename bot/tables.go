@@ -30,6 +30,7 @@ type tables struct {
 	run        *runner
 	upkeep     upkeep
 	channels   registry
+	settings   *settings // whether a guild has reminders (remind)
 }
 
 // upkeep is what tables tells the keeper of the Discord messages (boards)
@@ -38,8 +39,11 @@ type upkeep interface {
 	// showTimeout shows next, whose player to move just lost on time, on its
 	// board message.
 	showTimeout(next *match)
-	// deletePing deletes the ping id in channelID: its turn is over.
-	deletePing(channelID, id string)
+	// deletePing deletes the ping p: its turn is over.
+	deletePing(p pingRef)
+	// remind reminds the player to move in next that half of their time
+	// has passed: next was saved with the reminder of its turn claimed.
+	remind(next *match)
 	// showExpired says on c's message that its time ran out.
 	showExpired(ctx context.Context, guildID, channelID string, c *openChallenge)
 	// lookupLater learns, if the game needs it, the message of bd, the
@@ -187,7 +191,7 @@ func (t *tables) keep(ctx context.Context, ch *channel, next *match) {
 	countChange(t.meter, prev, next)
 	ch.match = next
 	if served != "" {
-		t.upkeep.deletePing(prev.Board.ChannelID, served)
+		t.upkeep.deletePing(pingOf(prev, served))
 	}
 	t.syncTurn(ctx, ch)
 }
@@ -328,9 +332,10 @@ func (t *tables) keepBoard(ctx context.Context, channelID, gameID string, bd sto
 // game, so that the change that ends the turn deletes it; it says whether
 // it did, and returns the pings to delete now: this one if that change
 // came first (here or in another process), or the one it replaces (one
-// ping per turn).
+// ping per turn). A reminder sent through next's board token is kept only
+// while the game's board has that token (servedPing).
 func (t *tables) keepPing(ctx context.Context, next *match, id string) (kept bool, del []pingRef) {
-	this := pingRef{next.Board.ChannelID, id}
+	this := pingOf(next, id)
 	ch, err := t.lock(ctx, next.ChannelID, false)
 	if err != nil {
 		t.log.Warn("could not keep a ping", "channel", next.ChannelID, "err", err)
@@ -338,7 +343,7 @@ func (t *tables) keepPing(ctx context.Context, next *match, id string) (kept boo
 	}
 	defer t.unlock(ch)
 	m := ch.match
-	if m == nil || !sameTurn(next, m) {
+	if m == nil || !sameTurn(next, m) || this.hook != nil && m.Board.Token != next.Board.Token {
 		return false, []pingRef{this}
 	}
 	with := m.Clone()
@@ -352,7 +357,7 @@ func (t *tables) keepPing(ctx context.Context, next *match, id string) (kept boo
 	}
 	ch.match = with
 	if m.ping != "" && m.ping != id {
-		return true, []pingRef{{m.Board.ChannelID, m.ping}} // one ping per turn
+		return true, []pingRef{pingOf(m, m.ping)} // one ping per turn
 	}
 	return true, nil
 }
@@ -365,6 +370,7 @@ func (t *tables) stopTimers() {
 			ch.clearChallenge()
 		}
 		ch.stopTurnTimer()
+		ch.stopRemindTimer()
 	})
 }
 
@@ -380,9 +386,11 @@ func (t *tables) syncTurn(ctx context.Context, ch *channel) {
 	m := ch.match
 	if m == nil || m.Over() || m.Deadline.IsZero() {
 		ch.stopTurnTimer()
+		ch.stopRemindTimer()
 		return
 	}
 	t.armTurn(ch, m.Deadline)
+	t.armReminder(ch, m)
 }
 
 // armTurn sets ch's turn timer to fire at at, unless it already does.
@@ -429,9 +437,10 @@ func (t *tables) timeOut(ctx context.Context, ch *channel) bool {
 	ch.saveFailures = 0
 	countChange(t.meter, ch.match, next)
 	if served != "" {
-		t.upkeep.deletePing(ch.match.Board.ChannelID, served)
+		t.upkeep.deletePing(pingOf(ch.match, served))
 	}
 	ch.match = next
+	ch.stopRemindTimer()
 	t.upkeep.showTimeout(next)
 	return true
 }
@@ -535,6 +544,9 @@ func (t *tables) sweep(ctx context.Context) error {
 			if ch.turnTimer == nil {
 				t.armTurn(ch, g.Deadline)
 			}
+			if m, err := fromStored(g); err == nil && ch.remindTimer == nil {
+				t.armReminder(ch, m) // replays the moves, but reads nothing
+			}
 			t.channels.unlock(ch)
 			t.upkeep.lookupLater(g.ChannelID, g.ID, g.Board, g.Deadline)
 		default:
@@ -608,4 +620,84 @@ func countChange(m Meter, prev, next *match) {
 	if next.Over() && !(same && prev.Over()) {
 		m.GameEnded(next.End.String())
 	}
+}
+
+// Reminders: when half of a turn of at least minRemindedTurn has passed,
+// the player to move (never the computer) is reminded, once per turn
+// across processes and restarts: the process whose versioned save claims
+// the turn (match.reminded) sends the reminder, and keeps its message as
+// the turn's ping, which the change that ends the turn deletes (see
+// doc.go).
+
+// armReminder sets ch's reminder timer for m's turn, or stops it when m's
+// player is not to be reminded (remindAt). A reminder due already fires
+// at once.
+func (t *tables) armReminder(ch *channel, m *match) {
+	at, ok := remindAt(m)
+	if !ok || ch.forgoes(m) {
+		ch.stopRemindTimer()
+		return
+	}
+	if ch.remindTimer != nil && ch.remindAt.Equal(at) {
+		return
+	}
+	ch.stopRemindTimer()
+	ch.remindAt = at
+	id := ch.id
+	ch.remindTimer = t.run.afterFunc(at.Sub(t.now()), func() { t.remindTurn(id) })
+}
+
+// remindTurn runs when the player to move in a channel's game may be due
+// a reminder: it loads the game (another process may have moved, or
+// reminded, meanwhile) and reminds them if it is time.
+func (t *tables) remindTurn(channelID string) {
+	t.onTimer(channelID, "turn reminder", func(ch *channel) {
+		ctx, cancel := context.WithTimeout(context.Background(), editWithin)
+		defer cancel()
+		ch.remindTimer, ch.remindAt = nil, time.Time{} // this one has fired
+		if err := t.load(ctx, ch); err != nil {
+			t.log.Error("turn reminder", "channel", channelID, "err", err)
+			return
+		}
+		t.remind(ctx, ch)
+	})
+}
+
+// remind claims the reminder of the turn of ch's game, if it is due and
+// the guild has reminders, and has upkeep send it. The claim is a
+// versioned save: of the processes that try at once, one saves it and
+// reminds; the others find the game changed (a conflict) and leave it.
+// A reminder claimed but not sent (a crash, Discord refusing it) is not
+// sent again: a player hears at most once per turn.
+func (t *tables) remind(ctx context.Context, ch *channel) {
+	m := ch.match
+	at, ok := remindAt(m)
+	if !ok || t.now().Before(at) {
+		return
+	}
+	if !t.settings.reminds(ctx, m.GuildID) {
+		ch.forgo(m)
+		return
+	}
+	next := m.Clone()
+	next.reminded = turnNumber(next)
+	if err := t.put(ctx, next); err != nil {
+		if errors.Is(err, store.ErrConflict) {
+			// Another process changed the game first, with a move or
+			// with this very reminder. Loading again sees which, and
+			// arms what the game needs: a reminder still due is tried
+			// again.
+			t.log.Info("not reminding yet: the game changed meanwhile", "channel", ch.id)
+			if lerr := t.load(ctx, ch); lerr != nil {
+				t.log.Warn("turn reminder", "channel", ch.id, "err", lerr)
+			}
+			return
+		}
+		t.log.Warn("could not claim a turn's reminder; the turn goes without", "channel", ch.id, "err", err)
+		ch.forgo(m)
+		return
+	}
+	ch.match = next
+	ch.stopRemindTimer()
+	t.upkeep.remind(next)
 }

@@ -73,6 +73,23 @@ func (d REST) InteractionResponseDelete(i *discordgo.Interaction, opts ...discor
 	return err
 }
 
+// FollowupMessageCreate posts a follow-up message through i's token; with
+// wait, Discord answers with the message (its id, to delete it later).
+func (d REST) FollowupMessageCreate(i *discordgo.Interaction, wait bool, data *discordgo.WebhookParams, opts ...discordgo.RequestOption) (*discordgo.Message, error) {
+	endpoint := discordgo.EndpointFollowupMessage(i.AppID, i.Token)
+	if !wait {
+		_, err := d.call(http.MethodPost, endpoint, data, opts)
+		return nil, err
+	}
+	return message(d.call(http.MethodPost, endpoint+"?wait=true", data, opts))
+}
+
+// FollowupMessageDelete deletes a follow-up message sent through i's token.
+func (d REST) FollowupMessageDelete(i *discordgo.Interaction, messageID string, opts ...discordgo.RequestOption) error {
+	_, err := d.call(http.MethodDelete, discordgo.EndpointFollowupMessageActions(i.AppID, i.Token, messageID), nil, opts)
+	return err
+}
+
 // GuildCount returns how many servers have the app installed, as Discord
 // estimates it (GET /applications/@me, approximate_guild_count).
 func (d REST) GuildCount(ctx context.Context) (int, error) {

@@ -309,6 +309,18 @@ func (bs *boards) keepPing(ctx context.Context, next *match, id string) {
 	}
 }
 
+// reminderText is the reminder of m's turn in l's language: it mentions
+// the player to move, says when their time runs out, and links to the
+// board when its message is known.
+func reminderText(l *i18n.Language, m *match) string {
+	data := map[string]any{"Player": mention(m.Players[m.Turn()]), "Deadline": m.Deadline.Unix()}
+	if bd := m.Board; bd.MessageID != "" {
+		data["Board"] = "https://discord.com/channels/" + cmp.Or(m.GuildID, "@me") + "/" + cmp.Or(bd.ChannelID, m.ChannelID) + "/" + bd.MessageID
+		return l.T("move.reminder_board", data)
+	}
+	return l.T("move.reminder", data)
+}
+
 // deletePing deletes, in the background, the ping p, whose turn is over:
 // a follow-up through its token while Discord accepts it, any other
 // through its channel. One that somebody deleted already is no matter.
@@ -340,16 +352,9 @@ func (bs *boards) deletePing(p pingRef) {
 // with the bot's token (a correspondence game, which only a server that
 // installed the bot may have), as a reply to the board.
 func (bs *boards) remind(next *match) {
-	turn := next.Turn()
-	mover := next.Players[turn]
+	mover := next.Players[next.Turn()]
 	bd := next.Board
-	data := map[string]any{"Player": mention(mover), "Deadline": next.Deadline.Unix()}
-	key := "move.reminder"
-	if bd.MessageID != "" {
-		key = "move.reminder_board"
-		data["Board"] = "https://discord.com/channels/" + cmp.Or(next.GuildID, "@me") + "/" + cmp.Or(bd.ChannelID, next.ChannelID) + "/" + bd.MessageID
-	}
-	content := bs.catalog.For(next.locale).T(key, data)
+	content := reminderText(bs.catalog.For(next.locale), next)
 	if ref := bs.boardRef(next); ref != nil && !outlivesToken(next) {
 		params := &discordgo.WebhookParams{Content: content, AllowedMentions: allowed(mover)}
 		bs.run.queue(func(ctx context.Context) {

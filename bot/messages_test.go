@@ -277,7 +277,7 @@ func TestEveryMessageFitsEveryLanguage(t *testing.T) {
 
 			// The config summary with every setting changed, at its longest.
 			prev := store.Settings{GuildID: fixtureGuild, TurnTimeout: 839 * time.Second, ChallengeTimeout: 839 * time.Second,
-				Size: 9, Win: 9, Channels: slices.Repeat([]string{longID}, maxChannels), StopRole: longID, ComputerRanked: true, Pictures: true}
+				Size: 9, Win: 9, Channels: slices.Repeat([]string{longID}, maxChannels), StopRole: longID, ComputerRanked: true, Pictures: true, NoReminders: true}
 			next := store.Settings{GuildID: fixtureGuild, TurnTimeout: 838 * time.Second, ChallengeTimeout: 838 * time.Second,
 				Size: 10, Win: 10, Channels: slices.Repeat([]string{"8" + longID[1:]}, maxChannels), StopRole: "8" + longID[1:],
 				UpdatedBy: longID, UpdatedAt: time.Unix(1<<40, 0)}
@@ -304,6 +304,13 @@ func TestEveryMessageFitsEveryLanguage(t *testing.T) {
 				if !m.Over() {
 					v := renderDrawOffer(l, m, game.X)
 					checkMessage(t, name+" draw offer", &discordgo.InteractionResponseData{Content: v.content, Components: v.components})
+					// The turn's reminder, with and without a link to
+					// the board, with the longest ids.
+					r := &match{Match: m.Clone(), Board: store.Board{ChannelID: longID, MessageID: longID}}
+					r.GuildID, r.Players[r.Turn()], r.Deadline = longID, longID, time.Unix(1<<40, 0)
+					checkMessage(t, name+" reminder", &discordgo.InteractionResponseData{Content: reminderText(l, r)})
+					r.Board = store.Board{}
+					checkMessage(t, name+" reminder without a link", &discordgo.InteractionResponseData{Content: reminderText(l, r)})
 				}
 			}
 			for _, to := range []string{longID, ""} {

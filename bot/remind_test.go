@@ -1,0 +1,377 @@
+package bot
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+	"github.com/tttbot/tttbot/store"
+)
+
+// Reminders, with the clock moved by hand and the reminder timer's
+// callback called as the timer would (remindTurn): the player to move
+// hears once, at half time, and the reminder goes once the turn is over.
+
+// remindAfter moves clk to d before the half of m's turn and calls what
+// the reminder timer calls when it fires; it waits for the messages that
+// follows.
+func remindAfter(t *testing.T, b *Bot, clk *clock, m *match, d time.Duration) {
+	t.Helper()
+	at, ok := remindAt(m)
+	if !ok {
+		t.Fatalf("the turn of %s has no reminder", m.ID)
+	}
+	clk.set(at.Add(d))
+	b.tables.remindTurn(m.ChannelID)
+	b.run.bg.Wait()
+}
+
+func (c *clock) set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = t
+}
+
+// followups returns what rec sent as follow-ups.
+func followups(rec *recorder) ([]*discordgo.WebhookParams, []string, []string) {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return slices.Clone(rec.followups), slices.Clone(rec.followupRefs), slices.Clone(rec.followupDeletes)
+}
+
+// A game of 5-minute turns: nothing before half time; at half time, one
+// follow-up through the board's token that mentions Mason alone and says
+// when his time runs out; not again; kept as the turn's ping, and deleted
+// once he moved. Bob's turn gets its own.
+func TestReminderOnceAtHalfTime(t *testing.T) {
+	b, rec, clk := corrBot(t, 0) // the bot's default: 5 minutes
+	m := challengeAccepted(t, b, rec)
+	remindAfter(t, b, clk, m, -time.Second)
+	if sent, _, _ := followups(rec); len(sent) != 0 {
+		t.Fatalf("%d reminders a second before half time; want none", len(sent))
+	}
+	remindAfter(t, b, clk, m, 0)
+	remindAfter(t, b, clk, m, time.Minute) // the timer of another process, say
+	sent, refs, _ := followups(rec)
+	if len(sent) != 1 {
+		t.Fatalf("%d reminders at half time; want 1", len(sent))
+	}
+	want := english().T("move.reminder", map[string]any{"Player": mention(mason), "Deadline": m.Deadline.Unix()})
+	if sent[0].Content != want || refs[0] != m.Board.Token {
+		t.Errorf("reminder %q through token %q; want %q through the board's token %q", sent[0].Content, refs[0], want, m.Board.Token)
+	}
+	if am := sent[0].AllowedMentions; am == nil || !slices.Equal(am.Users, []string{mason}) || len(am.Parse) != 0 || len(am.Roles) != 0 {
+		t.Errorf("the reminder allows mentions %+v; want Mason alone", sent[0].AllowedMentions)
+	}
+	if got := current(t, b); got.ping != followupPing+"followup-1" || got.reminded != 1 {
+		t.Errorf("the game keeps ping %q, reminded %d; want the reminder, followup-1, and turn 1", got.ping, got.reminded)
+	}
+	if len(rec.sent) != 0 {
+		t.Errorf("%d messages sent to the channel; want none in a short game", len(rec.sent))
+	}
+
+	b.serveIC(context.Background(), click(t, mason, cell(m, 1, 1)))
+	b.run.bg.Wait()
+	if _, _, deleted := followups(rec); !slices.Equal(deleted, []string{m.Board.Token + "/followup-1"}) {
+		t.Errorf("deleted follow-ups %v; want Mason's reminder, through the token it was sent with", deleted)
+	}
+	next := current(t, b)
+	if next.ping != "" || next.reminded != 1 {
+		t.Errorf("after the move the game keeps ping %q, reminded %d; want none, and turn 1", next.ping, next.reminded)
+	}
+	remindAfter(t, b, clk, next, 0)
+	if sent, refs, _ := followups(rec); len(sent) != 2 || refs[1] != next.Board.Token ||
+		sent[1].AllowedMentions == nil || !slices.Equal(sent[1].AllowedMentions.Users, []string{bob}) {
+		t.Errorf("%d reminders; want bob's too, through his turn's board", len(sent))
+	}
+}
+
+// Whatever ends the turn deletes its reminder: a move, and each way the
+// game can end.
+func TestReminderDeletedWhenTheGameEnds(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		end  func(t *testing.T, b *Bot, clk *clock, m *match)
+	}{
+		{"move", func(t *testing.T, b *Bot, _ *clock, m *match) {
+			b.serveIC(context.Background(), click(t, mason, cell(m, 2, 2)))
+		}},
+		{"resign", func(t *testing.T, b *Bot, _ *clock, _ *match) {
+			b.serveIC(context.Background(), install(as(slashPayload(t, "resign", nil, nil), mason), true))
+		}},
+		{"resign by the other player", func(t *testing.T, b *Bot, _ *clock, _ *match) {
+			b.serveIC(context.Background(), install(as(slashPayload(t, "resign", nil, nil), bob), true))
+		}},
+		{"stop", func(t *testing.T, b *Bot, _ *clock, _ *match) {
+			b.serveIC(context.Background(), install(as(slashPayload(t, "stop", nil, nil), "77"), true))
+		}},
+		{"agreed draw", func(t *testing.T, b *Bot, _ *clock, _ *match) {
+			b.serveIC(context.Background(), install(as(slashPayload(t, "draw", nil, nil), bob), true))
+			if current(t, b).ping == "" {
+				t.Fatal("the offer of a draw deleted the reminder; the turn goes on")
+			}
+			var yes string
+			for _, c := range b.dc.(*recorder).last(t).Data.Components[0].(discordgo.ActionsRow).Components {
+				if id := c.(discordgo.Button).CustomID; strings.HasPrefix(id, actDrawYes+"/") {
+					yes = id
+				}
+			}
+			b.serveIC(context.Background(), install(as(buttonPayload(t, yes), mason), true))
+		}},
+		{"timeout", func(t *testing.T, b *Bot, clk *clock, m *match) {
+			clk.set(m.Deadline)
+			b.tables.expireTurn(fixtureChannel)
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b, rec, clk := corrBot(t, 0)
+			m := challengeAccepted(t, b, rec)
+			remindAfter(t, b, clk, m, 0)
+			if sent, _, _ := followups(rec); len(sent) != 1 {
+				t.Fatalf("%d reminders; want 1", len(sent))
+			}
+			tt.end(t, b, clk, m)
+			b.run.bg.Wait()
+			if got := current(t, b); tt.name != "move" && !got.Over() {
+				t.Fatalf("the game runs on after %s", tt.name)
+			}
+			if _, _, deleted := followups(rec); !slices.Equal(deleted, []string{m.Board.Token + "/followup-1"}) {
+				t.Errorf("deleted follow-ups %v; want the reminder", deleted)
+			}
+			if got := current(t, b).ping; got != "" {
+				t.Errorf("the game keeps ping %q; want none", got)
+			}
+		})
+	}
+}
+
+// No reminder where it has no use: turns under a minute, the computer's
+// turn (and a game against it, whose player moves within the turn the
+// board showed), a server that turned reminders off.
+func TestReminderNotSent(t *testing.T) {
+	t.Run("turns under a minute", func(t *testing.T) {
+		b, rec, _ := corrBot(t, 59*time.Second)
+		m := challengeAccepted(t, b, rec)
+		if _, ok := remindAt(m); ok {
+			t.Error("a turn of 59 seconds has a reminder")
+		}
+		b.tables.remindTurn(fixtureChannel)
+		b.run.bg.Wait()
+		if sent, _, _ := followups(rec); len(sent) != 0 {
+			t.Errorf("%d reminders; want none", len(sent))
+		}
+	})
+	t.Run("a minute", func(t *testing.T) {
+		b, rec, clk := corrBot(t, time.Minute)
+		m := challengeAccepted(t, b, rec)
+		remindAfter(t, b, clk, m, 0)
+		if sent, _, _ := followups(rec); len(sent) != 1 {
+			t.Errorf("%d reminders in a turn of a minute; want 1", len(sent))
+		}
+	})
+	t.Run("the computer", func(t *testing.T) {
+		b, rec, clk := corrBot(t, 0)
+		b.serveIC(context.Background(), install(as(slashPayload(t, "start", nil, nil), mason), true))
+		m := current(t, b)
+		if m.Computer == 0 || m.Turn() == m.Computer {
+			t.Fatalf("game against the computer %+v; want Mason to move", m.Match)
+		}
+		// Mason's turn is reminded like any player's...
+		remindAfter(t, b, clk, m, 0)
+		// ...but never the computer's, which has no deadline to remind of.
+		bot := m.Clone()
+		if _, err := bot.Judge.Play(0, 0, bot.Turn()); err != nil {
+			t.Fatal(err)
+		}
+		if bot.Turn() != bot.Computer {
+			t.Fatal("the computer is not to move")
+		}
+		bot.Deadline = clk.now().Add(time.Hour) // even with one
+		if at, ok := remindAt(bot); ok {
+			t.Errorf("the computer's turn is reminded at %v", at)
+		}
+		if sent, _, _ := followups(rec); len(sent) != 1 || !slices.Equal(sent[0].AllowedMentions.Users, []string{mason}) {
+			t.Errorf("%d reminders; want Mason's alone", len(sent))
+		}
+	})
+	t.Run("reminders off", func(t *testing.T) {
+		b, rec, clk := newClockedBot(t)
+		if err := b.stores.Settings.SaveSettings(context.Background(), store.Settings{GuildID: fixtureGuild, NoReminders: true}); err != nil {
+			t.Fatal(err)
+		}
+		m := challengeAccepted(t, b, rec)
+		remindAfter(t, b, clk, m, 0)
+		remindAfter(t, b, clk, m, time.Second)
+		if sent, _, _ := followups(rec); len(sent) != 0 {
+			t.Errorf("%d reminders; want none where the server turned them off", len(sent))
+		}
+		if got := current(t, b); got.reminded != 0 || got.Version != m.Version {
+			t.Errorf("the game was saved (version %d, reminded %d); want it untouched at version %d", got.Version, got.reminded, m.Version)
+		}
+	})
+}
+
+// Two processes on one store (replicas) remind a turn once: the one whose
+// save claims it first; the other finds it reminded, or, when it read the
+// game before that save, loses the race and sends nothing.
+func TestReminderOnceAcrossReplicas(t *testing.T) {
+	st := new(store.Memory)
+	clk := &clock{t: time.Now()}
+	replica := func() (*Bot, *recorder) {
+		cfg := DefaultConfig()
+		cfg.Now = clk.now
+		rec := new(recorder)
+		b := New(rec, StoresOf(st), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		b.SetSelf(botID)
+		t.Cleanup(b.Close)
+		return b, rec
+	}
+	a, recA := replica()
+	other, recB := replica()
+	m := challengeAccepted(t, a, recA)
+	at, _ := remindAt(m)
+	clk.set(at)
+
+	ctx := context.Background()
+	ch, err := other.tables.lock(ctx, fixtureChannel, false) // reads the game before a's claim
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.tables.remindTurn(fixtureChannel)
+	a.run.bg.Wait()
+	other.tables.remind(ctx, ch) // its claim conflicts
+	other.tables.unlock(ch)
+	other.tables.remindTurn(fixtureChannel) // and its timer finds the turn reminded
+	other.run.bg.Wait()
+
+	sentA, _, _ := followups(recA)
+	sentB, _, _ := followups(recB)
+	if len(sentA)+len(sentB) != 1 || len(sentA) != 1 {
+		t.Errorf("reminders: %d from a, %d from the other; want 1 from a", len(sentA), len(sentB))
+	}
+	// The other process plays the move; it deletes a's reminder, kept
+	// with the game.
+	other.serveIC(ctx, click(t, mason, cell(m, 1, 1)))
+	other.run.bg.Wait()
+	if _, _, deleted := followups(recB); !slices.Equal(deleted, []string{m.Board.Token + "/followup-1"}) {
+		t.Errorf("the other process deleted %v; want a's reminder", deleted)
+	}
+}
+
+// A restart neither repeats a turn's reminder nor loses one: Restore arms
+// the reminder of a running game, and a turn reminded before the restart
+// is not reminded again.
+func TestReminderAcrossRestart(t *testing.T) {
+	st := new(store.Memory)
+	clk := &clock{t: time.Now()}
+	start := func() (*Bot, *recorder) {
+		cfg := DefaultConfig()
+		cfg.Now = clk.now
+		rec := new(recorder)
+		b := New(rec, StoresOf(st), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		b.SetSelf(botID)
+		t.Cleanup(b.Close)
+		return b, rec
+	}
+	first, rec := start()
+	m := challengeAccepted(t, first, rec)
+	first.Close()
+
+	// Restarted before half time: the reminder's timer is armed.
+	second, rec2 := start()
+	if err := second.Restore(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	at, _ := remindAt(m)
+	ch, err := second.tables.channels.lock(context.Background(), fixtureChannel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	armed, armedAt := ch.remindTimer != nil, ch.remindAt
+	second.tables.channels.unlock(ch)
+	if !armed || !armedAt.Equal(at) {
+		t.Errorf("after Restore the reminder timer is armed %v at %v; want at %v", armed, armedAt, at)
+	}
+	remindAfter(t, second, clk, m, 0)
+	if sent, _, _ := followups(rec2); len(sent) != 1 {
+		t.Fatalf("%d reminders after the restart; want 1", len(sent))
+	}
+	second.Close()
+
+	// Restarted after the reminder: no second one.
+	third, rec3 := start()
+	if err := third.Restore(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	remindAfter(t, third, clk, m, time.Second)
+	if sent, _, _ := followups(rec3); len(sent) != 0 {
+		t.Errorf("%d reminders after a second restart; want none: the turn was reminded", len(sent))
+	}
+	// It still deletes the reminder once Mason moves.
+	third.serveIC(context.Background(), click(t, mason, cell(m, 1, 1)))
+	third.run.bg.Wait()
+	if _, _, deleted := followups(rec3); !slices.Equal(deleted, []string{m.Board.Token + "/followup-1"}) {
+		t.Errorf("deleted %v after the restart; want the reminder sent before it", deleted)
+	}
+}
+
+// In a correspondence game the reminder goes to the channel, as a reply
+// to the board with a link to it, and replaces the turn's ping: one
+// message per turn, the one that says when time runs out.
+func TestReminderReplacesCorrespondencePing(t *testing.T) {
+	b, rec, clk := corrBot(t, 20*time.Hour)
+	m := challengeAccepted(t, b, rec) // Mason is pinged: sent-1
+	b.run.bg.Wait()
+	if got := current(t, b).ping; got != "sent-1" {
+		t.Fatalf("the game keeps ping %q; want Mason's, sent-1", got)
+	}
+	remindAfter(t, b, clk, current(t, b), 0)
+	rec.mu.Lock()
+	sent, deletes := slices.Clone(rec.sent), slices.Clone(rec.channelDeletes)
+	rec.mu.Unlock()
+	if len(sent) != 2 {
+		t.Fatalf("%d messages sent; want the ping and the reminder", len(sent))
+	}
+	link := "https://discord.com/channels/" + fixtureGuild + "/" + fixtureChannel + "/" + boardMessage
+	want := english().T("move.reminder_board", map[string]any{"Player": mention(mason), "Deadline": m.Deadline.Unix(), "Board": link})
+	r := sent[1]
+	if r.Content != want || r.Reference == nil || r.Reference.MessageID != boardMessage ||
+		r.AllowedMentions == nil || !slices.Equal(r.AllowedMentions.Users, []string{mason}) {
+		t.Errorf("reminder %q replying to %+v allowing %+v; want %q replying to the board, Mason alone", r.Content, r.Reference, r.AllowedMentions, want)
+	}
+	if !slices.Equal(deletes, []string{fixtureChannel + "/sent-1"}) {
+		t.Errorf("deleted %v; want the ping the reminder replaces", deletes)
+	}
+	if got := current(t, b).ping; got != "sent-2" {
+		t.Errorf("the game keeps ping %q; want the reminder, sent-2", got)
+	}
+	if n, _, _ := followups(rec); len(n) != 0 {
+		t.Errorf("%d follow-ups; want none: the board's token expires long before the turn", len(n))
+	}
+}
+
+// A reminder sent through a board's token goes when /ttt board draws the
+// turn again on a new message: only that token deletes it, and the game
+// keeps the new board's. The turn is not reminded again.
+func TestReminderGoesWithItsBoard(t *testing.T) {
+	b, rec, clk := corrBot(t, 0)
+	m := challengeAccepted(t, b, rec)
+	remindAfter(t, b, clk, m, 0)
+	b.serveIC(context.Background(), install(as(slashPayload(t, "board", nil, nil), bob), true))
+	b.run.bg.Wait()
+	if _, _, deleted := followups(rec); !slices.Equal(deleted, []string{m.Board.Token + "/followup-1"}) {
+		t.Errorf("deleted follow-ups %v; want the reminder of the old board", deleted)
+	}
+	remindAfter(t, b, clk, m, time.Second)
+	if sent, _, _ := followups(rec); len(sent) != 1 {
+		t.Errorf("%d reminders; want 1 for the turn", len(sent))
+	}
+	if got := current(t, b); got.ping != "" || got.reminded != 1 {
+		t.Errorf("the game keeps ping %q, reminded %d; want none, and turn 1", got.ping, got.reminded)
+	}
+}

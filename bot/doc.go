@@ -120,6 +120,42 @@
 // (servedPing), whichever process makes it, even after a restart: a long
 // game leaves its board in the channel, not a trail of pings.
 //
+// # Reminders
+//
+// A clicked board pings nobody, so a player who looks away would lose on
+// time. When half of a turn has passed, the player to move gets one
+// reminder (remindAt): a message that mentions them alone, says when
+// their time runs out, and links to the board when its message is known.
+// Not in a turn shorter than minRemindedTurn, where the board they just
+// saw says it all; never for the computer; not in a server that turned
+// them off (/ttt config reminders:false; on by default).
+//
+// Once per turn, whichever process reminds: each process that holds the
+// channel has a reminder timer beside its turn timer (armReminder), and
+// Restore arms it for every running game, as it does the turn timer.
+// When it fires, the process loads the game and claims the turn's
+// reminder with a versioned save (match.reminded, the turn's number, kept
+// with the game); only the process whose save wins sends it, and a
+// process that restarts finds the turn claimed. It claims before it
+// sends, not after: two replicas firing at the same moment would
+// otherwise both notify the player, and a deleted message does not take
+// back a notification. A reminder claimed and then not sent (a crash,
+// Discord refusing it) is not sent again: at most once.
+//
+// A reminder is a ping sent later: its id is kept as the turn's ping
+// (keepPing), so the change that ends the turn (a move, any end of the
+// game, a timeout) deletes it, in any process. It goes where the board
+// is reachable until the turn ends: in a turn that the board's token
+// outlives (short turns, as wherever the app is only installed by a
+// user), as a follow-up through that token, deleted through it too
+// (pingOf); in a correspondence game, to the channel with the bot's
+// token, as a reply to the board, like its ping. A correspondence ping
+// already kept for the turn is replaced: deleted once the reminder is
+// kept, so that the channel keeps one message per turn, the one that
+// notified last and says when time runs out. A follow-up reminder goes
+// when /ttt board draws the turn again on a new message (servedPing):
+// only its own token deletes it, and the game keeps its board's alone.
+//
 // # Pictures of big boards
 //
 // A server that turns on /ttt config pictures sees

@@ -655,6 +655,10 @@ func (t *tables) remindTurn(channelID string) {
 		ctx, cancel := context.WithTimeout(context.Background(), editWithin)
 		defer cancel()
 		ch.remindTimer, ch.remindAt = nil, time.Time{} // this one has fired
+		if m := ch.match; m != nil && !t.settings.reminds(ctx, m.GuildID) {
+			ch.forgo(m) // and nothing read from the store
+			return
+		}
 		if err := t.load(ctx, ch); err != nil {
 			t.log.Error("turn reminder", "channel", channelID, "err", err)
 			return

@@ -186,6 +186,15 @@ func pingOf(m *match, ping string) pingRef {
 // shorter one the board they just saw says it all.
 const minRemindedTurn = time.Minute
 
+// remindLeast is the least time a reminder leaves its player: one due
+// while no process could send it (the bot was down), and found later, is
+// not sent once the turn is nearly over.
+const remindLeast = minRemindedTurn / 4
+
+// lateToRemind says whether at now m's turn is too near its end for a
+// reminder.
+func lateToRemind(m *match, now time.Time) bool { return m.Deadline.Sub(now) < remindLeast }
+
 // turnNumber numbers m's turn: the moves played before it, plus one.
 func turnNumber(m *match) int { return m.Judge.Len() + 1 }
 

@@ -199,6 +199,34 @@ func TestReminderNotSent(t *testing.T) {
 			t.Errorf("%d reminders; want Mason's alone", len(sent))
 		}
 	})
+	t.Run("found too late", func(t *testing.T) {
+		// The bot was down at half time and is back with 14 seconds
+		// left: too late to be of use.
+		b, rec, clk := corrBot(t, 0)
+		m := challengeAccepted(t, b, rec)
+		clk.set(m.Deadline.Add(-remindLeast + time.Second))
+		b.tables.remindTurn(fixtureChannel)
+		b.run.bg.Wait()
+		if sent, _, _ := followups(rec); len(sent) != 0 {
+			t.Errorf("%d reminders %v before the deadline; want none", len(sent), remindLeast-time.Second)
+		}
+		clk.set(m.Deadline.Add(-remindLeast))
+		b.tables.remindTurn(fixtureChannel)
+		b.run.bg.Wait()
+		if sent, _, _ := followups(rec); len(sent) != 0 {
+			t.Errorf("%d reminders once given up; want none", len(sent))
+		}
+	})
+	t.Run("found late", func(t *testing.T) {
+		b, rec, clk := corrBot(t, 0)
+		m := challengeAccepted(t, b, rec)
+		clk.set(m.Deadline.Add(-remindLeast))
+		b.tables.remindTurn(fixtureChannel)
+		b.run.bg.Wait()
+		if sent, _, _ := followups(rec); len(sent) != 1 {
+			t.Errorf("%d reminders %v before the deadline; want 1", len(sent), remindLeast)
+		}
+	})
 	t.Run("reminders off", func(t *testing.T) {
 		b, rec, clk := newClockedBot(t)
 		if err := b.stores.Settings.SaveSettings(context.Background(), store.Settings{GuildID: fixtureGuild, NoReminders: true}); err != nil {

@@ -630,11 +630,11 @@ func countChange(m Meter, prev, next *match) {
 // doc.go).
 
 // armReminder sets ch's reminder timer for m's turn, or stops it when m's
-// player is not to be reminded (remindAt). A reminder due already fires
-// at once.
+// player is not to be reminded (remindAt), or no longer (lateToRemind).
+// A reminder due already fires at once.
 func (t *tables) armReminder(ch *channel, m *match) {
 	at, ok := remindAt(m)
-	if !ok || ch.forgoes(m) {
+	if !ok || ch.forgoes(m) || lateToRemind(m, t.now()) {
 		ch.stopRemindTimer()
 		return
 	}
@@ -676,7 +676,11 @@ func (t *tables) remindTurn(channelID string) {
 func (t *tables) remind(ctx context.Context, ch *channel) {
 	m := ch.match
 	at, ok := remindAt(m)
-	if !ok || t.now().Before(at) {
+	if !ok || t.now().Before(at) || ch.forgoes(m) {
+		return
+	}
+	if lateToRemind(m, t.now()) {
+		ch.forgo(m)
 		return
 	}
 	if !t.settings.reminds(ctx, m.GuildID) {

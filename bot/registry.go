@@ -12,10 +12,11 @@ import (
 // A channel is what this process holds for one Discord channel besides the
 // stored game: the lock that serialises everything that happens there
 // (which is what makes two simultaneous clicks apply exactly one move), the
-// game as this process last saved or loaded it, the open challenge, and the
-// turn timer (and the reminder's). Every lock but a move's loads the game from the store, so
-// that another process sharing the database is never overruled by a stale
-// copy; a move uses the copy and checks it when it matters (tables.recheck).
+// game as this process last saved or loaded it, the open challenge, the
+// turn timer and the reminder's. Every lock but a move's loads the game
+// from the store, so that another process sharing the database is never
+// overruled by a stale copy; a move uses the copy and checks it when it
+// matters (tables.recheck).
 //
 // Its fields are guarded by its lock.
 type channel struct {

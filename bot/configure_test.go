@@ -214,27 +214,28 @@ func TestConfigBackToDefaultAndUnchanged(t *testing.T) {
 	clk := &clock{t: time.Now()}
 	b, rec := newConfigBot(t, st, clk)
 	admin := int64(discordgo.PermissionManageServer)
-	b.serveIC(context.Background(), configPayload(t, admin, intOpt("turn_timeout", 60), strOpt("channels", "<#111>")))
+	b.serveIC(context.Background(), configPayload(t, admin, intOpt("turn_timeout", 60), strOpt("channels", "<#111>"), boolOpt("reminders", false)))
 	saved := storedSettings(t, st)
 
 	clk.advance(time.Minute)
-	b.serveIC(context.Background(), configPayload(t, admin, intOpt("turn_timeout", 60), strOpt("channels", "<#111>")))
+	b.serveIC(context.Background(), configPayload(t, admin, intOpt("turn_timeout", 60), strOpt("channels", "<#111>"), boolOpt("reminders", false)))
 	wantEphemeral(t, rec.last(t), "Nothing changed")
 	if got := storedSettings(t, st); !reflect.DeepEqual(got, saved) {
 		t.Errorf("after the same values again stored %+v; want %+v", got, saved)
 	}
 
-	b.serveIC(context.Background(), configPayload(t, admin, intOpt("turn_timeout", 300), strOpt("channels", "ALL")))
+	b.serveIC(context.Background(), configPayload(t, admin, intOpt("turn_timeout", 300), strOpt("channels", "ALL"), boolOpt("reminders", true)))
 	r := rec.last(t)
 	for _, want := range []string{
 		"• ✏️ Time per move (`turn_timeout`): **5 minutes** (default; was 1 minute)",
 		"• ✏️ Channels where games can start (`channels`): **all channels** (default; was <#111>)",
+		"• ✏️ Remind the player to move when half their time has passed (`reminders`): **yes** (default; was no)",
 	} {
 		if !strings.Contains(r.Data.Content, want) {
 			t.Errorf("summary %q; want it to contain %q", r.Data.Content, want)
 		}
 	}
-	if got := storedSettings(t, st); got.TurnTimeout != 0 || got.Channels != nil {
+	if got := storedSettings(t, st); got.TurnTimeout != 0 || got.Channels != nil || got.NoReminders {
 		t.Errorf("stored %+v; want the defaults, zero", got)
 	}
 }

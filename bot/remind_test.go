@@ -403,3 +403,42 @@ func TestReminderGoesWithItsBoard(t *testing.T) {
 		t.Errorf("the game keeps ping %q, reminded %d; want none, and turn 1", got.ping, got.reminded)
 	}
 }
+
+// A claim that loses to another process's change of the same turn (here
+// the ping it kept) is tried again on the game as it is: the turn is still
+// reminded, once.
+func TestReminderClaimRetriedAfterAnotherChange(t *testing.T) {
+	b, rec, clk := corrBot(t, 0)
+	m := challengeAccepted(t, b, rec)
+	at, _ := remindAt(m)
+	clk.set(at)
+	ctx := context.Background()
+	ch, err := b.tables.lock(ctx, fixtureChannel, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another process saves the game meanwhile, without a move.
+	g, err := b.stores.Games.Current(ctx, fixtureChannel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Ping = "elsewhere"
+	if err := b.stores.Games.Save(ctx, g); err != nil {
+		t.Fatal(err)
+	}
+	b.tables.remind(ctx, ch) // conflicts, and loads the game again
+	b.tables.unlock(ch)
+	if got := current(t, b); got.reminded != 0 {
+		t.Fatalf("the lost claim saved reminded %d", got.reminded)
+	}
+	b.tables.remindTurn(fixtureChannel) // what the timer armed by that load does
+	b.Close()
+	if sent, _, _ := followups(rec); len(sent) != 1 {
+		t.Errorf("%d reminders; want 1", len(sent))
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if !slices.Equal(rec.channelDeletes, []string{fixtureChannel + "/elsewhere"}) {
+		t.Errorf("deleted through the channel %v; want the ping the reminder replaced", rec.channelDeletes)
+	}
+}

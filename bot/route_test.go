@@ -16,10 +16,10 @@ func TestParseRoute(t *testing.T) {
 		{"accept/ff00", route{action: actAccept, id: "ff00"}, true},
 		{"decline/ff00", route{action: actDecline, id: "ff00"}, true},
 		{"rematch/0", route{action: actRematch, id: "0"}, true},
-		{"move/a1b2/3/0/1", route{}, false},        // rows are 1-based
+		{"move/a1b2/3/0/1", route{}, false},                                                          // rows are 1-based
 		{"move/a1b2/3/15/15", route{action: actMove, id: "a1b2", serial: 3, row: 15, col: 15}, true}, // a picker's cell
-		{"move/a1b2/3/16/1", route{}, false},       // no board is bigger than 15×15
-		{"move/a1b2/3/1/16", route{}, false},       // nor wider
+		{"move/a1b2/3/16/1", route{}, false},                                                         // no board is bigger than 15×15
+		{"move/a1b2/3/1/16", route{}, false},                                                         // nor wider
 		{"row/a1b2/7", route{action: actRow, id: "a1b2", serial: 7}, true},
 		{"type/a1b2/0", route{action: actType, id: "a1b2", serial: 0}, true},
 		{"typed/a1b2/12", route{action: actTyped, id: "a1b2", serial: 12}, true},

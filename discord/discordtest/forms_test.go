@@ -57,8 +57,12 @@ func TestSelectMenu(t *testing.T) {
 		&discordgo.InteractionResponseData{Content: "row 2 open", Components: menuBoard("2")}); err != nil {
 		t.Fatalf("UPDATE_MESSAGE = %v", err)
 	}
-	if resp, err := in.Response(g.ctx); err != nil || resp.Message.Content != "row 2 open" {
+	resp, err := in.Response(g.ctx)
+	if err != nil || resp.Message.Content != "row 2 open" {
 		t.Fatalf("Response() = %+v, %v; want the board updated", resp, err)
+	}
+	if menus := resp.Message.SelectMenus(); len(menus) != 1 || menus[0].CustomID != "row" || menus[0].Row != 0 || !menus[0].Options[1].Default {
+		t.Errorf("SelectMenus() = %+v; want the menu of rows, row 2 picked", menus)
 	}
 
 	for _, tt := range []struct {

@@ -566,3 +566,40 @@ func wantUpdate(t *testing.T, r *discordgo.InteractionResponse) {
 		t.Errorf("answered type %d %q; want the board updated", r.Type, r.Data.Content)
 	}
 }
+
+// On a board shown as a picture, picking a row keeps the picture: the text
+// without the grid, no attachment touched; a cell played through the
+// picker is answered with the emoji board, and the picture of the new
+// position follows on the same message, leaving the picker as answered.
+func TestPickerOnPicture(t *testing.T) {
+	ctx := context.Background()
+	b, rec, _ := newTestBot(t)
+	setPictures(t, b, true)
+	m := bigGame(t, b, 10, 5, opponent, game.Move{Row: 4, Col: 4, Player: game.X}, game.Move{Row: 3, Col: 3, Player: game.O})
+	b.serveIC(ctx, selectIn(t, fixtureChannel, route{action: actRow, id: m.ID, serial: m.Serial}.String(), "5"))
+	r := rec.last(t)
+	wantUpdate(t, r)
+	if want := renderPictured(english(), m.Match).content; r.Data.Content != want {
+		t.Errorf("picking a row on a picture says %q; want the picture's text %q", r.Data.Content, want)
+	}
+	if r.Data.Attachments != nil || len(r.Data.Files) != 0 {
+		t.Errorf("picking a row touches the attachments: %v, %d files", r.Data.Attachments, len(r.Data.Files))
+	}
+	_, cells, _ := pickerOf(t, r.Data)
+	cell := clickIn(t, fixtureChannel, cells[0].CustomID)
+	b.serveIC(ctx, cell)
+	if r := rec.last(t); r.Type != discordgo.InteractionResponseUpdateMessage || !strings.Contains(r.Data.Content, cellEmpty) {
+		t.Fatalf("the cell answered %d %q; want the emoji board", r.Type, r.Data.Content)
+	}
+	b.Close() // waits for the edits in flight
+	if n, _ := editCount(rec); n != 1 {
+		t.Fatalf("%d edits after the move; want 1, its picture", n)
+	}
+	wantPicture(t, rec, 0, cell.Token, current(t, b))
+	rec.mu.Lock()
+	e := rec.edits[0]
+	rec.mu.Unlock()
+	if e.Components != nil {
+		t.Errorf("the picture's edit sets the components %v; want the picker left as answered", *e.Components)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -196,10 +197,23 @@ func TestGroupCommitMoreThanABatch(t *testing.T) {
 	if got := len(f.notes(t)); got != maxBatch+7 {
 		t.Errorf("%d notes; want %d", got, maxBatch+7)
 	}
-	f.g.mu.Lock()
-	defer f.g.mu.Unlock()
-	if len(f.g.queue) != 0 || f.g.leading {
-		t.Errorf("after the writes: %d queued, leading %v; want none, false", len(f.g.queue), f.g.leading)
+	// The leader tells the last batch it is done before it looks at the
+	// queue once more and finds it empty: wait for it to let go.
+	idle := func() (int, bool) {
+		f.g.mu.Lock()
+		defer f.g.mu.Unlock()
+		return len(f.g.queue), f.g.leading
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		queued, leading := idle()
+		if queued == 0 && !leading {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("10 s after the writes: %d queued, leading %v; want none, false", queued, leading)
+		}
+		runtime.Gosched()
 	}
 }
 

@@ -78,6 +78,38 @@ func (p *pictures) editBoard(ref *discordgo.Interaction, m *match, v view) {
 	})
 }
 
+// editInChannel edits, in the background and with the bot token, the
+// message of m's board, bigger than pictureAbove, once its token has
+// expired (a correspondence game's board, see doc.go) with v: as a picture
+// where the guild wants one, else (or if the picture cannot be drawn) as
+// v's emoji board. Either way the edit keeps no attachment, so that no
+// picture of an earlier state stays.
+func (p *pictures) editInChannel(m *match, v view) {
+	bd := m.Board
+	comps := v.buttons()
+	p.run.queue(func(ctx context.Context) {
+		e := &discordgo.MessageEdit{
+			Channel: bd.ChannelID, ID: bd.MessageID,
+			Content: &v.content, Components: &comps,
+			Attachments:     &[]*discordgo.MessageAttachment{},
+			AllowedMentions: allowed(""),
+		}
+		if p.settings.showsPicture(ctx, m.GuildID, m.Match) {
+			var png bytes.Buffer
+			if err := picture.Draw(&png, m.Judge); err != nil {
+				p.log.Warn("could not show a board as a picture; it stays an emoji board", "channel", m.ChannelID, "err", err)
+			} else {
+				text := renderPictured(p.catalog.For(m.locale), m.Match).content
+				e.Content = &text
+				e.Files = []*discordgo.File{{Name: pictureName, ContentType: "image/png", Reader: &png}}
+			}
+		}
+		if _, err := p.dc.ChannelMessageEditComplex(e, discordgo.WithContext(ctx)); err != nil {
+			p.log.Warn("could not update an old board through its channel", "channel", m.ChannelID, "err", fmt.Errorf("edit message: %w", err))
+		}
+	})
+}
+
 // logPictureFailure logs why a picture could not be put on a board
 // message; a message that a newer one replaced meanwhile is no surprise.
 func (p *pictures) logPictureFailure(channelID string, current func() bool, err error) {

@@ -96,7 +96,8 @@ func renderRetired(l *i18n.Language, m *table.Match) view {
 }
 
 // drawMatch draws m with its grid in emoji, or for pic and a board without
-// buttons, with none: a picture shows it.
+// buttons, or a board bigger than MaxEmojiSize, with none: a picture shows
+// it.
 func drawMatch(l *i18n.Language, m *table.Match, pic bool) view {
 	g := m.Judge
 	n := g.Size()
@@ -120,9 +121,9 @@ func drawMatch(l *i18n.Language, m *table.Match, pic bool) view {
 
 	// Up to 5×5 the buttons are the board; a board with no buttons (a
 	// bigger one, or a finished 5×5 whose last row holds Rematch) is drawn
-	// in emoji.
+	// in emoji up to MaxEmojiSize, and over it only ever as a picture.
 	buttons := hasButtons(m)
-	pic = pic && !buttons
+	pic = (pic || n > MaxEmojiSize) && !buttons
 	if !buttons && !pic {
 		b.WriteString(corner)
 		for c := 1; c <= n; c++ {

@@ -117,7 +117,7 @@ func TestConfigShowsDefaults(t *testing.T) {
 		"• Channels where games can start (`channels`): **all channels** (default)",
 		"• Role that can stop games, besides Manage Messages (`stop_role`): **none** (default)",
 		"• Games against the computer on `/ttt leaderboard` (`computer_ranked`): **no** (default)",
-		"• Boards bigger than 8×8 as a picture, one upload per move (`pictures`): **no** (default)",
+		"• 9×9 and 10×10 boards as a picture, one upload per move (`pictures`): **no** (default)",
 		"`/ttt config reset:true`",
 	} {
 		if !strings.Contains(r.Data.Content, want) {
@@ -175,7 +175,7 @@ func TestConfigOptions(t *testing.T) {
 			"• ✏️ Games against the computer on `/ttt leaderboard` (`computer_ranked`): **yes** (was no)",
 			store.Settings{ComputerRanked: true}},
 		{"pictures", []map[string]any{boolOpt("pictures", true)},
-			"• ✏️ Boards bigger than 8×8 as a picture, one upload per move (`pictures`): **yes** (was no)",
+			"• ✏️ 9×9 and 10×10 boards as a picture, one upload per move (`pictures`): **yes** (was no)",
 			store.Settings{Pictures: true}},
 	}
 	for _, tt := range tests {

@@ -476,3 +476,55 @@ func TestPictureThroughChannel(t *testing.T) {
 		})
 	}
 }
+
+// A long 15×15 game between two people whose board's token expired hours
+// ago: /ttt board brings a working board, a new message whose own token
+// puts its picture on it, at a new serial (the old board's buttons are
+// out of date), the old message deleted through the channel; the next
+// move plays on it and its picture follows.
+func TestBigBoardShownAgainAfterItsToken(t *testing.T) {
+	b, rec, clk := newClockedBot(t)
+	if err := b.stores.Settings.SaveSettings(context.Background(), store.Settings{GuildID: fixtureGuild, TurnTimeout: 20 * time.Hour,
+		Size: MaxSize, Win: 5}); err != nil {
+		t.Fatal(err)
+	}
+	old := challengeAccepted(t, b, rec)
+	b.run.bg.Wait()
+	clk.advance(3 * time.Hour)
+	board := install(as(slashPayload(t, "board", nil, nil), bob), true)
+	b.serveIC(context.Background(), board)
+	r := rec.last(t)
+	if r.Type != discordgo.InteractionResponseChannelMessageWithSource || r.Data.Flags&discordgo.MessageFlagsEphemeral != 0 {
+		t.Fatalf("/ttt board answered %d %q; want a new board message", r.Type, r.Data.Content)
+	}
+	m := current(t, b)
+	if m.Board.Token != board.Token || m.Serial != old.Serial+1 {
+		t.Errorf("the board is of token %q at serial %d; want the new message's %q at %d", m.Board.Token, m.Serial, board.Token, old.Serial+1)
+	}
+	if want := renderPictured(english(), m.Match).content; r.Data.Content != want {
+		t.Errorf("/ttt board answered %q; want %q", r.Data.Content, want)
+	}
+	b.run.bg.Wait()
+	move := install(as(slashPayload(t, "move", []map[string]any{intOpt("row", 15), intOpt("col", 15)}, nil), mason), true)
+	b.serveIC(context.Background(), move)
+	b.Close()
+	m = current(t, b)
+	if last, ok := m.Judge.LastMove(); !ok || last.Row != 14 || last.Col != 14 {
+		t.Fatalf("last move %v, %v; want Mason's at row 15, column 15", last, ok)
+	}
+	rec.mu.Lock()
+	deletes := slices.Clone(rec.channelDeletes)
+	var pictured []string // the tokens whose messages got a picture
+	for i, files := range rec.files {
+		if len(files) == 1 {
+			pictured = append(pictured, rec.editRefs[i])
+		}
+	}
+	rec.mu.Unlock()
+	if !slices.Contains(deletes, fixtureChannel+"/"+boardMessage) {
+		t.Errorf("deleted through the channel %v; want the old board %s", deletes, boardMessage)
+	}
+	if !slices.Contains(pictured, board.Token) || !slices.Contains(pictured, move.Token) {
+		t.Errorf("pictures put on the messages of %v; want the board of /ttt board (%s) and the one of the move (%s)", pictured, board.Token, move.Token)
+	}
+}

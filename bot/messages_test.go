@@ -214,7 +214,7 @@ func sampleBoards(t *testing.T) map[string]*table.Match {
 		}
 		out[fmt.Sprintf("%d×%d new", n, n)] = mk(nil)
 		out[fmt.Sprintf("%d×%d midgame", n, n)] = mk(played)
-		for _, e := range []game.Ending{game.EndResigned, game.EndTimeout, game.EndStopped, game.EndAgreed, game.EndDecided} {
+		for _, e := range []game.Ending{game.EndResigned, game.EndTimeout, game.EndStopped, game.EndAgreed, game.EndDecided, game.EndDraw} {
 			m := mk(played)
 			m.End, m.Loser, m.StoppedBy, m.Deadline = e, game.X, longID, time.Time{}
 			out[fmt.Sprintf("%d×%d ended %d", n, n, e)] = m

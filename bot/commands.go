@@ -49,6 +49,12 @@ func Commands() []*discordgo.ApplicationCommand {
 			MaxValue: max,
 		}, "command.ttt."+sub+"."+name)
 	}
+	// autocomplete makes Discord ask the bot what to offer for o
+	// (suggestMove) as the player types it.
+	autocomplete := func(o *discordgo.ApplicationCommandOption) *discordgo.ApplicationCommandOption {
+		o.Autocomplete = true
+		return o
+	}
 	user := func(sub, name string) *discordgo.ApplicationCommandOption {
 		return texts(&discordgo.ApplicationCommandOption{Type: discordgo.ApplicationCommandOptionUser, Name: name}, "command.ttt."+sub+"."+name)
 	}
@@ -92,8 +98,8 @@ func Commands() []*discordgo.ApplicationCommand {
 				texts(&discordgo.ApplicationCommandOption{Type: discordgo.ApplicationCommandOptionBoolean, Name: "open"}, "command.ttt.start.open"),
 			),
 			sub("move",
-				integer("move", "row", true, &one, MaxSize),
-				integer("move", "col", true, &one, MaxSize),
+				autocomplete(integer("move", "row", true, &one, MaxSize)),
+				autocomplete(integer("move", "col", true, &one, MaxSize)),
 			),
 			sub("board"),
 			sub("resign"),
@@ -123,7 +129,8 @@ func Commands() []*discordgo.ApplicationCommand {
 }
 
 // newRoutes is the registration table: the handler of each /ttt
-// subcommand of Commands, and of each button action (route.go).
+// subcommand of Commands, of each button action and modal (route.go), and
+// of the autocomplete of /ttt move.
 func newRoutes(b *Bot) routes {
 	return routes{
 		commands: map[string]handler{
@@ -147,6 +154,14 @@ func newRoutes(b *Bot) routes {
 			actRematch: b.rematch,
 			actDrawYes: b.answerDraw,
 			actDrawNo:  b.answerDraw,
+			actRow:     b.pickRow,
+			actType:    b.openMoveModal,
+		},
+		modals: map[string]clickHandler{
+			actTyped: b.moveByModal,
+		},
+		suggest: map[string]handler{
+			"move": b.suggestMove,
 		},
 	}
 }

@@ -167,7 +167,7 @@ func (b *Bot) replay(ctx context.Context, req *request, m *match) error {
 	b.log.Info("the interaction was already acted on by another process; answering with its board", "channel", req.ChannelID, "interaction", req.ID)
 	v := renderMatch(b.catalog.For(m.locale), m.Match)
 	typ := discordgo.InteractionResponseChannelMessageWithSource
-	if req.Type == discordgo.InteractionMessageComponent {
+	if req.Type == discordgo.InteractionMessageComponent || req.Type == discordgo.InteractionModalSubmit && req.Message != nil {
 		typ = discordgo.InteractionResponseUpdateMessage
 	}
 	return req.respond(ctx, typ, v, false)
@@ -335,9 +335,10 @@ func (b *Bot) playCommand(ctx context.Context, req *request, ch *channel, row, c
 	return b.postBoard(ctx, req, ch, next, true, pictured(set, next.Match))
 }
 
-// moveByClick answers a click on a cell of a board.
+// moveByClick answers a click on a cell of a board (or of a picker, or
+// one typed in the picker's modal: see picker.go).
 func (b *Bot) moveByClick(ctx context.Context, req *request, r route) error {
-	tc, _, err := b.settings.rulesFor(ctx, req)
+	tc, set, err := b.settings.rulesFor(ctx, req)
 	if err != nil {
 		return err
 	}
@@ -346,18 +347,19 @@ func (b *Bot) moveByClick(ctx context.Context, req *request, r route) error {
 		return err
 	}
 	defer b.tables.unlock(ch)
-	fu, err := b.playClick(ctx, req, ch, r, tc)
+	fu, err := b.playClick(ctx, req, ch, r, tc, set)
 	if b.tables.recheck(ch, req, err) {
 		if err := b.tables.load(ctx, ch); err != nil {
 			return err
 		}
-		fu, err = b.playClick(ctx, req, ch, r, tc)
+		fu, err = b.playClick(ctx, req, ch, r, tc, set)
 	}
 	return b.boards.followUp(fu, err)
 }
 
-// playClick plays the click on the cell of r on ch's game, under rules tc.
-func (b *Bot) playClick(ctx context.Context, req *request, ch *channel, r route, tc table.Config) (followUps, error) {
+// playClick plays the click on the cell of r on ch's game, under rules tc;
+// set says whether a big board is shown as a picture, which follows.
+func (b *Bot) playClick(ctx context.Context, req *request, ch *channel, r route, tc table.Config, set store.Settings) (followUps, error) {
 	m := ch.match
 	if m != nil && m.ID == r.id && playedBy(m, req) {
 		return followUps{}, b.replay(ctx, req, m)
@@ -369,6 +371,11 @@ func (b *Bot) playClick(ctx context.Context, req *request, ch *channel, r route,
 		return followUps{}, refuse("move.other_game", nil)
 	case m.Over():
 		return followUps{}, refuse("move.game_over", nil) // not "continues in a newer message"
+	case hasPicker(m.Match):
+		// A cell of the picker, or one typed in its modal (picker.go).
+		if fu, err := pickerTap(req, m, r); err != nil {
+			return fu, err
+		}
 	case r.serial != m.Serial:
 		return followUps{}, refuse("move.stale_board", nil)
 	}
@@ -381,11 +388,12 @@ func (b *Bot) playClick(ctx context.Context, req *request, ch *channel, r route,
 	adoptClickedMessage(req, next, m.Board.MessageID != "")
 	next.locale = req.keptLocale(next.locale)
 	v := renderMatch(b.catalog.For(next.locale), next.Match)
+	pic := pictured(set, next.Match)
 	kept, err := b.commit(ctx, req, ch, next, discordgo.InteractionResponseUpdateMessage, v)
 	if !kept {
 		return followUps{}, err
 	}
-	return followUps{shown: next, pingFor: req.user.ID}, err
+	return followUps{shown: next, pingFor: req.user.ID, picture: pic}, err
 }
 
 func noGame(ch *channel) error {

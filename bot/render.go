@@ -2,6 +2,7 @@ package bot
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -70,12 +71,19 @@ func mark(p game.Player) string {
 // button, a marker of its own in the grid or the picture), the winning
 // line is named in the status line and drawn in green; no legend repeats
 // them.
-func renderMatch(l *i18n.Language, m *table.Match) view { return drawMatch(l, m, false) }
+func renderMatch(l *i18n.Language, m *table.Match) view { return drawMatch(l, m, false, 0) }
 
 // renderPictured is renderMatch for a message whose board is a picture
 // (picture.go) of a board without buttons: the same text without the
 // grid, the legend naming the picture's colours.
-func renderPictured(l *i18n.Language, m *table.Match) view { return drawMatch(l, m, true) }
+func renderPictured(l *i18n.Language, m *table.Match) view { return drawMatch(l, m, true, 0) }
+
+// renderPicker is renderMatch, or for pic renderPictured, with row open in
+// the picker of a board bigger than MaxButtonSize: its cells as buttons
+// under the menu of rows (see pickerComponents).
+func renderPicker(l *i18n.Language, m *table.Match, row int, pic bool) view {
+	return drawMatch(l, m, pic, row)
+}
 
 // renderRetired is renderMatch for a finished board that a newer message
 // replaced (a rematch, the board shown again): its final position as it
@@ -97,8 +105,8 @@ func renderRetired(l *i18n.Language, m *table.Match) view {
 
 // drawMatch draws m with its grid in emoji, or for pic and a board without
 // buttons, or a board bigger than MaxEmojiSize, with none: a picture shows
-// it.
-func drawMatch(l *i18n.Language, m *table.Match, pic bool) view {
+// it; open is the row open in the picker of a bigger board, or 0.
+func drawMatch(l *i18n.Language, m *table.Match, pic bool, open int) view {
 	g := m.Judge
 	n := g.Size()
 	var b strings.Builder
@@ -154,7 +162,7 @@ func drawMatch(l *i18n.Language, m *table.Match, pic bool) view {
 			v.ping = ""
 		}
 	}
-	v.components = matchComponents(l, m, win, last, hasLast)
+	v.components = matchComponents(l, m, win, last, hasLast, open)
 	return v
 }
 
@@ -199,7 +207,7 @@ func statusLine(l *i18n.Language, m *table.Match, green bool) string {
 		if m.Computer == p {
 			return l.T("status.turn_computer", data)
 		}
-		key := "status.turn_command"
+		key := "status.turn_picker"
 		if g.Size() <= MaxButtonSize {
 			key = "status.turn_buttons"
 		}
@@ -234,14 +242,18 @@ func statusLine(l *i18n.Language, m *table.Match, green bool) string {
 	return ""
 }
 
-// matchComponents returns the cell buttons of a board up to MaxButtonSize
-// and, once the game is over, a Rematch button. A 5×5 grid already uses all
+// matchComponents returns the cell buttons of a board up to MaxButtonSize,
+// the picker of a bigger one while it runs (with row open, if not 0), and,
+// once the game is over, a Rematch button. A 5×5 grid already uses all
 // five action rows, so a finished 5×5 game shows Rematch alone (the emoji
 // board above still shows the final position).
-func matchComponents(l *i18n.Language, m *table.Match, win map[game.Cell]bool, last game.Move, hasLast bool) []discordgo.MessageComponent {
+func matchComponents(l *i18n.Language, m *table.Match, win map[game.Cell]bool, last game.Move, hasLast bool, open int) []discordgo.MessageComponent {
 	g := m.Judge
 	n := g.Size()
 	var rows []discordgo.MessageComponent
+	if n > MaxButtonSize && !m.Over() {
+		return pickerComponents(l, m, open, last, hasLast)
+	}
 	if hasButtons(m) {
 		for r := 0; r < n; r++ {
 			row := discordgo.ActionsRow{Components: make([]discordgo.MessageComponent, 0, n)}
@@ -263,6 +275,81 @@ func matchComponents(l *i18n.Language, m *table.Match, win map[game.Cell]bool, l
 	}
 	return rows
 }
+
+// pickerComponents returns the picker of m, running and bigger than
+// MaxButtonSize, with row open (1-based), or none if 0.
+func pickerComponents(l *i18n.Language, m *table.Match, open int, last game.Move, hasLast bool) []discordgo.MessageComponent {
+	g := m.Judge
+	n := g.Size()
+	menu := discordgo.SelectMenu{
+		MenuType:    discordgo.StringSelectMenu,
+		CustomID:    route{action: actRow, id: m.ID, serial: m.Serial}.String(),
+		Placeholder: l.T("picker.placeholder", nil),
+		Options:     make([]discordgo.SelectMenuOption, 0, n),
+	}
+	for r := 1; r <= n; r++ {
+		if freeInRow(g, r) == 0 {
+			continue
+		}
+		menu.Options = append(menu.Options, discordgo.SelectMenuOption{
+			Label:   l.T("picker.row", map[string]any{"Row": r}),
+			Value:   strconv.Itoa(r),
+			Default: r == open,
+		})
+	}
+	rows := []discordgo.MessageComponent{discordgo.ActionsRow{Components: []discordgo.MessageComponent{menu}}}
+	if open >= 1 && open <= n {
+		var row discordgo.ActionsRow
+		for c := 1; c <= n; c++ {
+			row.Components = append(row.Components, pickerCell(m, open, c, last, hasLast))
+			if len(row.Components) == MaxButtonSize || c == n {
+				rows = append(rows, row)
+				row = discordgo.ActionsRow{}
+			}
+		}
+	}
+	rows = append(rows, discordgo.ActionsRow{Components: []discordgo.MessageComponent{
+		discordgo.Button{
+			Label:    l.T("button.move", nil),
+			Style:    discordgo.PrimaryButton,
+			CustomID: route{action: actType, id: m.ID, serial: m.Serial}.String(),
+		},
+	}})
+	return rows
+}
+
+// pickerCell is the button of cell row, col (1-based) of m in an open
+// row: its column number if free, else its mark, disabled.
+func pickerCell(m *table.Match, row, col int, last game.Move, hasLast bool) discordgo.Button {
+	b := discordgo.Button{
+		Style:    discordgo.SecondaryButton,
+		CustomID: route{action: actMove, id: m.ID, serial: m.Serial, row: row, col: col}.String(),
+	}
+	if p := m.Judge.At(row-1, col-1); p != game.None {
+		b.Disabled = true
+		b.Emoji = &discordgo.ComponentEmoji{Name: mark(p)}
+		if hasLast && last.Row == row-1 && last.Col == col-1 {
+			b.Style = discordgo.PrimaryButton
+		}
+		return b
+	}
+	b.Label = strconv.Itoa(col)
+	return b
+}
+
+// freeInRow counts the free cells of row (1-based) of g.
+func freeInRow(g *game.Judge, row int) int {
+	free := 0
+	for c := range g.Size() {
+		if g.At(row-1, c) == game.None {
+			free++
+		}
+	}
+	return free
+}
+
+// hasPicker says whether m's board is played with the picker.
+func hasPicker(m *table.Match) bool { return m.Judge.Size() > MaxButtonSize && !m.Over() }
 
 func cellButton(m *table.Match, r, c int, win map[game.Cell]bool, last game.Move, hasLast bool) discordgo.Button {
 	p := m.Judge.At(r, c)

@@ -25,6 +25,12 @@ const (
 	maxRows       = 5
 	maxRowButtons = 5
 	maxLabel      = 80
+	// A select menu: its options, their labels and values, its
+	// placeholder.
+	maxOptions     = 25
+	maxOptionLabel = 100
+	maxOptionValue = 100
+	maxPlaceholder = 150
 )
 
 // The longest ids Discord hands out today are 19 digits; 20 leaves room.
@@ -73,6 +79,10 @@ func checkLimits(t *testing.T, what string, v view) {
 			t.Errorf("%s: row %d has %d buttons; want 1 to %d", what, i, len(row.Components), maxRowButtons)
 		}
 		for _, bc := range row.Components {
+			if menu, ok := bc.(discordgo.SelectMenu); ok {
+				checkMenu(t, what, menu, len(row.Components), seen)
+				continue
+			}
 			b := bc.(discordgo.Button)
 			if len(b.CustomID) == 0 || len(b.CustomID) > maxCustomID {
 				t.Errorf("%s: custom_id %q has %d characters; want 1 to %d", what, b.CustomID, len(b.CustomID), maxCustomID)
@@ -91,6 +101,48 @@ func checkLimits(t *testing.T, what string, v view) {
 				t.Errorf("%s: label %q too long", what, b.Label)
 			}
 		}
+	}
+}
+
+// checkMenu fails the test if a string select menu, one of n components
+// of its row, breaks Discord's limits.
+func checkMenu(t *testing.T, what string, m discordgo.SelectMenu, n int, seen map[string]bool) {
+	t.Helper()
+	if n != 1 {
+		t.Errorf("%s: select menu %q shares its row with %d others; want it alone", what, m.CustomID, n-1)
+	}
+	if m.MenuType != discordgo.StringSelectMenu {
+		t.Errorf("%s: select menu %q is of type %d; want a string select", what, m.CustomID, m.MenuType)
+	}
+	if len(m.CustomID) == 0 || len(m.CustomID) > maxCustomID || seen[m.CustomID] {
+		t.Errorf("%s: select menu custom_id %q empty, too long or used twice", what, m.CustomID)
+	}
+	seen[m.CustomID] = true
+	if _, err := parseRoute(m.CustomID); err != nil {
+		t.Errorf("%s: custom_id %q does not parse: %v", what, m.CustomID, err)
+	}
+	if len(m.Options) == 0 || len(m.Options) > maxOptions {
+		t.Errorf("%s: select menu %q has %d options; want 1 to %d", what, m.CustomID, len(m.Options), maxOptions)
+	}
+	if utf8.RuneCountInString(m.Placeholder) > maxPlaceholder {
+		t.Errorf("%s: placeholder %q too long", what, m.Placeholder)
+	}
+	values := map[string]bool{}
+	defaults := 0
+	for _, o := range m.Options {
+		if n := utf8.RuneCountInString(o.Label); n == 0 || n > maxOptionLabel {
+			t.Errorf("%s: option label %q has %d code points; want 1 to %d", what, o.Label, n, maxOptionLabel)
+		}
+		if n := utf8.RuneCountInString(o.Value); n == 0 || n > maxOptionValue || values[o.Value] {
+			t.Errorf("%s: option value %q empty, too long or used twice", what, o.Value)
+		}
+		values[o.Value] = true
+		if o.Default {
+			defaults++
+		}
+	}
+	if defaults > 1 {
+		t.Errorf("%s: select menu %q has %d default options; a menu of one choice takes at most 1", what, m.CustomID, defaults)
 	}
 }
 
@@ -160,6 +212,17 @@ func TestRenderGolden(t *testing.T) {
 		{"3x3-won", testMatch(t, 3, 3, seed...)},
 		{"3x3-draw", testMatch(t, 3, 3, draw...)},
 		{"7x7-k4-midgame", testMatch(t, 7, 4, game.Move{Row: 3, Col: 3, Player: X}, game.Move{Row: 2, Col: 4, Player: O})},
+		{"7x7-k4-row3", testMatch(t, 7, 4, game.Move{Row: 3, Col: 3, Player: X}, game.Move{Row: 2, Col: 4, Player: O})},
+		{"6x6-k6-row1", testMatch(t, 6, 6, func() []game.Move {
+			// Row 1 open with four marks of X (disabled) and two
+			// free cells (their column numbers).
+			var ms []game.Move
+			for c := range 5 {
+				ms = append(ms, game.Move{Row: 0, Col: c, Player: X}, game.Move{Row: 5, Col: c, Player: O})
+			}
+			ms[8], ms[9] = game.Move{Row: 2, Col: 4, Player: X}, game.Move{Row: 4, Col: 0, Player: O}
+			return ms
+		}()...)},
 		{"5x5-k3-won", testMatch(t, 5, 3, game.Move{Row: 0, Col: 0, Player: X}, game.Move{Row: 0, Col: 4, Player: O},
 			game.Move{Row: 1, Col: 1, Player: X}, game.Move{Row: 1, Col: 4, Player: O}, game.Move{Row: 2, Col: 2, Player: X})},
 		{"10x10-timeout", func() *table.Match {
@@ -168,14 +231,27 @@ func TestRenderGolden(t *testing.T) {
 			return m
 		}()},
 	}
+	open := map[string]int{"7x7-k4-row3": 3, "6x6-k6-row1": 1} // the row open in the picker
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v := renderMatch(english(), tt.m)
+			v := renderPicker(english(), tt.m, open[tt.name], false)
 			var got bytes.Buffer
 			got.WriteString(v.content)
 			got.WriteString("\n---\n")
 			for _, c := range v.components {
 				for _, bc := range c.(discordgo.ActionsRow).Components {
+					if menu, ok := bc.(discordgo.SelectMenu); ok {
+						fmt.Fprintf(&got, "<%s %s:", menu.Placeholder, menu.CustomID)
+						for _, o := range menu.Options {
+							def := ""
+							if o.Default {
+								def = "*"
+							}
+							fmt.Fprintf(&got, " %s%s=%s", def, o.Label, o.Value)
+						}
+						got.WriteString(">")
+						continue
+					}
 					b := bc.(discordgo.Button)
 					label := b.Label
 					if b.Emoji != nil {

@@ -88,10 +88,31 @@ func (req *request) respond(ctx context.Context, typ discordgo.InteractionRespon
 	if ephemeral {
 		data.Flags = discordgo.MessageFlagsEphemeral
 	}
+	return req.send(ctx, &discordgo.InteractionResponse{Type: typ, Data: data})
+}
+
+// modal answers req with a modal (MODAL): its custom_id, title and
+// components, the text fields in action rows.
+func (req *request) modal(ctx context.Context, customID, title string, components []discordgo.MessageComponent) error {
+	return req.send(ctx, &discordgo.InteractionResponse{Type: discordgo.InteractionResponseModal,
+		Data: &discordgo.InteractionResponseData{CustomID: customID, Title: title, Components: components}})
+}
+
+// suggest answers an autocomplete interaction with choices, perhaps none.
+func (req *request) suggest(ctx context.Context, choices []*discordgo.ApplicationCommandOptionChoice) error {
+	if choices == nil {
+		choices = []*discordgo.ApplicationCommandOptionChoice{}
+	}
+	return req.send(ctx, &discordgo.InteractionResponse{Type: discordgo.InteractionApplicationCommandAutocompleteResult,
+		Data: &discordgo.InteractionResponseData{Choices: choices}})
+}
+
+// send sends resp, req's one answer.
+func (req *request) send(ctx context.Context, resp *discordgo.InteractionResponse) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("respond to interaction: %w: %w", errNotSent, err)
 	}
-	err := req.responder.Respond(ctx, &discordgo.InteractionResponse{Type: typ, Data: data})
+	err := req.responder.Respond(ctx, resp)
 	if !rejected(err) || acknowledged(err) {
 		// Delivered, perhaps delivered (a timeout, a lost reply), or
 		// answered before: another answer would be refused or would
@@ -133,8 +154,12 @@ func acknowledged(err error) bool {
 		rerr.Message.Code == discordgo.ErrCodeInteractionHasAlreadyBeenAcknowledged
 }
 
-// say answers req with an ephemeral message in plain words.
+// say answers req with an ephemeral message in plain words; an
+// autocomplete, which cannot be answered with a message, gets no choices.
 func (req *request) say(ctx context.Context, text string) error {
+	if req.Type == discordgo.InteractionApplicationCommandAutocomplete {
+		return req.suggest(ctx, nil)
+	}
 	return req.respond(ctx, discordgo.InteractionResponseChannelMessageWithSource, view{content: text}, true)
 }
 

@@ -15,6 +15,11 @@ import (
 //	move/<game>/<serial>/<row>/<col>
 //	accept/<challenge>   decline/<challenge>   rematch/<game>
 //	drawyes/<game>       drawno/<game>
+//	row/<game>/<serial>  type/<game>/<serial>  typed/<game>/<serial>
+//
+// The last three are the picker of a board bigger than MaxButtonSize
+// (picker.go): its select menu of rows, its Move… button, and the modal
+// that button opens.
 type route struct {
 	action   string
 	id       string
@@ -30,7 +35,15 @@ const (
 	actRematch = "rematch"
 	actDrawYes = "drawyes" // accept the draw offered in a game
 	actDrawNo  = "drawno"  // decline it
+	actRow     = "row"     // the picker's select menu: open a row
+	actType    = "type"    // the picker's Move… button: open the modal
+	actTyped   = "typed"   // the modal, submitted
 )
+
+// maxSide is the largest row or column a custom_id may name: the side of
+// the largest board anyone may play (MaxSize) may grow to it without a
+// change of format.
+const maxSide = 15
 
 // maxCustomID is Discord's limit on a component's custom_id.
 const maxCustomID = 100
@@ -39,8 +52,11 @@ var errBadRoute = errors.New("bot: malformed custom_id")
 
 // String encodes r as a custom_id.
 func (r route) String() string {
-	if r.action == actMove {
+	switch r.action {
+	case actMove:
 		return fmt.Sprintf("%s/%s/%d/%d/%d", r.action, r.id, r.serial, r.row, r.col)
+	case actRow, actType, actTyped:
+		return fmt.Sprintf("%s/%s/%d", r.action, r.id, r.serial)
 	}
 	return r.action + "/" + r.id
 }
@@ -63,6 +79,15 @@ func parseRoute(s string) (route, error) {
 			return route{}, fmt.Errorf("%w: %q", errBadRoute, s)
 		}
 		return r, nil
+	case actRow, actType, actTyped:
+		if len(parts) != 3 {
+			return route{}, fmt.Errorf("%w: %q", errBadRoute, s)
+		}
+		var err error
+		if r.serial, err = smallInt(parts[2], 0, 1<<30); err != nil {
+			return route{}, fmt.Errorf("%w: serial: %v", errBadRoute, err)
+		}
+		return r, nil
 	case actMove:
 		if len(parts) != 5 {
 			return route{}, fmt.Errorf("%w: %q", errBadRoute, s)
@@ -71,10 +96,10 @@ func parseRoute(s string) (route, error) {
 		if r.serial, err = smallInt(parts[2], 0, 1<<30); err != nil {
 			return route{}, fmt.Errorf("%w: serial: %v", errBadRoute, err)
 		}
-		if r.row, err = smallInt(parts[3], 1, MaxButtonSize); err != nil {
+		if r.row, err = smallInt(parts[3], 1, maxSide); err != nil {
 			return route{}, fmt.Errorf("%w: row: %v", errBadRoute, err)
 		}
-		if r.col, err = smallInt(parts[4], 1, MaxButtonSize); err != nil {
+		if r.col, err = smallInt(parts[4], 1, maxSide); err != nil {
 			return route{}, fmt.Errorf("%w: col: %v", errBadRoute, err)
 		}
 		return r, nil

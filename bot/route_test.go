@@ -16,8 +16,16 @@ func TestParseRoute(t *testing.T) {
 		{"accept/ff00", route{action: actAccept, id: "ff00"}, true},
 		{"decline/ff00", route{action: actDecline, id: "ff00"}, true},
 		{"rematch/0", route{action: actRematch, id: "0"}, true},
-		{"move/a1b2/3/0/1", route{}, false},        // rows are 1-based
-		{"move/a1b2/3/6/1", route{}, false},        // only boards up to 5×5 have buttons
+		{"move/a1b2/3/0/1", route{}, false},                                                          // rows are 1-based
+		{"move/a1b2/3/15/15", route{action: actMove, id: "a1b2", serial: 3, row: 15, col: 15}, true}, // a picker's cell
+		{"move/a1b2/3/16/1", route{}, false},                                                         // no board is bigger than 15×15
+		{"move/a1b2/3/1/16", route{}, false},                                                         // nor wider
+		{"row/a1b2/7", route{action: actRow, id: "a1b2", serial: 7}, true},
+		{"type/a1b2/0", route{action: actType, id: "a1b2", serial: 0}, true},
+		{"typed/a1b2/12", route{action: actTyped, id: "a1b2", serial: 12}, true},
+		{"row/a1b2", route{}, false},               // missing serial
+		{"typed/a1b2/1/2", route{}, false},         // trailing part
+		{"type/a1b2/x", route{}, false},            // serial not a number
 		{"move/a1b2/3/1", route{}, false},          // missing column
 		{"move/a1b2/03/1/1", route{}, false},       // not canonical
 		{"move/a1b2/-1/1/1", route{}, false},       // negative serial
@@ -53,19 +61,26 @@ func TestParseRoute(t *testing.T) {
 
 // The longest route the bot makes must fit Discord's custom_id limit.
 func TestRouteLength(t *testing.T) {
-	r := route{action: actMove, id: newID(), serial: 1 << 30, row: MaxButtonSize, col: MaxButtonSize}
-	if n := len(r.String()); n > maxCustomID {
-		t.Errorf("len(%q) = %d; want <= %d", r.String(), n, maxCustomID)
+	for _, r := range []route{
+		{action: actMove, id: newID(), serial: 1 << 30, row: maxSide, col: maxSide},
+		{action: actTyped, id: newID(), serial: 1 << 30},
+	} {
+		if n := len(r.String()); n > maxCustomID {
+			t.Errorf("len(%q) = %d; want <= %d", r.String(), n, maxCustomID)
+		}
+		if _, err := parseRoute(r.String()); err != nil {
+			t.Errorf("parseRoute(%q) = %v; want nil", r.String(), err)
+		}
 	}
-	if _, err := parseRoute(r.String()); err != nil {
-		t.Errorf("parseRoute(%q) = %v; want nil", r.String(), err)
+	if MaxSize > maxSide {
+		t.Errorf("MaxSize = %d; the custom_ids name rows and columns up to %d", MaxSize, maxSide)
 	}
 }
 
 // FuzzParseRoute checks that whatever a client sends, parsing never panics
 // and anything accepted encodes back to exactly the same custom_id.
 func FuzzParseRoute(f *testing.F) {
-	for _, s := range []string{"move/ab/1/2/3", "accept/x1", "rematch/9", "move//1/1/1", "a/b/c/d/e/f"} {
+	for _, s := range []string{"move/ab/1/2/3", "row/ab/4", "typed/ab/0", "accept/x1", "rematch/9", "move//1/1/1", "a/b/c/d/e/f"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

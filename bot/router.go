@@ -153,17 +153,22 @@ func failureKey(err error) string {
 }
 
 // routes is the one registration table (commands.go): a handler per /ttt
-// subcommand, and one per button action, which gets the button's route.
+// subcommand, one per button action, which gets the button's route (a
+// select menu is a button here), one per modal, which gets the route of
+// its custom_id, and one per subcommand whose options autocomplete.
 type routes struct {
 	commands map[string]handler
 	buttons  map[string]clickHandler
+	modals   map[string]clickHandler
+	suggest  map[string]handler
 }
 
 // A clickHandler answers a click on a button whose custom_id says r.
 type clickHandler func(ctx context.Context, req *request, r route) error
 
-// serve finds the handler, by subcommand for /ttt or by custom_id action
-// for buttons (the custom_id parsed here, once), and runs it.
+// serve finds the handler, by subcommand for /ttt and its autocomplete,
+// or by custom_id action for buttons and modals (the custom_id parsed
+// here, once), and runs it.
 func (rs routes) serve(ctx context.Context, req *request) error {
 	switch req.Type {
 	case discordgo.InteractionApplicationCommand:
@@ -193,8 +198,39 @@ func (rs routes) serve(ctx context.Context, req *request) error {
 		if err != nil {
 			return refuse("route.unknown_button", nil)
 		}
+		h, ok := rs.buttons[r.action]
+		if !ok || r.action == actTyped {
+			return refuse("route.unknown_button", nil)
+		}
 		req.kind = r.action
-		return rs.buttons[r.action](ctx, req, r)
+		return h(ctx, req, r)
+	case discordgo.InteractionModalSubmit:
+		data, ok := req.Data.(discordgo.ModalSubmitInteractionData)
+		if !ok {
+			return refuse("route.unreadable_click", nil)
+		}
+		r, err := parseRoute(data.CustomID)
+		h, known := rs.modals[r.action]
+		if err != nil || !known {
+			return refuse("route.unknown_button", nil)
+		}
+		req.kind = r.action
+		return h(ctx, req, r)
+	case discordgo.InteractionApplicationCommandAutocomplete:
+		data, ok := req.Data.(discordgo.ApplicationCommandInteractionData)
+		if !ok || data.Name != "ttt" {
+			return req.suggest(ctx, nil)
+		}
+		sub, err := subcommand(data)
+		if err != nil {
+			return req.suggest(ctx, nil)
+		}
+		h, ok := rs.suggest[sub.Name]
+		if !ok {
+			return req.suggest(ctx, nil)
+		}
+		req.kind = "suggest_" + sub.Name
+		return h(ctx, req)
 	}
 	return refuse("route.unknown_interaction", nil)
 }

@@ -20,9 +20,19 @@ func encodeResponse(r *discordgo.InteractionResponse, escapeHTML bool) ([]byte, 
 	if r == nil {
 		return []byte("null"), nil // as json.Marshal writes it
 	}
-	v := responseJSON{Type: r.Type}
-	if r.Data != nil {
-		v.Data = &responseDataJSON{dataFields: (*dataFields)(r.Data), Components: plainComponents(r.Data.Components)}
+	var v any
+	switch {
+	case r.Data != nil && r.Type == discordgo.InteractionApplicationCommandAutocompleteResult:
+		v = autocompleteJSON{Type: r.Type, Data: choicesJSON{Choices: r.Data.Choices}}
+		if r.Data.Choices == nil {
+			v = autocompleteJSON{Type: r.Type, Data: choicesJSON{Choices: []*discordgo.ApplicationCommandOptionChoice{}}}
+		}
+	case r.Data != nil && r.Type == discordgo.InteractionResponseModal:
+		v = modalJSON{Type: r.Type, Data: modalDataJSON{CustomID: r.Data.CustomID, Title: r.Data.Title, Components: plainComponents(r.Data.Components)}}
+	case r.Data != nil:
+		v = responseJSON{Type: r.Type, Data: &responseDataJSON{dataFields: (*dataFields)(r.Data), Components: plainComponents(r.Data.Components)}}
+	default:
+		v = responseJSON{Type: r.Type}
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -38,6 +48,31 @@ func encodeResponse(r *discordgo.InteractionResponse, escapeHTML bool) ([]byte, 
 type responseJSON struct {
 	Type discordgo.InteractionResponseType `json:"type,omitempty"`
 	Data *responseDataJSON                 `json:"data,omitempty"`
+}
+
+// autocompleteJSON is an APPLICATION_COMMAND_AUTOCOMPLETE_RESULT as
+// Discord documents it: its data holds the choices alone, always an
+// array (discordgo's omitempty would drop an empty one).
+type autocompleteJSON struct {
+	Type discordgo.InteractionResponseType `json:"type"`
+	Data choicesJSON                       `json:"data"`
+}
+
+type choicesJSON struct {
+	Choices []*discordgo.ApplicationCommandOptionChoice `json:"choices"`
+}
+
+// modalJSON is a MODAL as Discord documents it: custom_id, title and
+// components, without the fields of a message.
+type modalJSON struct {
+	Type discordgo.InteractionResponseType `json:"type"`
+	Data modalDataJSON                     `json:"data"`
+}
+
+type modalDataJSON struct {
+	CustomID   string `json:"custom_id"`
+	Title      string `json:"title"`
+	Components []any  `json:"components"`
 }
 
 type responseDataJSON struct {

@@ -106,3 +106,42 @@ func BenchmarkEncodeBoard(b *testing.B) {
 		}
 	})
 }
+
+// TestEncodeModalAndChoices: a MODAL and an autocomplete result are
+// encoded as Discord documents them, with none of a message's fields, and
+// an answer of no choices keeps its empty array, which discordgo's
+// omitempty would drop.
+func TestEncodeModalAndChoices(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		r    *discordgo.InteractionResponse
+		want string
+	}{
+		{"modal", &discordgo.InteractionResponse{Type: discordgo.InteractionResponseModal, Data: &discordgo.InteractionResponseData{
+			CustomID: "typed/g1/4", Title: "Your move",
+			Components: []discordgo.MessageComponent{discordgo.ActionsRow{Components: []discordgo.MessageComponent{
+				discordgo.TextInput{CustomID: "cell", Label: "Row and column", Style: discordgo.TextInputShort, Required: true, MinLength: 3, MaxLength: 12},
+			}}},
+		}}, `{"type":9,"data":{"custom_id":"typed/g1/4","title":"Your move","components":[{"components":[{"custom_id":"cell","label":"Row and column","style":1,"required":true,"min_length":3,"max_length":12,"type":4}],"type":1}]}}`},
+		{"choices", &discordgo.InteractionResponse{Type: discordgo.InteractionApplicationCommandAutocompleteResult, Data: &discordgo.InteractionResponseData{
+			Choices: []*discordgo.ApplicationCommandOptionChoice{{Name: "Row 3", Value: 3}},
+		}}, `{"type":8,"data":{"choices":[{"name":"Row 3","value":3}]}}`},
+		{"no choices", &discordgo.InteractionResponse{Type: discordgo.InteractionApplicationCommandAutocompleteResult, Data: &discordgo.InteractionResponseData{}},
+			`{"type":8,"data":{"choices":[]}}`},
+	} {
+		got, err := encodeResponse(tt.r, false)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		var g, w any
+		if err := json.Unmarshal(got, &g); err != nil {
+			t.Fatalf("%s: not JSON: %v\n%s", tt.name, err, got)
+		}
+		if err := json.Unmarshal([]byte(tt.want), &w); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(g, w) {
+			t.Errorf("%s:\n got %s\nwant %s", tt.name, got, tt.want)
+		}
+	}
+}

@@ -5,8 +5,10 @@
 // A test starts a [Server], points the bot at [Server.APIURL] (every request
 // whose URL starts with discordgo.EndpointAPI is rewritten to APIURL plus the
 // rest of the URL), lets the bot open its session, and then plays the part of
-// Discord's users: it builds interactions with [Server.SlashCommand] and
-// [Server.Click], dispatches them with [Server.Send] and reads what the bot
+// Discord's users: it builds interactions with [Server.SlashCommand],
+// [Server.Click], [Server.Select] (a choice in a string select menu) and
+// [Server.SubmitModal] (the modal the bot answered an interaction with,
+// filled in), dispatches them with [Server.Send] and reads what the bot
 // answered with [Interaction.Response], [Server.Messages] and
 // [Server.Followups]. Nothing in the bot is mocked away: the bot's own
 // discordgo session speaks HTTP and websocket to this server.
@@ -89,8 +91,7 @@
 // channel the bot may write to, and READY lists no guilds); no events other
 // than READY, RESUMED and INTERACTION_CREATE, and no replay of missed events
 // on resume; no closing of connections whose client stops heartbeating;
-// no autocomplete or modal submit
-// interactions (a MODAL callback is recorded but nothing more); attachments
+// no autocomplete interactions; attachments
 // sent as multipart/form-data are accepted and listed but not stored.
 //
 // Error messages of the fake's own making (for instance for a callback type

@@ -113,6 +113,11 @@ type Interaction struct {
 
 	MessageID string // the message clicked, for a component
 	CustomID  string // the custom_id clicked, for a component
+	// Values are the values chosen, for a select menu (Select).
+	Values []string
+	// Fields are the values typed in a modal's text fields, by custom_id,
+	// for a modal submit (SubmitModal).
+	Fields map[string]string
 
 	// Set by Send.
 	ID    string
@@ -121,6 +126,8 @@ type Interaction struct {
 
 	srv       *Server
 	unchecked bool
+	isSelect  bool         // a choice in a select menu (Select)
+	opened    *Interaction // what the modal submitted answered (SubmitModal)
 	st        *interactionState // guarded by srv.mu
 	sending   bool              // guarded by srv.mu
 }
@@ -213,6 +220,9 @@ type interactionState struct {
 	rejected []string // callbacks answered 4xx, for the failure message
 
 	originalID string   // the @original message, once there is one
+	// modalSubmitted: the modal this interaction was answered with was
+	// submitted (a modal is submitted once).
+	modalSubmitted bool
 	followups  []string // followup message IDs, oldest first
 }
 
@@ -516,12 +526,34 @@ func (s *Server) buildLocked(in *Interaction, id, token string) (map[string]any,
 			(m.visibleTo != "" && m.visibleTo != in.Member.User.ID) {
 			return nil, nil, fmt.Errorf("%w: %s in channel %s", ErrUnknownMessage, in.MessageID, in.ChannelID)
 		}
+		st.componentMsgID = m.id
+		p["message"] = s.render(m)
+		if in.isSelect {
+			data, err := selectDataLocked(in, m)
+			if err != nil {
+				return nil, nil, err
+			}
+			p["data"] = data
+			break
+		}
 		if !in.unchecked && !hasEnabledComponent(m.components, in.CustomID) {
 			return nil, nil, fmt.Errorf("%w: %q on message %s", ErrUnknownComponent, in.CustomID, in.MessageID)
 		}
-		st.componentMsgID = m.id
 		p["data"] = map[string]any{"custom_id": in.CustomID, "component_type": int(discordgo.ButtonComponent)}
-		p["message"] = s.render(m)
+	case discordgo.InteractionModalSubmit:
+		data, msgID, err := s.modalDataLocked(in)
+		if err != nil {
+			return nil, nil, err
+		}
+		p["data"] = data
+		if msgID != "" {
+			m := s.messages[msgID]
+			if m == nil || m.deleted {
+				return nil, nil, fmt.Errorf("%w: %s in channel %s", ErrUnknownMessage, msgID, in.ChannelID)
+			}
+			st.componentMsgID = m.id
+			p["message"] = s.render(m)
+		}
 	default:
 		return nil, nil, fmt.Errorf("discordtest: cannot send interactions of type %v", in.Type)
 	}

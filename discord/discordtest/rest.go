@@ -397,7 +397,8 @@ func (s *Server) callbackLocked(st *interactionState, r *http.Request, body []by
 	typ := discordgo.InteractionResponseType(*cb.Type)
 	st.resp.Type = typ
 	st.resp.Data = append(json.RawMessage(nil), cb.Data...)
-	isComponent := st.kind == discordgo.InteractionMessageComponent
+	// A modal submitted from a component's modal may update that message.
+	isComponent := st.kind == discordgo.InteractionMessageComponent || st.kind == discordgo.InteractionModalSubmit && st.componentMsgID != ""
 	wrongKind := func() reply {
 		return formReply([]fieldError{{"type", "INTERACTION_CALLBACK_TYPE_INVALID",
 			fmt.Sprintf("Interaction callback type %d is not valid for interaction type %d", typ, st.kind)}})
@@ -469,6 +470,9 @@ func (s *Server) callbackLocked(st *interactionState, r *http.Request, body []by
 		return noContent, n
 
 	case discordgo.InteractionResponseModal:
+		if st.kind == discordgo.InteractionModalSubmit {
+			return wrongKind(), nil
+		}
 		if errs := validateModal("data.", cb.Data); len(errs) > 0 {
 			return formReply(errs), nil
 		}

@@ -126,8 +126,8 @@ type Interaction struct {
 
 	srv       *Server
 	unchecked bool
-	isSelect  bool         // a choice in a select menu (Select)
-	opened    *Interaction // what the modal submitted answered (SubmitModal)
+	isSelect  bool              // a choice in a select menu (Select)
+	opened    *Interaction      // what the modal submitted answered (SubmitModal)
 	st        *interactionState // guarded by srv.mu
 	sending   bool              // guarded by srv.mu
 }
@@ -219,11 +219,11 @@ type interactionState struct {
 	resp     Response
 	rejected []string // callbacks answered 4xx, for the failure message
 
-	originalID string   // the @original message, once there is one
+	originalID string // the @original message, once there is one
 	// modalSubmitted: the modal this interaction was answered with was
 	// submitted (a modal is submitted once).
 	modalSubmitted bool
-	followups  []string // followup message IDs, oldest first
+	followups      []string // followup message IDs, oldest first
 }
 
 func (st *interactionState) owners() map[string]string {

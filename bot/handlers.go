@@ -383,6 +383,10 @@ func (b *Bot) playClick(ctx context.Context, req *request, ch *channel, r route,
 	if err := next.Play(tc, req.user.ID, r.row, r.col, b.cfg.Now()); err != nil {
 		return followUps{}, moveRefusals.of(err, moveData(m, r.row, r.col))
 	}
+	if hasPicker(m.Match) {
+		// A new picker: one drawn before this move never plays.
+		next.Serial++
+	}
 	// The click's token edits the same message, and is fresher.
 	next.Board = store.Board{AppID: req.AppID, Token: req.Token, At: b.cfg.Now()}
 	adoptClickedMessage(req, next, m.Board.MessageID != "")

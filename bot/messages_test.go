@@ -235,7 +235,9 @@ func sampleBoards(t *testing.T) map[string]*table.Match {
 // catalog alone (refusals are single texts), and every message made of
 // several (help, about, stats, the leaderboard with its section of games
 // against the computer, history, the config summary, boards of every size
-// in every state, challenges, draw offers) as the handlers send it.
+// in every state, the pickers of big boards with each row open, the modal
+// of their Move… button and the suggestions of /ttt move, challenges, draw
+// offers) as the handlers send it.
 func TestEveryMessageFitsEveryLanguage(t *testing.T) {
 	keys := catalogKeys(t)
 	bs := sampleBoards(t)
@@ -306,6 +308,7 @@ func TestEveryMessageFitsEveryLanguage(t *testing.T) {
 					checkMessage(t, name+" draw offer", &discordgo.InteractionResponseData{Content: v.content, Components: v.components})
 				}
 			}
+			checkPicker(t, l, bs)
 			for _, to := range []string{longID, ""} {
 				c := &table.Challenge{ID: newID(), From: longID, To: to, Size: MaxSize, Win: MaxSize, Expires: time.Unix(1<<40, 0)}
 				for st := challengeOpen; st <= challengeSuperseded; st++ {
@@ -314,6 +317,56 @@ func TestEveryMessageFitsEveryLanguage(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Discord's limits on a modal and on autocomplete choices.
+const (
+	maxModalTitle = 45
+	maxInputLabel = 45
+	maxChoiceName = 100
+)
+
+// checkPicker checks, in l's language, the boards with a picker: every
+// sample board bigger than MaxButtonSize still running, with each of its
+// rows open in turn, as an emoji board and as a picture's text; the
+// pickers of every size up to maxSide, new and with a row open; the modal
+// of Move…, and the suggestions of /ttt move.
+func checkPicker(t *testing.T, l *i18n.Language, bs map[string]*table.Match) {
+	t.Helper()
+	for name, m := range bs {
+		if !hasPicker(m) {
+			continue
+		}
+		for row := 0; row <= m.Judge.Size(); row++ {
+			for _, pic := range []bool{false, true} {
+				v := renderPicker(l, m, row, pic)
+				checkMessage(t, fmt.Sprintf("%s, row %d open, picture %v", name, row, pic), &discordgo.InteractionResponseData{Content: v.content, Components: v.components})
+			}
+		}
+	}
+	for n := MaxButtonSize + 1; n <= maxSide; n++ {
+		g, err := game.New(n, game.WinLength(5))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := &table.Match{ID: newID(), Players: [3]string{game.X: longID, game.O: longID}, Judge: g, Serial: 1 << 30}
+		for _, row := range []int{0, 1, n} {
+			checkLimits(t, fmt.Sprintf("%d×%d picker, row %d open", n, n, row), view{components: pickerComponents(l, m, row, game.Move{}, false)})
+		}
+		if rows := len(pickerComponents(l, m, n, game.Move{}, false)); rows != 2+(n+MaxButtonSize-1)/MaxButtonSize {
+			t.Errorf("%d×%d picker with a row open: %d action rows", n, n, rows)
+		}
+	}
+	for key, limit := range map[string]int{"modal.move.title": maxModalTitle, "modal.move.label": maxInputLabel} {
+		if got := utf8.RuneCountInString(l.T(key, nil)); got == 0 || got > limit {
+			t.Errorf("%s is %d code points; want 1 to %d", key, got, limit)
+		}
+	}
+	for key, data := range map[string]map[string]any{"picker.row": {"Row": maxSide}, "picker.col": {"Col": maxSide}} {
+		if got := utf8.RuneCountInString(l.T(key, data)); got > maxChoiceName {
+			t.Errorf("%s is %d code points; want <= %d", key, got, maxChoiceName)
+		}
 	}
 }
 

@@ -165,13 +165,10 @@ func parseCell(s string) (row, col int, ok bool) {
 	}
 	nums := [2]int{}
 	for i, f := range fields {
-		if len(f) > 2 {
+		if len(f) > 2 || strings.Trim(f, "0123456789") != "" {
 			return 0, 0, false
 		}
-		n, err := strconv.Atoi(f)
-		if err != nil || n < 0 {
-			return 0, 0, false
-		}
+		n, _ := strconv.Atoi(f)
 		nums[i] = n
 	}
 	return nums[0], nums[1], true

@@ -19,7 +19,10 @@ import (
 //
 // The last three are the picker of a board bigger than MaxButtonSize
 // (picker.go): its select menu of rows, its Move… button, and the modal
-// that button opens.
+// that button opens. The serial numbers a game's board messages; on a
+// board with a picker, every move counts too (playClick), so that a tap on
+// a picker drawn before a move is told apart from one on the board as it
+// stands.
 type route struct {
 	action   string
 	id       string

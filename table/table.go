@@ -77,6 +77,8 @@ type Match struct {
 
 	// Serial numbers the board messages of this match; cell buttons carry
 	// it, so a click on a board that a newer message replaced is refused.
+	// On a board played with the bot's picker every move counts as a new
+	// board, so that a picker drawn before a move is refused too.
 	Serial int
 }
 

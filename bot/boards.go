@@ -159,11 +159,15 @@ func (bs *boards) deleteBoard(m *match) {
 	switch {
 	case bd.Token != "" && bs.tokenGood(bd):
 		ref := &discordgo.Interaction{AppID: bd.AppID, Token: bd.Token}
-		bs.pictures.edits.drop(ref.Token) // a picture on its way has nowhere to go
+		// A picture on its way has nowhere to go; one being put on is
+		// waited for.
+		turn := bs.pictures.edits.last(m.ID)
 		bs.run.queue(func(ctx context.Context) {
-			if err := bs.dc.InteractionResponseDelete(ref, discordgo.WithContext(ctx)); err != nil {
-				bs.log.Warn("could not delete a replaced board", "channel", m.ChannelID, "err", err)
-			}
+			turn.do(func(func() bool) {
+				if err := bs.dc.InteractionResponseDelete(ref, discordgo.WithContext(ctx)); err != nil {
+					bs.log.Warn("could not delete a replaced board", "channel", m.ChannelID, "err", err)
+				}
+			})
 		})
 	case bd.MessageID != "":
 		bs.run.queue(func(ctx context.Context) {

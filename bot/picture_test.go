@@ -309,9 +309,15 @@ func TestBoardEditsOrder(t *testing.T) {
 	first.do(run(1)) // overtaken by 2
 	other.do(run(3)) // another message
 	third := e.take("a")
-	e.drop("a")
-	third.do(run(4)) // its message is gone
-	if want := []int{2, 3}; !slices.Equal(ran, want) {
+	del := e.last("a")
+	third.do(run(4)) // its message is to be deleted
+	del.do(run(5))
+	// A deletion runs even if the new message's edits come after it.
+	del2 := e.last("d")
+	next := e.take("d")
+	del2.do(run(6))
+	next.do(run(7))
+	if want := []int{2, 3, 5, 6, 7}; !slices.Equal(ran, want) {
 		t.Errorf("ran %v; want %v", ran, want)
 	}
 	if n := e.busy.Load(); n != 0 || len(e.boards) != 0 {

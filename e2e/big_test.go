@@ -76,7 +76,7 @@ func TestE2EBigBoardsByTap(t *testing.T) {
 			wantPicker(t, board, 15)
 
 			board = p.playToWin(board, bob, alice, 15, 5, 2, 3, "2,5")
-			h.waitPicture(ch, board, mention(bob)+" wins")
+			h.waitPictureSaying(ch, board, mention(bob)+" wins")
 		})
 
 		t.Run("15×15 against the computer", func(t *testing.T) {
@@ -115,7 +115,7 @@ func TestE2EBigBoardsAnywhere(t *testing.T) {
 			r = p.click(bob, r.Message.ID, button(t, r.Message, -1, 0, "accept/"))
 			wantBoard(t, r, discordgo.InteractionResponseUpdateMessage, mention(alice)+" to move")
 			board := p.playToWin(r.Message, alice, bob, 15, 5, 15, 14, "15, 5")
-			h.waitPicture(ch, board, mention(alice)+" wins")
+			h.waitPictureSaying(ch, board, mention(alice)+" wins")
 		})
 	})
 }
@@ -324,6 +324,34 @@ func (h *harness) waitPictureOf(channel string, m discordtest.Message) discordte
 		if m, err = h.srv.WaitMessageEdit(ctx, channel, m.ID, m.Edits); err != nil {
 			h.t.Fatalf("board %s never got a new picture: %v; it says %q", m.ID, err, m.Content)
 		}
+	}
+	return m
+}
+
+// waitPictureSaying waits until board message m carries a picture it did
+// not carry before with a text that says want: taps come faster than
+// pictures, so the picture of an earlier move may come first. It checks
+// that the message then carries that one picture alone, without an emoji
+// grid, and returns it.
+func (h *harness) waitPictureSaying(channel string, m discordtest.Message, want string) discordtest.Message {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(h.ctx, 30*time.Second)
+	defer cancel()
+	old := make(map[string]bool)
+	for _, a := range m.Attachments {
+		old[a.ID] = true
+	}
+	for len(m.Attachments) == 0 || old[m.Attachments[len(m.Attachments)-1].ID] || !strings.Contains(m.Content, want) {
+		var err error
+		if m, err = h.srv.WaitMessageEdit(ctx, channel, m.ID, m.Edits); err != nil {
+			h.t.Fatalf("board %s never got a picture saying %q: %v; it says %q with %d attachments", m.ID, want, err, m.Content, len(m.Attachments))
+		}
+	}
+	if len(m.Attachments) != 1 || m.Attachments[0].Filename != "board.png" {
+		h.t.Errorf("board %s carries %d attachments; want one, board.png", m.ID, len(m.Attachments))
+	}
+	if strings.Contains(m.Content, "⬜") || strings.Contains(m.Content, "#️⃣") {
+		h.t.Errorf("board %s with a picture still shows the emoji grid: %q", m.ID, m.Content)
 	}
 	return m
 }

@@ -33,9 +33,10 @@
 //
 // # Shape
 //
-// The router (router.go) parses each interaction once, by subcommand or
-// by the custom_id of a button (route.go), and calls its handler from one
-// registration table beside the command schema (commands.go). A handler
+// The router (router.go) parses each interaction once, by subcommand (of
+// a command or its autocomplete) or by the custom_id of a button, a select
+// menu or a modal (route.go), and calls its handler from one registration
+// table beside the command schema (commands.go). A handler
 // (handlers.go) reads top to bottom: it locks the channel with its game
 // (tables), lets package table decide on a clone, commits (a
 // versioned save, durable before anyone is answered, then the answer),
@@ -62,7 +63,7 @@
 // Files refer only downward (TestFilesDoNotLoop; go test -run
 // TestFilesDoNotLoop -v ./bot/ prints the floors): bot.go builds the bot
 // (New) from the registration table (commands.go) over the handlers
-// (handlers.go, configure.go), which stand on the router's type Bot
+// (picker.go over handlers.go, configure.go), which stand on the router's type Bot
 // (router.go); below them tables and boards, which do not use each other,
 // and the leaves (request, match, settings, render, route, registry,
 // runner, config).
@@ -119,6 +120,28 @@
 // the change that ends that turn (a move, the end of the game) deletes it
 // (servedPing), whichever process makes it, even after a restart: a long
 // game leaves its board in the channel, not a trail of pings.
+//
+// # Playing a big board by tap: the picker
+//
+// A message holds at most 25 buttons, so a board bigger than
+// MaxButtonSize×MaxButtonSize cannot be all buttons. It carries the picker
+// (picker.go) instead, on the board message itself: a select menu of the
+// rows with a free cell; once the player to move picks one, that row's
+// cells as buttons under it (tap 2 plays, as a click on a small board); and
+// a Move… button whose modal takes a typed cell. Every tap is an
+// interaction on the board, answered with UPDATE_MESSAGE of the board and
+// bringing a fresh token: the same in a server, a DM or a user install,
+// and the board stays editable for the whole game. Picking a row stores
+// nothing; it is the one answer drawn from a game read from the store
+// rather than from memory, since it redraws the board for everyone.
+//
+// On such a board every move counts as a new serial (playClick), and every
+// custom_id of the picker carries it: a tap on a picker drawn before the
+// last move, or on a board a newer message replaced, never plays. It is
+// refused in plain words, and the board is redrawn as it stands (a fresh
+// picker). Anyone but the player to move is told whose turn it is.
+// /ttt move autocompletes its row and col with the free rows and columns
+// (suggestMove).
 //
 // # Pictures of big boards
 //

@@ -23,10 +23,11 @@ import (
 //     field for "row col".
 //
 // Picking a row stores nothing: the open row is only drawn on the message.
-// Every custom_id carries the board's serial, so a tap on a picker drawn
-// before the board changed never plays: it is refused, and the board is
-// redrawn as it stands (a fresh picker). Anyone but the player to move is
-// told whose turn it is.
+// Every custom_id carries the board's serial, which on such a board every
+// move changes (playClick), so a tap on a picker drawn before the board
+// changed never plays: it is refused, and the board is redrawn as it
+// stands, with a fresh picker (pickerTap). Anyone but the player to move
+// is told whose turn it is.
 
 // typedField is the custom_id of the modal's text field.
 const typedField = "cell"

@@ -290,7 +290,11 @@ func TestPickerStale(t *testing.T) {
 				}
 				// The board is redrawn as it stands: its picker at the
 				// current serial.
-				<-rec.edited
+				select {
+				case <-rec.edited:
+				case <-time.After(time.Minute): // only if it fails: the redraw is queued before the answer
+					t.Fatal("the board was not redrawn")
+				}
 				rec.mu.Lock()
 				e := rec.edits[len(rec.edits)-1]
 				ref := rec.editRefs[len(rec.editRefs)-1]
@@ -506,7 +510,8 @@ func pickFree(t *testing.T, m *match) string {
 // (another process saved a move since) decides a picker's tap again on
 // the game as stored: the opponent's cell plays though the copy says it is
 // not their turn, and a cell of a picker drawn before the move, which the
-// copy would accept, is refused, its save having lost the race.
+// copy would accept, is refused, its save having lost the race. A row
+// picked, which saves nothing, redraws the board as stored.
 func TestPickerOnReplicas(t *testing.T) {
 	ctx := context.Background()
 	a, b, ra, rb := replicas(t, new(store.Memory))
@@ -514,23 +519,43 @@ func TestPickerOnReplicas(t *testing.T) {
 	if err := a.tables.catchUp(ctx, fixtureChannel); err != nil {
 		t.Fatal(err)
 	}
-	// On b, mason plays row 3, column 4.
-	b.serveIC(ctx, clickIn(t, fixtureChannel, route{action: actMove, id: m.ID, serial: m.Serial, row: 3, col: 4}.String()))
-	wantUpdate(t, rb.last(t))
+	// on plays one move by who through the picker's modal of process p.
+	on := func(p *Bot, rec *recorder, who, typed string) {
+		t.Helper()
+		s := current(t, p).Serial
+		p.serveIC(ctx, as(modalIn(t, fixtureChannel, route{action: actTyped, id: m.ID, serial: s}.String(), typed), who))
+		wantUpdate(t, rec.last(t))
+	}
+	// On b, mason plays row 3, column 4: a's copy is out of date.
+	on(b, rb, mason, "3 4")
 	moved := current(t, b)
 
-	// On a, which holds the game before that move, mason taps a cell of
-	// the picker of before: refused, nothing played.
+	// On a, mason taps a cell of the picker of before the move, which a's
+	// copy accepts: its save loses the race, and the tap is refused on the
+	// game as stored; nothing is played.
 	a.serveIC(ctx, clickIn(t, fixtureChannel, route{action: actMove, id: m.ID, serial: m.Serial, row: 5, col: 5}.String()))
 	wantEphemeral(t, ra.last(t), "It's not your turn")
 	if got := current(t, a); got.Version != moved.Version || got.Judge.At(4, 4) != game.None {
 		t.Fatalf("a stale tap on a stale replica changed the game: version %d (want %d)", got.Version, moved.Version)
 	}
-	// The opponent types a cell on a: played.
-	a.serveIC(ctx, as(modalIn(t, fixtureChannel, route{action: actTyped, id: m.ID, serial: moved.Serial}.String(), "5 5"), opponent))
-	wantUpdate(t, ra.last(t))
-	if got := current(t, a); got.Judge.At(4, 4) != game.O {
-		t.Errorf("the opponent's typed cell was not played: %v there", got.Judge.At(4, 4))
+
+	// On b, the opponent plays row 5, column 5; on a, mason picks a row:
+	// the board drawn is the one stored, with that move, never a's copy
+	// (which says it is the opponent's turn).
+	on(b, rb, opponent, "5 5")
+	a.serveIC(ctx, selectIn(t, fixtureChannel, route{action: actRow, id: m.ID, serial: current(t, b).Serial}.String(), "2"))
+	r := ra.last(t)
+	wantUpdate(t, r)
+	if !strings.Contains(r.Data.Content, "at row 5, column 5") {
+		t.Errorf("the row was opened on %q; want the board as stored, with the opponent's move", r.Data.Content)
+	}
+
+	// On b, mason plays; on a, whose copy says it is mason's turn, the
+	// opponent's typed cell plays all the same.
+	on(b, rb, mason, "1 1")
+	on(a, ra, opponent, "6 6")
+	if got := current(t, a); got.Judge.At(5, 5) != game.O || got.Judge.Len() != 4 {
+		t.Errorf("the opponent's typed cell was not played: %v there, %d moves", got.Judge.At(5, 5), got.Judge.Len())
 	}
 }
 
@@ -539,5 +564,42 @@ func wantUpdate(t *testing.T, r *discordgo.InteractionResponse) {
 	t.Helper()
 	if r.Type != discordgo.InteractionResponseUpdateMessage || r.Data.Flags&discordgo.MessageFlagsEphemeral != 0 || !strings.Contains(r.Data.Content, " vs ") {
 		t.Errorf("answered type %d %q; want the board updated", r.Type, r.Data.Content)
+	}
+}
+
+// On a board shown as a picture, picking a row keeps the picture: the text
+// without the grid, no attachment touched; a cell played through the
+// picker is answered with the emoji board, and the picture of the new
+// position follows on the same message, leaving the picker as answered.
+func TestPickerOnPicture(t *testing.T) {
+	ctx := context.Background()
+	b, rec, _ := newTestBot(t)
+	setPictures(t, b, true)
+	m := bigGame(t, b, 10, 5, opponent, game.Move{Row: 4, Col: 4, Player: game.X}, game.Move{Row: 3, Col: 3, Player: game.O})
+	b.serveIC(ctx, selectIn(t, fixtureChannel, route{action: actRow, id: m.ID, serial: m.Serial}.String(), "5"))
+	r := rec.last(t)
+	wantUpdate(t, r)
+	if want := renderPictured(english(), m.Match).content; r.Data.Content != want {
+		t.Errorf("picking a row on a picture says %q; want the picture's text %q", r.Data.Content, want)
+	}
+	if r.Data.Attachments != nil || len(r.Data.Files) != 0 {
+		t.Errorf("picking a row touches the attachments: %v, %d files", r.Data.Attachments, len(r.Data.Files))
+	}
+	_, cells, _ := pickerOf(t, r.Data)
+	cell := clickIn(t, fixtureChannel, cells[0].CustomID)
+	b.serveIC(ctx, cell)
+	if r := rec.last(t); r.Type != discordgo.InteractionResponseUpdateMessage || !strings.Contains(r.Data.Content, cellEmpty) {
+		t.Fatalf("the cell answered %d %q; want the emoji board", r.Type, r.Data.Content)
+	}
+	b.Close() // waits for the edits in flight
+	if n, _ := editCount(rec); n != 1 {
+		t.Fatalf("%d edits after the move; want 1, its picture", n)
+	}
+	wantPicture(t, rec, 0, cell.Token, current(t, b))
+	rec.mu.Lock()
+	e := rec.edits[0]
+	rec.mu.Unlock()
+	if e.Components != nil {
+		t.Errorf("the picture's edit sets the components %v; want the picker left as answered", *e.Components)
 	}
 }

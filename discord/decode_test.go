@@ -39,6 +39,18 @@ func samples(t testing.TB) map[string][]byte {
 		t.Fatalf("testdata: %v files, %v", len(files), err)
 	}
 	s := map[string][]byte{"board click": boardClick(3)}
+	// The picker of a big board: a row chosen in its menu, the modal of
+	// its Move… button submitted (with the board's message), and the
+	// autocomplete of /ttt move.
+	click := string(boardClick(2))
+	s["select"] = []byte(strings.Replace(click, `"data":{"custom_id":"move/g1/4/2/3","component_type":2}`,
+		`"data":{"custom_id":"row/g1/4","component_type":3,"values":["7"]}`, 1))
+	s["modal submit"] = []byte(strings.Replace(strings.Replace(click, `"type":3,`, `"type":5,`, 1),
+		`"data":{"custom_id":"move/g1/4/2/3","component_type":2}`,
+		`"data":{"custom_id":"typed/g1/4","components":[{"type":1,"components":[{"type":4,"custom_id":"cell","value":"3 7"}]}]}`, 1))
+	s["autocomplete"] = []byte(`{"id":"1500","application_id":"1100","type":4,"token":"tok","version":1,"guild_id":"1200","channel_id":"1300",` +
+		`"member":{"user":{"id":"1400","username":"alice"}},"data":{"id":"5","name":"ttt","type":1,"options":[{"type":1,"name":"move",` +
+		`"options":[{"type":4,"name":"row","value":3},{"type":4,"name":"col","value":"1","focused":true}]}]}}`)
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/ed25519"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -126,7 +125,7 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hp := e.handler.Load()
 	if hp == nil {
 		e.log.Warn("an interaction arrived before the bot was ready", "channel", i.ChannelID)
-		b, _ := json.Marshal(startingAnswer())
+		b, _ := encodeResponse(startingAnswer(i.Type), false)
 		writeJSON(w, b)
 		return
 	}

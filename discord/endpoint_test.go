@@ -130,6 +130,11 @@ func TestEndpointAnswers(t *testing.T) {
 	if got, resp := post(t, srv.URL, body, Sign(key, body, endpointNow)); got != 200 || !strings.Contains(resp, "starting up") {
 		t.Errorf("before Handle: %d %s; want 200 and a starting-up answer", got, resp)
 	}
+	// An autocomplete takes no message: no choices.
+	auto := []byte(strings.Replace(slashBody, `"type":2`, `"type":4`, 1))
+	if got, resp := post(t, srv.URL, auto, Sign(key, auto, endpointNow)); got != 200 || resp != `{"type":8,"data":{"choices":[]}}` {
+		t.Errorf("an autocomplete before Handle: %d %s; want 200 and no choices", got, resp)
+	}
 
 	after := make(chan error, 1)
 	e.Handle(func(i *discordgo.Interaction, r Responder) {

@@ -77,10 +77,15 @@ func (e *ShardRefusedError) Error() string {
 	return fmt.Sprintf("Discord refused shard %d of %d", e.ID, e.Count)
 }
 
-// startingAnswer is the answer, on either transport, to an interaction
-// that arrives before the bot is ready: better than "This interaction
-// failed".
-func startingAnswer() *discordgo.InteractionResponse {
+// startingAnswer is the answer, on either transport, to an interaction of
+// type typ that arrives before the bot is ready: better than "This
+// interaction failed". An autocomplete, which takes no message, gets no
+// choices.
+func startingAnswer(typ discordgo.InteractionType) *discordgo.InteractionResponse {
+	if typ == discordgo.InteractionApplicationCommandAutocomplete {
+		return &discordgo.InteractionResponse{Type: discordgo.InteractionApplicationCommandAutocompleteResult,
+			Data: &discordgo.InteractionResponseData{Choices: []*discordgo.ApplicationCommandOptionChoice{}}}
+	}
 	return &discordgo.InteractionResponse{
 		Type: discordgo.InteractionResponseChannelMessageWithSource,
 		Data: &discordgo.InteractionResponseData{
@@ -383,7 +388,7 @@ func (g *Gateway) interaction(s *discordgo.Session, i *discordgo.Interaction) {
 	if h == nil {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
-		err := cb.Respond(ctx, startingAnswer())
+		err := cb.Respond(ctx, startingAnswer(i.Type))
 		g.log.Warn("an interaction arrived before the bot was ready", "channel", i.ChannelID, "err", err)
 		return
 	}

@@ -5,10 +5,9 @@
 // A test starts a [Server], points the bot at [Server.APIURL] (every request
 // whose URL starts with discordgo.EndpointAPI is rewritten to APIURL plus the
 // rest of the URL), lets the bot open its session, and then plays the part of
-// Discord's users: it builds interactions with [Server.SlashCommand],
-// [Server.Click], [Server.Select] (a choice in a string select menu) and
-// [Server.SubmitModal] (the modal the bot answered an interaction with,
-// filled in), dispatches them with [Server.Send] and reads what the bot
+// Discord's users: it builds interactions with [Server.SlashCommand] and
+// [Server.Click], [Server.Select], [Server.Autocomplete] and
+// [Server.SubmitModal], dispatches them with [Server.Send] and reads what the bot
 // answered with [Interaction.Response], [Server.Messages] and
 // [Server.Followups]. Nothing in the bot is mocked away: the bot's own
 // discordgo session speaks HTTP and websocket to this server.
@@ -28,7 +27,8 @@
 //   - Interactions: the callback must come within [Server.AckDeadline] of the
 //     dispatch (else 404 10062 and the user sees "This interaction failed"),
 //     only the first callback counts (40060 afterwards), UPDATE_MESSAGE and
-//     DEFERRED_UPDATE_MESSAGE are only valid for components, the interaction
+//     DEFERRED_UPDATE_MESSAGE are only valid for components (and modals
+//     they opened), the interaction
 //     token works for [Server.TokenTTL] (webhook routes answer 401 50027
 //     after it, after [Server.ExpireTokens], or after a failed
 //     interaction), ephemeral messages are
@@ -36,10 +36,24 @@
 //     to the bot token's routes. A followup always returns its message (wait
 //     is implied), and right after a DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE it
 //     completes the loading message instead of creating one, as on Discord.
+//   - Select menus, modals and autocomplete: a choice in a string select
+//     ([Server.Select]) must be among the menu's options, min_values to
+//     max_values of them; a MODAL callback is valid for commands and
+//     components, not for a modal submit, and its text inputs are checked
+//     (label of at most 45, style, lengths); [Server.SubmitModal] submits it
+//     with values that fit its inputs, and carries the message of the
+//     component that opened it, which UPDATE_MESSAGE may then edit; an
+//     autocomplete ([Server.Autocomplete], one option [Focused], sent as a
+//     string) takes only APPLICATION_COMMAND_AUTOCOMPLETE_RESULT, whose
+//     choices (an array, even empty; at most 25; names of 1 to 100, values
+//     of the option's type) answer nothing else. [Response.Modal] and
+//     [Response.Choices] hold what the bot answered.
 //   - Message limits, on every route that creates or edits a message: 2000
 //     code points of content, 5 action rows of 5 buttons, custom_id of at
 //     most 100 characters and unique in the message, labels of at most 80,
-//     10 embeds, 4096 characters of embed description and 6000 of embed text
+//     select menus alone in their row with 1 to 25 options (labels and
+//     values of at most 100, values unique, no more defaults than
+//     max_values), 10 embeds, 4096 characters of embed description and 6000 of embed text
 //     in all; violations get 400 50035 "Invalid Form Body" with Discord's
 //     nested "errors" object, and an empty message gets 400 50006.
 //   - Edits follow Discord's PATCH semantics: a field that is absent keeps
@@ -91,7 +105,8 @@
 // channel the bot may write to, and READY lists no guilds); no events other
 // than READY, RESUMED and INTERACTION_CREATE, and no replay of missed events
 // on resume; no closing of connections whose client stops heartbeating;
-// no autocomplete interactions; attachments
+// no select menus of users, roles, mentionables or channels, and no modal
+// components but text inputs in action rows; attachments
 // sent as multipart/form-data are accepted and listed but not stored.
 //
 // Error messages of the fake's own making (for instance for a callback type

@@ -44,6 +44,8 @@ type Option struct {
 	Value   any      // int64, float64, string or bool; a user ID for User
 	Options []Option // of a subcommand or group
 	Member  *Member  // the user of a User option
+	// Focused marks the option an autocomplete is for (see Focused).
+	Focused bool
 }
 
 // Sub is a subcommand with its options, e.g. Sub("move", Int("row", 2), Int("col", 3)).
@@ -113,11 +115,13 @@ type Interaction struct {
 
 	MessageID string // the message clicked, for a component
 	CustomID  string // the custom_id clicked, for a component
-	// Values are the values chosen, for a select menu (Select).
+	// Values are the values chosen in a select menu (see Select); nil for
+	// a button.
 	Values []string
-	// Fields are the values typed in a modal's text fields, by custom_id,
-	// for a modal submit (SubmitModal).
+	// Fields are the values typed into a modal, by the custom_id of its
+	// text inputs (see SubmitModal).
 	Fields map[string]string
+	from   *Interaction // answered with the modal that this one submits
 
 	// Set by Send.
 	ID    string
@@ -126,8 +130,6 @@ type Interaction struct {
 
 	srv       *Server
 	unchecked bool
-	isSelect  bool              // a choice in a select menu (Select)
-	opened    *Interaction      // what the modal submitted answered (SubmitModal)
 	st        *interactionState // guarded by srv.mu
 	sending   bool              // guarded by srv.mu
 }
@@ -199,8 +201,10 @@ type interactionState struct {
 	guildID        string
 	channelID      string
 	user           *discordgo.User
-	componentMsgID string // the message clicked, for a component
+	componentMsgID string // the message clicked, for a component, or of the component that opened a submitted modal
 	userInstall    bool
+	modal          *Modal                                 // the MODAL the interaction was answered with
+	focusedType    discordgo.ApplicationCommandOptionType // of the focused option, for an autocomplete
 	payload        []byte
 
 	dispatched time.Time
@@ -219,11 +223,8 @@ type interactionState struct {
 	resp     Response
 	rejected []string // callbacks answered 4xx, for the failure message
 
-	originalID string // the @original message, once there is one
-	// modalSubmitted: the modal this interaction was answered with was
-	// submitted (a modal is submitted once).
-	modalSubmitted bool
-	followups      []string // followup message IDs, oldest first
+	originalID string   // the @original message, once there is one
+	followups  []string // followup message IDs, oldest first
 }
 
 func (st *interactionState) owners() map[string]string {
@@ -371,6 +372,10 @@ type Response struct {
 	At time.Duration
 	// Data is the callback's "data" as the bot sent it (null if none).
 	Data json.RawMessage
+	// Modal is the modal of a MODAL callback, and Choices the choices of an
+	// APPLICATION_COMMAND_AUTOCOMPLETE_RESULT (never nil then).
+	Modal   *Modal
+	Choices []Choice
 }
 
 // Response blocks until the bot answered the interaction with a valid
@@ -514,11 +519,12 @@ func (s *Server) buildLocked(in *Interaction, id, token string) (map[string]any,
 	}
 
 	switch in.Type {
-	case discordgo.InteractionApplicationCommand:
-		data, err := s.commandDataLocked(in)
+	case discordgo.InteractionApplicationCommand, discordgo.InteractionApplicationCommandAutocomplete:
+		data, focused, err := s.commandDataLocked(in)
 		if err != nil {
 			return nil, nil, err
 		}
+		st.focusedType = focused
 		p["data"] = data
 	case discordgo.InteractionMessageComponent:
 		m := s.messages[in.MessageID]
@@ -526,30 +532,43 @@ func (s *Server) buildLocked(in *Interaction, id, token string) (map[string]any,
 			(m.visibleTo != "" && m.visibleTo != in.Member.User.ID) {
 			return nil, nil, fmt.Errorf("%w: %s in channel %s", ErrUnknownMessage, in.MessageID, in.ChannelID)
 		}
-		st.componentMsgID = m.id
-		p["message"] = s.render(m)
-		if in.isSelect {
-			data, err := selectDataLocked(in, m)
-			if err != nil {
-				return nil, nil, err
+		data := map[string]any{"custom_id": in.CustomID, "component_type": int(discordgo.ButtonComponent)}
+		if in.Values != nil {
+			sel, ok := findSelect(m.components, in.CustomID)
+			if !in.unchecked && !ok {
+				return nil, nil, fmt.Errorf("%w: %q on message %s", ErrUnknownComponent, in.CustomID, in.MessageID)
 			}
-			p["data"] = data
-			break
-		}
-		if !in.unchecked && !hasEnabledComponent(m.components, in.CustomID) {
+			if !in.unchecked {
+				if err := checkSelected(sel, in.Values); err != nil {
+					return nil, nil, err
+				}
+			}
+			data["component_type"], data["values"] = int(discordgo.SelectMenuComponent), in.Values
+		} else if !in.unchecked && !hasEnabledComponent(m.components, in.CustomID) {
 			return nil, nil, fmt.Errorf("%w: %q on message %s", ErrUnknownComponent, in.CustomID, in.MessageID)
 		}
-		p["data"] = map[string]any{"custom_id": in.CustomID, "component_type": int(discordgo.ButtonComponent)}
-	case discordgo.InteractionModalSubmit:
-		data, msgID, err := s.modalDataLocked(in)
-		if err != nil {
-			return nil, nil, err
-		}
+		st.componentMsgID = m.id
 		p["data"] = data
-		if msgID != "" {
-			m := s.messages[msgID]
+		p["message"] = s.render(m)
+	case discordgo.InteractionModalSubmit:
+		var from *interactionState
+		if in.from != nil {
+			from = in.from.st
+		}
+		if from == nil || from.modal == nil {
+			return nil, nil, ErrNoModal
+		}
+		if !in.unchecked {
+			if err := checkSubmitted(from.modal, in.Fields); err != nil {
+				return nil, nil, err
+			}
+		}
+		p["data"] = submitData(from.modal, in.Fields)
+		if id := from.componentMsgID; id != "" {
+			// A modal opened from a component carries its message.
+			m := s.messages[id]
 			if m == nil || m.deleted {
-				return nil, nil, fmt.Errorf("%w: %s in channel %s", ErrUnknownMessage, msgID, in.ChannelID)
+				return nil, nil, fmt.Errorf("%w: %s in channel %s", ErrUnknownMessage, id, in.ChannelID)
 			}
 			st.componentMsgID = m.id
 			p["message"] = s.render(m)
@@ -582,13 +601,15 @@ func hasEnabledComponent(raw json.RawMessage, customID string) bool {
 	return walk(comps)
 }
 
-// commandDataLocked returns the data of a slash command interaction.
-func (s *Server) commandDataLocked(in *Interaction) (map[string]any, error) {
+// commandDataLocked returns the data of a slash command interaction, or of
+// an autocomplete with the type of its focused option.
+func (s *Server) commandDataLocked(in *Interaction) (map[string]any, discordgo.ApplicationCommandOptionType, error) {
 	scopes := []string{""}
 	if in.GuildID != "" {
 		scopes = []string{in.GuildID, ""} // Discord shows both; prefer the guild's
 	}
 	var cmd *discordgo.ApplicationCommand
+	var focused discordgo.ApplicationCommandOptionType
 	scope := ""
 	for _, g := range scopes {
 		if cmd = s.findCommandLocked(g, in.Name); cmd != nil {
@@ -605,20 +626,35 @@ func (s *Server) commandDataLocked(in *Interaction) (map[string]any, error) {
 		}
 		if !in.unchecked {
 			if err := usableIn(cmd, scope, in); err != nil {
-				return nil, err
+				return nil, 0, err
 			}
-			if err := checkOptions("/"+in.Name, cmd.Options, in.Options); err != nil {
-				return nil, err
+			auto := in.Type == discordgo.InteractionApplicationCommandAutocomplete
+			if err := checkOptions("/"+in.Name, cmd.Options, in.Options, auto); err != nil {
+				return nil, 0, err
+			}
+			if auto {
+				o, err := focusedOption("/"+in.Name, cmd.Options, in.Options)
+				if err != nil {
+					return nil, 0, err
+				}
+				focused = o.Type
 			}
 		}
 	case in.unchecked:
 		data["id"] = s.NewID()
 	default:
-		return nil, fmt.Errorf("%w: /%s in guild %q", ErrUnknownCommand, in.Name, in.GuildID)
+		return nil, 0, fmt.Errorf("%w: /%s in guild %q", ErrUnknownCommand, in.Name, in.GuildID)
+	}
+	if in.unchecked {
+		focused = discordgo.ApplicationCommandOptionInteger
 	}
 	res := resolved{guild: in.GuildID != ""}
 	if len(in.Options) > 0 {
-		data["options"] = renderOptions(in.Options, &res)
+		opts := in.Options
+		if cmd != nil {
+			opts = typedFocus(cmd.Options, opts)
+		}
+		data["options"] = renderOptions(opts, &res)
 	}
 	if len(res.users) > 0 {
 		r := map[string]any{"users": res.users}
@@ -627,7 +663,7 @@ func (s *Server) commandDataLocked(in *Interaction) (map[string]any, error) {
 		}
 		data["resolved"] = r
 	}
-	return data, nil
+	return data, focused, nil
 }
 
 // usableIn reports, as a Discord client would by not offering it, a command
@@ -667,6 +703,9 @@ func renderOptions(opts []Option, res *resolved) []any {
 	out := make([]any, 0, len(opts))
 	for _, o := range opts {
 		m := map[string]any{"name": o.Name, "type": int(o.Type)}
+		if o.Focused {
+			m["focused"] = true
+		}
 		switch o.Type {
 		case discordgo.ApplicationCommandOptionSubCommand, discordgo.ApplicationCommandOptionSubCommandGroup:
 			m["options"] = renderOptions(o.Options, res)
@@ -686,8 +725,9 @@ func renderOptions(opts []Option, res *resolved) []any {
 }
 
 // checkOptions checks given options against a command's schema the way a
-// Discord client enforces it.
-func checkOptions(path string, schema []*discordgo.ApplicationCommandOption, given []Option) error {
+// Discord client enforces it; in an autocomplete (auto), required options
+// may be missing, and the focused one, typed so far, is not checked.
+func checkOptions(path string, schema []*discordgo.ApplicationCommandOption, given []Option, auto bool) error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s: %s", ErrBadOption, path, fmt.Sprintf(format, args...))
 	}
@@ -711,7 +751,7 @@ func checkOptions(path string, schema []*discordgo.ApplicationCommandOption, giv
 		if o == nil || o.Type != g.Type {
 			return bad("no subcommand or group %q", g.Name)
 		}
-		return checkOptions(path+" "+g.Name, o.Options, g.Options)
+		return checkOptions(path+" "+g.Name, o.Options, g.Options, auto)
 	}
 	seen := map[string]bool{}
 	for _, g := range given {
@@ -719,6 +759,14 @@ func checkOptions(path string, schema []*discordgo.ApplicationCommandOption, giv
 		switch {
 		case o == nil:
 			return bad("no option %q", g.Name)
+		case g.Focused && !auto:
+			return bad("option %q is focused outside an autocomplete", g.Name)
+		case g.Focused:
+			if _, ok := g.Value.(string); !ok || !o.Autocomplete {
+				return bad("option %q does not autocomplete, or its typed value is not a string", g.Name)
+			}
+			seen[g.Name] = true
+			continue
 		case o.Type != g.Type:
 			return bad("option %q is of type %v, not %v", g.Name, o.Type, g.Type)
 		case seen[g.Name]:
@@ -730,7 +778,7 @@ func checkOptions(path string, schema []*discordgo.ApplicationCommandOption, giv
 		}
 	}
 	for _, o := range schema {
-		if o != nil && o.Required && !seen[o.Name] {
+		if o != nil && o.Required && !seen[o.Name] && !auto {
 			return bad("required option %q missing", o.Name)
 		}
 	}
@@ -789,4 +837,48 @@ func sameValue(choice, v any) bool {
 	default:
 		return choice == v
 	}
+}
+
+// focusedOption returns the schema of the one focused option of an
+// autocomplete's options.
+func focusedOption(path string, schema []*discordgo.ApplicationCommandOption, given []Option) (*discordgo.ApplicationCommandOption, error) {
+	var found *discordgo.ApplicationCommandOption
+	n := 0
+	var walk func(schema []*discordgo.ApplicationCommandOption, given []Option)
+	walk = func(schema []*discordgo.ApplicationCommandOption, given []Option) {
+		for _, g := range given {
+			for _, o := range schema {
+				if o == nil || o.Name != g.Name {
+					continue
+				}
+				if g.Focused {
+					found, n = o, n+1
+				}
+				walk(o.Options, g.Options)
+			}
+		}
+	}
+	walk(schema, given)
+	if n != 1 {
+		return nil, fmt.Errorf("%w: %s: %d focused options, want exactly 1", ErrBadOption, path, n)
+	}
+	return found, nil
+}
+
+// typedFocus returns given with the type of each focused option, which
+// Focused leaves out, taken from the schema.
+func typedFocus(schema []*discordgo.ApplicationCommandOption, given []Option) []Option {
+	out := slices.Clone(given)
+	for i, g := range out {
+		for _, o := range schema {
+			if o == nil || o.Name != g.Name {
+				continue
+			}
+			if g.Focused && g.Type == 0 {
+				out[i].Type = o.Type
+			}
+			out[i].Options = typedFocus(o.Options, g.Options)
+		}
+	}
+	return out
 }

@@ -75,6 +75,34 @@ func (m Message) Button(customID string) (Button, bool) {
 	return Button{}, false
 }
 
+// SelectMenus returns the message's select menus in reading order, each
+// with Row, the index of its action row.
+func (m Message) SelectMenus() []SelectMenu {
+	var out []SelectMenu
+	for i, c := range m.Components {
+		row, ok := asRow(c)
+		if !ok {
+			continue
+		}
+		for _, cc := range row.Components {
+			switch s := cc.(type) {
+			case *discordgo.SelectMenu:
+				out = append(out, SelectMenu{SelectMenu: *s, Row: i})
+			case discordgo.SelectMenu:
+				out = append(out, SelectMenu{SelectMenu: s, Row: i})
+			}
+		}
+	}
+	return out
+}
+
+// SelectMenu is a select menu of a message with the index of its action
+// row.
+type SelectMenu struct {
+	discordgo.SelectMenu
+	Row int
+}
+
 func asRow(c discordgo.MessageComponent) (discordgo.ActionsRow, bool) {
 	switch r := c.(type) {
 	case *discordgo.ActionsRow:

@@ -397,11 +397,18 @@ func (s *Server) callbackLocked(st *interactionState, r *http.Request, body []by
 	typ := discordgo.InteractionResponseType(*cb.Type)
 	st.resp.Type = typ
 	st.resp.Data = append(json.RawMessage(nil), cb.Data...)
-	// A modal submitted from a component's modal may update that message.
-	isComponent := st.kind == discordgo.InteractionMessageComponent || st.kind == discordgo.InteractionModalSubmit && st.componentMsgID != ""
+	// UPDATE_MESSAGE and DEFERRED_UPDATE_MESSAGE edit the message of a
+	// component, or of the component that opened a submitted modal.
+	onMessage := st.componentMsgID != ""
 	wrongKind := func() reply {
 		return formReply([]fieldError{{"type", "INTERACTION_CALLBACK_TYPE_INVALID",
 			fmt.Sprintf("Interaction callback type %d is not valid for interaction type %d", typ, st.kind)}})
+	}
+	// An autocomplete is answered with choices alone, and choices answer
+	// nothing else; a modal submit cannot be answered with a modal.
+	if (st.kind == discordgo.InteractionApplicationCommandAutocomplete) != (typ == discordgo.InteractionApplicationCommandAutocompleteResult) ||
+		typ == discordgo.InteractionResponseModal && st.kind == discordgo.InteractionModalSubmit {
+		return wrongKind(), nil
 	}
 
 	switch typ {
@@ -446,7 +453,7 @@ func (s *Server) callbackLocked(st *interactionState, r *http.Request, body []by
 		return noContent, m
 
 	case discordgo.InteractionResponseDeferredMessageUpdate, discordgo.InteractionResponseUpdateMessage:
-		if !isComponent {
+		if !onMessage {
 			return wrongKind(), nil
 		}
 		m := s.messages[st.componentMsgID]
@@ -470,15 +477,22 @@ func (s *Server) callbackLocked(st *interactionState, r *http.Request, body []by
 		return noContent, n
 
 	case discordgo.InteractionResponseModal:
-		if st.kind == discordgo.InteractionModalSubmit {
-			return wrongKind(), nil
-		}
 		if errs := validateModal("data.", cb.Data); len(errs) > 0 {
 			return formReply(errs), nil
 		}
+		st.modal = parseModal(cb.Data)
+		st.resp.Modal = st.modal
 		return noContent, nil
 
-	case discordgo.InteractionResponsePong, discordgo.InteractionApplicationCommandAutocompleteResult:
+	case discordgo.InteractionApplicationCommandAutocompleteResult:
+		choices, errs := validateChoices(cb.Data, st.focusedType)
+		if len(errs) > 0 {
+			return formReply(errs), nil
+		}
+		st.resp.Choices = choices
+		return noContent, nil
+
+	case discordgo.InteractionResponsePong:
 		return wrongKind(), nil
 
 	default:

@@ -211,6 +211,10 @@ type rawComponent struct {
 	Placeholder *string           `json:"placeholder"`
 	MinValues   *int              `json:"min_values"`
 	MaxValues   *int              `json:"max_values"`
+	// Of a text input.
+	Value     *string `json:"value"`
+	MinLength *int    `json:"min_length"`
+	MaxLength *int    `json:"max_length"`
 }
 
 // componentChecker validates one message's components.
@@ -365,6 +369,7 @@ func (c *componentChecker) selectMenu(p string, m rawComponent) {
 		case n > maxSelectOptions:
 			c.add(tooLong(p+".options", maxSelectOptions))
 		}
+		c.selectOptions(p, m.Options, m.MaxValues)
 	}
 	if m.MinValues != nil && (*m.MinValues < 0 || *m.MinValues > maxSelectOptions) {
 		c.add(fieldError{p + ".min_values", "NUMBER_TYPE_MAX", fmt.Sprintf("int value should be less than or equal to %d.", maxSelectOptions)})
@@ -428,6 +433,7 @@ func validateModal(prefix string, raw json.RawMessage) []fieldError {
 	case n > maxActionRows:
 		c.add(tooLong(prefix+"components", maxActionRows))
 	}
+	c.modalRows(prefix, m.Components)
 	return c.errs
 }
 

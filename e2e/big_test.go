@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -170,7 +171,7 @@ func (p tapper) click(who discordtest.Member, messageID, customID string) *disco
 func (p tapper) openRow(who discordtest.Member, board discordtest.Message, row int) discordtest.Message {
 	p.t.Helper()
 	menu, options := rowMenu(p.t, board)
-	if !contains(options, strconv.Itoa(row)) {
+	if !slices.Contains(options, strconv.Itoa(row)) {
 		p.t.Fatalf("the menu of rows offers %v; want row %d", options, row)
 	}
 	r := p.send(p.h.srv.Select(p.guild, p.channel, who, board.ID, menu, strconv.Itoa(row)))
@@ -397,29 +398,15 @@ func rowMenu(t *testing.T, m discordtest.Message) (string, []string) {
 }
 
 func findRowMenu(m discordtest.Message) (string, []string) {
-	for _, c := range m.Components {
-		row, ok := c.(*discordgo.ActionsRow)
-		if !ok {
+	for _, s := range m.SelectMenus() {
+		if s.Disabled {
 			continue
 		}
-		for _, cc := range row.Components {
-			if s, ok := cc.(*discordgo.SelectMenu); ok && !s.Disabled {
-				var values []string
-				for _, o := range s.Options {
-					values = append(values, o.Value)
-				}
-				return s.CustomID, values
-			}
+		var values []string
+		for _, o := range s.Options {
+			values = append(values, o.Value)
 		}
+		return s.CustomID, values
 	}
 	return "", nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -283,6 +283,9 @@ func (p tapper) playToWin(board discordtest.Message, first, second discordtest.M
 // board over 10×10 each move's picture is waited for.
 func (p tapper) playComputer(board discordtest.Message, who discordtest.Member, n int) {
 	p.t.Helper()
+	if n > maxEmoji {
+		board = p.h.waitPictureOf(p.channel, board)
+	}
 	for moves := 0; ; moves++ {
 		if moves > n*n/2+1 {
 			p.t.Fatalf("the game against the computer is not over after %d moves: %q", moves, board.Content)
@@ -321,9 +324,10 @@ func (p tapper) playComputer(board discordtest.Message, who discordtest.Member, 
 // always a picture.
 const maxEmoji = 10
 
-// waitPictureOf waits until board message m carries a picture drawn for
-// its text as it stands (a new attachment, whatever the text says), and
-// returns it.
+// waitPictureOf waits until board message m, as an answer left it, carries
+// a new picture with the same text: the picture of that state, which its
+// answer of text alone (a board over MaxEmojiSize has no grid) announced.
+// The picture of an earlier state may come first. It returns the message.
 func (h *harness) waitPictureOf(channel string, m discordtest.Message) discordtest.Message {
 	h.t.Helper()
 	ctx, cancel := context.WithTimeout(h.ctx, 30*time.Second)
@@ -332,11 +336,15 @@ func (h *harness) waitPictureOf(channel string, m discordtest.Message) discordte
 	for _, a := range m.Attachments {
 		old[a.ID] = true
 	}
-	for len(m.Attachments) == 0 || old[m.Attachments[len(m.Attachments)-1].ID] {
+	text := m.Content
+	for len(m.Attachments) == 0 || old[m.Attachments[len(m.Attachments)-1].ID] || m.Content != text {
 		var err error
 		if m, err = h.srv.WaitMessageEdit(ctx, channel, m.ID, m.Edits); err != nil {
-			h.t.Fatalf("board %s never got a new picture: %v; it says %q", m.ID, err, m.Content)
+			h.t.Fatalf("board %s never got its picture: %v; it says %q, want %q", m.ID, err, m.Content, text)
 		}
+	}
+	if len(m.Attachments) != 1 || m.Attachments[0].Filename != "board.png" {
+		h.t.Errorf("board %s carries %d attachments; want one, board.png", m.ID, len(m.Attachments))
 	}
 	return m
 }

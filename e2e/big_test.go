@@ -418,3 +418,46 @@ func findRowMenu(m discordtest.Message) (string, []string) {
 	}
 	return "", nil
 }
+
+// A 15×15 correspondence game, a day per move: once every token has
+// expired, the picker still plays (each tap brings a token of its own,
+// whose answer updates the board and puts its picture on); a day later,
+// after a restart, the timeout reaches the board through its channel with
+// the bot's token, and puts the picture of the final position there, in
+// place of the old one.
+func TestE2EBigCorrespondence(t *testing.T) {
+	t.Parallel()
+	bothTransports(t, nil, func(t *testing.T, h *harness) {
+		admin, alice, bob := h.manager("admin"), h.srv.NewMember("alice"), h.srv.NewMember("bob")
+		wantSaid(t, h.slash(admin, h.srv.NewID(), "config", discordtest.Int("turn_timeout", 86400)),
+			"• ✏️ Time per move (`turn_timeout`): **24 hours** (was 5 minutes)")
+		ch := h.srv.NewID()
+		p := tapper{h: h, t: t, guild: h.guild, channel: ch, where: func(*discordtest.Interaction) {}}
+		board := h.challengeAccepted(ch, alice, bob, discordtest.Int("size", 15), discordtest.Int("win", 5))
+		board = h.waitPictureOf(ch, board)
+		board = h.waitPictureOf(ch, p.pick(alice, board, 8, 8, mention(bob)+" to move"))
+
+		h.srv.ExpireTokens() // the harness fails the test if the bot still uses one
+		board = h.waitPictureOf(ch, p.pick(bob, board, 9, 9, mention(alice)+" to move"))
+		pictured := board.Attachments[0].ID
+
+		h.stop()
+		dayLater(t, h.vars["DATABASE_URL"], ch)
+		h.srv.ExpireTokens()
+		h.launch()
+		m := waitFor(t, h, ch, board.ID, mention(alice)+" did not move in time")
+		for len(m.Attachments) == 0 || m.Attachments[0].ID == pictured {
+			next, err := h.srv.WaitMessageEdit(h.ctx, ch, m.ID, m.Edits)
+			if err != nil {
+				t.Fatalf("the timed-out board never got its picture: %v; it says %q with %d attachments", err, m.Content, len(m.Attachments))
+			}
+			m = next
+		}
+		if len(m.Attachments) != 1 || m.Attachments[0].Filename != "board.png" || strings.Contains(m.Content, "⬜") {
+			t.Errorf("the timed-out board carries %d attachments and says %q; want its new picture alone", len(m.Attachments), m.Content)
+		}
+		if menu, _ := findRowMenu(m); menu != "" || enabledButtons(m) != 1 {
+			t.Errorf("the timed-out board has a menu %q and %d enabled buttons; want only Rematch", menu, enabledButtons(m))
+		}
+	})
+}

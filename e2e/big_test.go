@@ -338,10 +338,11 @@ func (h *harness) waitPictureOf(channel string, m discordtest.Message) discordte
 	}
 	text := m.Content
 	for len(m.Attachments) == 0 || old[m.Attachments[len(m.Attachments)-1].ID] || m.Content != text {
-		var err error
-		if m, err = h.srv.WaitMessageEdit(ctx, channel, m.ID, m.Edits); err != nil {
+		next, err := h.srv.WaitMessageEdit(ctx, channel, m.ID, m.Edits)
+		if err != nil {
 			h.t.Fatalf("board %s never got its picture: %v; it says %q, want %q", m.ID, err, m.Content, text)
 		}
+		m = next
 	}
 	if len(m.Attachments) != 1 || m.Attachments[0].Filename != "board.png" {
 		h.t.Errorf("board %s carries %d attachments; want one, board.png", m.ID, len(m.Attachments))
@@ -363,10 +364,11 @@ func (h *harness) waitPictureSaying(channel string, m discordtest.Message, want 
 		old[a.ID] = true
 	}
 	for len(m.Attachments) == 0 || old[m.Attachments[len(m.Attachments)-1].ID] || !strings.Contains(m.Content, want) {
-		var err error
-		if m, err = h.srv.WaitMessageEdit(ctx, channel, m.ID, m.Edits); err != nil {
+		next, err := h.srv.WaitMessageEdit(ctx, channel, m.ID, m.Edits)
+		if err != nil {
 			h.t.Fatalf("board %s never got a picture saying %q: %v; it says %q with %d attachments", m.ID, want, err, m.Content, len(m.Attachments))
 		}
+		m = next
 	}
 	if len(m.Attachments) != 1 || m.Attachments[0].Filename != "board.png" {
 		h.t.Errorf("board %s carries %d attachments; want one, board.png", m.ID, len(m.Attachments))

@@ -68,7 +68,7 @@ var (
 // For a 10×10 board Draw writes 15 to 25 KB and takes under 10 ms on a
 // small server, three quarters of it in the standard library's PNG encoder
 // (see BenchmarkDraw10x10 and BenchmarkRender10x10); for a 15×15 board 90
-// moves in, 30 KB in 12 to 20 ms on a shared 2-core server, the encoder's
+// moves in, 30 KB in 10 to 20 ms on a shared 2-core server, the encoder's
 // share again the most (BenchmarkDraw15x15, BenchmarkRender15x15).
 func Draw(w io.Writer, g *game.Judge) error {
 	img, err := Render(g)

@@ -11,6 +11,8 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/tttbot/tttbot/discord/discordtest"
+	"github.com/tttbot/tttbot/store"
+	"github.com/tttbot/tttbot/store/storetest"
 )
 
 // Big boards played by tapping alone, end to end, on both transports:
@@ -462,4 +464,69 @@ func TestE2EBigCorrespondence(t *testing.T) {
 			t.Errorf("the timed-out board has a menu %q and %d enabled buttons; want only Rematch", menu, enabledButtons(m))
 		}
 	})
+}
+
+// A 15×15 gomoku game between two people on two replicas behind a load
+// balancer that sends each interaction to the next one (one PostgreSQL
+// database): a row chosen on one replica, its cell tapped on the other,
+// and the modal opened on one and submitted to the other, to the end; a
+// picker drawn before a move, tapped on either replica, is refused; the
+// pictures come from whichever replica answered, the last one showing the
+// final position.
+func TestE2EBigBoardsOnReplicas(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs two bot binaries")
+	}
+	t.Parallel()
+	dbURL := storetest.PostgresURL(t)
+	botBinary(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	srv := discordtest.NewServer("big-replicas-secret-token")
+	t.Cleanup(srv.Close)
+	guild := srv.NewID()
+	procs := startReplicas(t, ctx, func(int) map[string]string {
+		return map[string]string{
+			"DISCORD_TOKEN": srv.Token, "DISCORD_API_URL": srv.APIURL, "DISCORD_GUILD_ID": guild,
+			"DATABASE_URL": dbURL, "LOG_LEVEL": "debug",
+			"INTERACTIONS_ADDR": "127.0.0.1:0", "DISCORD_PUBLIC_KEY": srv.PublicKey(),
+		}
+	})
+	srv.UseEndpoint(roundRobin(t, procs[0].listening(t, "interactions"), procs[1].listening(t, "interactions")) + "/interactions")
+	h := &harness{t: t, srv: srv, guild: guild, ctx: ctx, stop: func() {}}
+	alice, bob := srv.NewMember("alice"), srv.NewMember("bob")
+	ch := srv.NewID()
+	p := tapper{h: h, t: t, guild: guild, channel: ch, where: func(*discordtest.Interaction) {}}
+
+	board := h.challengeAccepted(ch, alice, bob, discordtest.Int("size", 15), discordtest.Int("win", 5))
+	board = h.waitPictureOf(ch, board)
+	// Alice's row 8 open, then her move typed: bob's tap on that row,
+	// twice (one reaches each replica), is out of date.
+	opened := p.openRow(alice, board, 8)
+	old := p.cell(opened, 8, 9)
+	board = p.typed(alice, opened, "8 8", mention(bob)+" to move")
+	for range 2 {
+		wantSaid(t, h.send(srv.Click(guild, ch, bob, board.ID, old).Unchecked()), "The board changed since you opened this, so nothing was played")
+	}
+	board = waitFor(t, h, ch, board.ID, mention(bob)+" to move")
+	board = p.playToWin(board, bob, alice, 15, 5, 2, 3, "2 5")
+	h.waitPictureSaying(ch, board, mention(bob)+" wins")
+
+	for _, p := range procs {
+		if err := p.stop(ctx); err != nil {
+			t.Errorf("after SIGTERM %s exited with %v; want status 0", p.name, err)
+		}
+	}
+	for _, r := range srv.Rejected() {
+		t.Errorf("Discord rejected %s %s: %d %s", r.Method, r.Path, r.Status, r.Reply)
+	}
+	db, err := store.OpenPostgres(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	g, err := db.Current(ctx, ch)
+	if err != nil || g == nil || g.Running() || len(g.Moves) != 10 {
+		t.Fatalf("the stored game is %+v, %v; want it over after 10 moves (alice's 8 8, then bob's five and alice's four)", g, err)
+	}
 }

@@ -93,7 +93,8 @@ func TestE2EBigBoardsByTap(t *testing.T) {
 }
 
 // Big boards by tapping wherever the app is installed: in a DM with the
-// bot, a 15×15 game against it; in a server that does not have the bot
+// bot, a 15×15 game against it; in a group DM, a 7×7 game between two
+// friends; in a server that does not have the bot
 // (the app installed by its users, so only interaction tokens reach the
 // board), a 15×15 gomoku game between two people, to the end, each board
 // a picture put on through the tokens of the taps.
@@ -108,6 +109,16 @@ func TestE2EBigBoardsAnywhere(t *testing.T) {
 			r := p.slash(alice, "start", discordtest.Int("size", 15), discordtest.Int("win", 5), computerLevel())
 			wantBoard(t, r, discordgo.InteractionResponseChannelMessageWithSource, mention(alice)+" to move")
 			p.playComputer(r.Message, alice, 15)
+		})
+
+		t.Run("group DM", func(t *testing.T) {
+			ch := h.srv.NewID()
+			p := tapper{h: h, t: t, channel: ch, where: func(in *discordtest.Interaction) { in.GroupDM, in.UserInstall = true, true }}
+			r := p.slash(alice, "start", discordtest.User("opponent", bob), discordtest.Int("size", 7), discordtest.Int("win", 4))
+			wantBoard(t, r, discordgo.InteractionResponseChannelMessageWithSource, "challenges "+mention(bob))
+			r = p.click(bob, r.Message.ID, button(t, r.Message, -1, 0, "accept/"))
+			wantBoard(t, r, discordgo.InteractionResponseUpdateMessage, mention(alice)+" to move")
+			p.playToWin(r.Message, alice, bob, 7, 4, 4, 5, "4 4")
 		})
 
 		t.Run("user install", func(t *testing.T) {

@@ -515,11 +515,21 @@ func TestE2EBigBoardsOnReplicas(t *testing.T) {
 	// twice (one reaches each replica), is out of date.
 	opened := p.openRow(alice, board, 8)
 	old := p.cell(opened, 8, 9)
-	board = p.typed(alice, opened, "8 8", mention(bob)+" to move")
+	board = h.waitPictureOf(ch, p.typed(alice, opened, "8 8", mention(bob)+" to move"))
 	for range 2 {
 		wantSaid(t, h.send(srv.Click(guild, ch, bob, board.ID, old).Unchecked()), "The board changed since you opened this, so nothing was played")
 	}
-	board = waitFor(t, h, ch, board.ID, mention(bob)+" to move")
+	// Each replica redraws the board in the background, after its
+	// refusal: the game goes on once both redraws are in (one landing
+	// after a later tap's answer would take back what that tap opened).
+	for edits := board.Edits + 2; board.Edits < edits; {
+		next, err := srv.WaitMessageEdit(ctx, ch, board.ID, board.Edits)
+		if err != nil {
+			t.Fatalf("the board was not redrawn after the stale taps: %v", err)
+		}
+		board = next
+	}
+	wantPicker(t, board, 15)
 	board = p.playToWin(board, bob, alice, 15, 5, 2, 3, "2 5")
 	h.waitPictureSaying(ch, board, mention(bob)+" wins")
 

@@ -160,11 +160,15 @@ func (bs *boards) deleteBoard(m *match) {
 	switch {
 	case bd.Token != "" && bs.tokenGood(bd):
 		ref := &discordgo.Interaction{AppID: bd.AppID, Token: bd.Token}
-		bs.pictures.edits.drop(ref.Token) // a picture on its way has nowhere to go
+		// A picture on its way has nowhere to go; one being put on is
+		// waited for.
+		turn := bs.pictures.edits.last(m.ID)
 		bs.run.queue(func(ctx context.Context) {
-			if err := bs.dc.InteractionResponseDelete(ref, discordgo.WithContext(ctx)); err != nil {
-				bs.log.Warn("could not delete a replaced board", "channel", m.ChannelID, "err", err)
-			}
+			turn.do(func(func() bool) {
+				if err := bs.dc.InteractionResponseDelete(ref, discordgo.WithContext(ctx)); err != nil {
+					bs.log.Warn("could not delete a replaced board", "channel", m.ChannelID, "err", err)
+				}
+			})
 		})
 	case bd.MessageID != "":
 		bs.run.queue(func(ctx context.Context) {
@@ -179,7 +183,7 @@ func (bs *boards) deleteBoard(m *match) {
 // through its token while Discord accepts it (a board bigger than
 // pictureAbove may then be a picture: pictures.editBoard), and after that
 // through the channel when the bot knows the message (a correspondence
-// game's board). Otherwise the old message keeps its buttons, whose clicks
+// game's board; a picture there too: pictures.editInChannel). Otherwise the old message keeps its buttons, whose clicks
 // are refused as out of date.
 func (bs *boards) editBoard(m *match, v view) {
 	bd := m.Board
@@ -188,6 +192,8 @@ func (bs *boards) editBoard(m *match, v view) {
 		bs.pictures.editBoard(ref, m, v)
 	case ref != nil:
 		bs.editLater(ref, v, m.ChannelID)
+	case bd.MessageID != "" && m.Judge.Size() > pictureAbove:
+		bs.pictures.editInChannel(m, v)
 	case bd.MessageID != "":
 		bs.run.queue(func(ctx context.Context) {
 			if err := bs.editInChannel(ctx, bd, v); err != nil {

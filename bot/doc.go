@@ -185,7 +185,10 @@
 // every board bigger than pictureAbove×pictureAbove (none has buttons) as
 // a PNG picture drawn by package picture, in place of the emoji grid:
 // easier to read on a phone. It is off by default: each board then costs
-// a drawing (about 7 ms of CPU for 10×10) and an upload.
+// a drawing (about 7 ms of CPU for 10×10) and an upload. A board bigger
+// than MaxEmojiSize has no emoji grid (no keycap labels past 🔟, and its
+// lines would wrap on a phone): it is always a picture, whatever the
+// setting, and its text never holds a grid.
 //
 // An interaction answered over the HTTP endpoint cannot carry files in its
 // answer, so on both transports a board is answered as ever, with its emoji

@@ -100,7 +100,7 @@ func TestBadRecordDoesNotLockTheChannel(t *testing.T) {
 	st := new(store.Memory)
 	ic := slashPayload(t, "start", nil, nil)
 	bad := runningRecord(t, ic.ChannelID, time.Time{})
-	bad.Size = 11
+	bad.Size = MaxSize + 1
 	if err := st.Save(context.Background(), bad); err != nil {
 		t.Fatal(err)
 	}

@@ -4,13 +4,17 @@ import "time"
 
 // Board sizes and win lengths a player may ask for.
 //
-// MaxSize is 10 because a board line is one label and n cells, and eleven
-// emoji is what a phone shows on one line without wrapping; it is also the
-// last size whose labels are single keycaps (1️⃣ … 🔟). MaxButtonSize is 5
-// because a message holds at most 5 action rows of 5 buttons.
+// MaxSize is 15: 15×15 five in a row is gomoku, the classic big board.
+// MaxEmojiSize is the largest board drawn as an emoji grid: a board line is
+// one label and n cells, and eleven emoji is what a phone shows on one line
+// without wrapping; it is also the last size whose labels are single
+// keycaps (1️⃣ … 🔟). A bigger board is always a picture (see pictured).
+// MaxButtonSize is 5 because a message holds at most 5 action rows of 5
+// buttons.
 const (
 	MinSize       = 3
-	MaxSize       = 10
+	MaxSize       = 15
+	MaxEmojiSize  = 10
 	DefaultSize   = 3
 	MinWin        = 3
 	MaxButtonSize = 5

@@ -37,7 +37,7 @@ type pictures struct {
 // clone.
 func (p *pictures) drawLater(ref *discordgo.Interaction, m *match) {
 	text := renderPictured(p.catalog.For(m.locale), m.Match).content
-	turn := p.edits.take(ref.Token)
+	turn := p.edits.take(m.ID)
 	p.run.queue(func(ctx context.Context) {
 		turn.do(func(current func() bool) {
 			if err := p.editPicture(ctx, ref, m.Judge, text, nil, current); err != nil {
@@ -54,7 +54,7 @@ func (p *pictures) drawLater(ref *discordgo.Interaction, m *match) {
 // earlier state stays beside a grid.
 func (p *pictures) editBoard(ref *discordgo.Interaction, m *match, v view) {
 	comps := v.buttons()
-	turn := p.edits.take(ref.Token)
+	turn := p.edits.take(m.ID)
 	p.run.queue(func(ctx context.Context) {
 		turn.do(func(current func() bool) {
 			if p.settings.showsPicture(ctx, m.GuildID, m.Match) {
@@ -75,6 +75,38 @@ func (p *pictures) editBoard(ref *discordgo.Interaction, m *match, v view) {
 				p.log.Warn("could not update a board", "channel", m.ChannelID, "err", fmt.Errorf("edit message: %w", err))
 			}
 		})
+	})
+}
+
+// editInChannel edits, in the background and with the bot token, the
+// message of m's board, bigger than pictureAbove, once its token has
+// expired (a correspondence game's board, see doc.go) with v: as a picture
+// where the guild wants one, else (or if the picture cannot be drawn) as
+// v's emoji board. Either way the edit keeps no attachment, so that no
+// picture of an earlier state stays.
+func (p *pictures) editInChannel(m *match, v view) {
+	bd := m.Board
+	comps := v.buttons()
+	p.run.queue(func(ctx context.Context) {
+		e := &discordgo.MessageEdit{
+			Channel: bd.ChannelID, ID: bd.MessageID,
+			Content: &v.content, Components: &comps,
+			Attachments:     &[]*discordgo.MessageAttachment{},
+			AllowedMentions: allowed(""),
+		}
+		if p.settings.showsPicture(ctx, m.GuildID, m.Match) {
+			var png bytes.Buffer
+			if err := picture.Draw(&png, m.Judge); err != nil {
+				p.log.Warn("could not show a board as a picture; it stays an emoji board", "channel", m.ChannelID, "err", err)
+			} else {
+				text := renderPictured(p.catalog.For(m.locale), m.Match).content
+				e.Content = &text
+				e.Files = []*discordgo.File{{Name: pictureName, ContentType: "image/png", Reader: &png}}
+			}
+		}
+		if _, err := p.dc.ChannelMessageEditComplex(e, discordgo.WithContext(ctx)); err != nil {
+			p.log.Warn("could not update an old board through its channel", "channel", m.ChannelID, "err", fmt.Errorf("edit message: %w", err))
+		}
 	})
 }
 
@@ -138,14 +170,17 @@ func (p *pictures) editPicture(ctx context.Context, ref *discordgo.Interaction, 
 // boardEdits puts the background edits of each big board's message in the
 // order they were decided: an edit waits for the one before it, and one
 // that a newer edit of the same message overtook before it began is
-// dropped, since the newer one shows a later state. Messages are known by
-// the interaction token that edits them. The zero value is ready to use
-// and safe for concurrent use; it holds a message only while an edit of
-// it is waiting or running.
+// dropped, since the newer one shows a later state. A game has one board
+// message at a time, edited through the tokens of many interactions (each
+// tap on its picker brings one), so edits are known by the game's id: a
+// new board message of the game (/ttt board) overtakes what was waiting
+// for the one it replaces, which is deleted in turn (last). The zero
+// value is ready to use and safe for concurrent use; it holds a game only
+// while an edit of its board is waiting or running.
 type boardEdits struct {
-	busy   atomic.Int64 // len(boards), for drop to read without mu
+	busy   atomic.Int64 // len(boards)
 	mu     sync.Mutex
-	boards map[string]*boardTurns // by token
+	boards map[string]*boardTurns // by game
 }
 
 type boardTurns struct {
@@ -156,35 +191,47 @@ type boardTurns struct {
 
 // An editTurn is one edit's place in the order of its message's edits.
 type editTurn struct {
-	e     *boardEdits
-	token string
-	t     *boardTurns
-	n     uint64
+	e      *boardEdits
+	key    string
+	t      *boardTurns
+	n      uint64
+	always bool // runs even if overtaken (last)
 }
 
-// take returns the turn of a new edit of the message of token, after every
-// edit taken before it. Take it where the edit is decided (under the
+// take returns the turn of a new edit of the board of game key, after
+// every edit taken before it. Take it where the edit is decided (under the
 // channel's lock), and run it once with do (a turn never run, because the
-// bot closed, keeps its message in memory).
-func (e *boardEdits) take(token string) editTurn {
+// bot closed, keeps its game in memory).
+func (e *boardEdits) take(key string) editTurn {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	t := e.boards[token]
+	t := e.boards[key]
 	if t == nil {
 		if e.boards == nil {
 			e.boards = make(map[string]*boardTurns)
 		}
 		t = new(boardTurns)
-		e.boards[token] = t
+		e.boards[key] = t
 		e.busy.Add(1)
 	}
 	t.newest++
 	t.pending++
-	return editTurn{e: e, token: token, t: t, n: t.newest}
+	return editTurn{e: e, key: key, t: t, n: t.newest}
+}
+
+// last returns the turn of the deletion of the board message of game key,
+// which a newer message replaced: the edits taken before it that have not
+// begun are dropped, one that runs is waited for (so that it does not
+// find its message gone), and the deletion runs even if edits of the new
+// message are taken after it, which wait for it.
+func (e *boardEdits) last(key string) editTurn {
+	t := e.take(key)
+	t.always = true
+	return t
 }
 
 // do runs f once the edits taken before this one are done, unless a newer
-// edit of the message was taken (or the message dropped) first. current
+// edit of the message was taken first (but a turn from last runs). current
 // tells f whether that is still so, for an edit that tries again.
 func (et editTurn) do(f func(current func() bool)) {
 	current := func() bool {
@@ -193,28 +240,14 @@ func (et editTurn) do(f func(current func() bool)) {
 		return et.t.newest == et.n
 	}
 	et.t.sending.Lock()
-	if current() {
+	if et.always || current() {
 		f(current)
 	}
 	et.t.sending.Unlock()
 	et.e.mu.Lock()
 	defer et.e.mu.Unlock()
 	if et.t.pending--; et.t.pending == 0 {
-		delete(et.e.boards, et.token)
+		delete(et.e.boards, et.key)
 		et.e.busy.Add(-1)
-	}
-}
-
-// drop makes the edits of the message of token that are waiting or running
-// out of date: the message is gone. With no edit waiting anywhere it costs
-// one atomic load.
-func (e *boardEdits) drop(token string) {
-	if e.busy.Load() == 0 {
-		return
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if t := e.boards[token]; t != nil {
-		t.newest++
 	}
 }

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"image/png"
+	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -306,9 +309,15 @@ func TestBoardEditsOrder(t *testing.T) {
 	first.do(run(1)) // overtaken by 2
 	other.do(run(3)) // another message
 	third := e.take("a")
-	e.drop("a")
-	third.do(run(4)) // its message is gone
-	if want := []int{2, 3}; !slices.Equal(ran, want) {
+	del := e.last("a")
+	third.do(run(4)) // its message is to be deleted
+	del.do(run(5))
+	// A deletion runs even if the new message's edits come after it.
+	del2 := e.last("d")
+	next := e.take("d")
+	del2.do(run(6))
+	next.do(run(7))
+	if want := []int{2, 3, 5, 6, 7}; !slices.Equal(ran, want) {
 		t.Errorf("ran %v; want %v", ran, want)
 	}
 	if n := e.busy.Load(); n != 0 || len(e.boards) != 0 {
@@ -382,5 +391,146 @@ func TestRenderPictured(t *testing.T) {
 					pic.components, pic.ping, emoji.components, emoji.ping)
 			}
 		})
+	}
+}
+
+// A board bigger than MaxEmojiSize is always a picture, whatever the
+// guild's pictures setting: the answer is the text without a grid (there
+// is no emoji grid of it), and one edit puts the picture on it.
+func TestBigBoardIsAlwaysAPicture(t *testing.T) {
+	for _, n := range []int{MaxEmojiSize + 1, MaxSize} {
+		t.Run(strconv.Itoa(n), func(t *testing.T) {
+			b, rec, _ := newTestBot(t)
+			setPictures(t, b, false)
+			start := serveSlash(t, b, "start", intOpt("size", n), intOpt("win", 5))
+			r := rec.last(t)
+			if r.Data.Flags&discordgo.MessageFlagsEphemeral != 0 {
+				t.Fatalf("/ttt start size:%d answered %q; want the board", n, r.Data.Content)
+			}
+			b.Close()
+			m := currentMatch(t, b)
+			if want := renderPictured(english(), m.Match).content; r.Data.Content != want {
+				t.Errorf("the board answered %q; want the text beside its picture %q", r.Data.Content, want)
+			}
+			if n, _ := editCount(rec); n != 1 {
+				t.Fatalf("%d edits after the start; want 1, its picture", n)
+			}
+			wantPicture(t, rec, 0, start.Token, m)
+		})
+	}
+}
+
+// A correspondence game's big board, reached through its channel once its
+// token has expired, gets the picture of its new state there too, with no
+// older picture kept; a board that is not a picture gets its emoji grid,
+// and no older picture either.
+func TestPictureThroughChannel(t *testing.T) {
+	for _, tt := range []struct {
+		size     int
+		pictures bool
+	}{{MaxSize, false}, {10, true}, {10, false}} {
+		t.Run(fmt.Sprintf("%d×%d pictures %v", tt.size, tt.size, tt.pictures), func(t *testing.T) {
+			b, rec, clk := newClockedBot(t)
+			if err := b.stores.Settings.SaveSettings(context.Background(), store.Settings{GuildID: fixtureGuild, TurnTimeout: 20 * time.Hour,
+				Size: tt.size, Win: 5, Pictures: tt.pictures}); err != nil {
+				t.Fatal(err)
+			}
+			challengeAccepted(t, b, rec)
+			b.run.bg.Wait()
+			clk.advance(20*time.Hour + time.Second)
+			b.tables.expireTurn(fixtureChannel)
+			b.Close()
+			m := current(t, b)
+			if m.Judge.Size() != tt.size || m.End != game.EndTimeout {
+				t.Fatalf("the game is %d×%d, ended %d; want %d×%d, lost on time", m.Judge.Size(), m.Judge.Size(), m.End, tt.size, tt.size)
+			}
+			rec.mu.Lock()
+			defer rec.mu.Unlock()
+			if len(rec.channelEdits) != 1 {
+				t.Fatalf("%d edits through the channel; want the timeout", len(rec.channelEdits))
+			}
+			e := rec.channelEdits[0]
+			if e.Channel != fixtureChannel || e.ID != boardMessage {
+				t.Errorf("the edit is of %s/%s; want the board %s/%s", e.Channel, e.ID, fixtureChannel, boardMessage)
+			}
+			if e.Attachments == nil || len(*e.Attachments) != 0 {
+				t.Errorf("the edit keeps attachments %v; want an empty list, so that no older picture stays", e.Attachments)
+			}
+			want := renderMatch(english(), m.Match).content
+			if tt.size > MaxEmojiSize || tt.pictures {
+				want = renderPictured(english(), m.Match).content
+				if len(e.Files) != 1 || e.Files[0].Name != pictureName || e.Files[0].ContentType != "image/png" {
+					t.Fatalf("the edit uploads %v; want one image/png named %s", e.Files, pictureName)
+				}
+				got, err := io.ReadAll(e.Files[0].Reader)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var png bytes.Buffer
+				if err := picture.Draw(&png, m.Judge); err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(got, png.Bytes()) {
+					t.Error("the uploaded picture is not the picture of the game as it stands")
+				}
+			} else if len(e.Files) != 0 {
+				t.Errorf("the edit uploads %d files; want none, the board is emoji", len(e.Files))
+			}
+			if e.Content == nil || *e.Content != want {
+				t.Errorf("the edit says %v; want %q", e.Content, want)
+			}
+		})
+	}
+}
+
+// A long 15×15 game between two people whose board's token expired hours
+// ago: /ttt board brings a working board, a new message whose own token
+// puts its picture on it, at a new serial (the old board's buttons are
+// out of date), the old message deleted through the channel; the next
+// move plays on it and its picture follows.
+func TestBigBoardShownAgainAfterItsToken(t *testing.T) {
+	b, rec, clk := newClockedBot(t)
+	if err := b.stores.Settings.SaveSettings(context.Background(), store.Settings{GuildID: fixtureGuild, TurnTimeout: 20 * time.Hour,
+		Size: MaxSize, Win: 5}); err != nil {
+		t.Fatal(err)
+	}
+	old := challengeAccepted(t, b, rec)
+	b.run.bg.Wait()
+	clk.advance(3 * time.Hour)
+	board := install(as(slashPayload(t, "board", nil, nil), bob), true)
+	b.serveIC(context.Background(), board)
+	r := rec.last(t)
+	if r.Type != discordgo.InteractionResponseChannelMessageWithSource || r.Data.Flags&discordgo.MessageFlagsEphemeral != 0 {
+		t.Fatalf("/ttt board answered %d %q; want a new board message", r.Type, r.Data.Content)
+	}
+	m := current(t, b)
+	if m.Board.Token != board.Token || m.Serial != old.Serial+1 {
+		t.Errorf("the board is of token %q at serial %d; want the new message's %q at %d", m.Board.Token, m.Serial, board.Token, old.Serial+1)
+	}
+	if want := renderPictured(english(), m.Match).content; r.Data.Content != want {
+		t.Errorf("/ttt board answered %q; want %q", r.Data.Content, want)
+	}
+	b.run.bg.Wait()
+	move := install(as(slashPayload(t, "move", []map[string]any{intOpt("row", 15), intOpt("col", 15)}, nil), mason), true)
+	b.serveIC(context.Background(), move)
+	b.Close()
+	m = current(t, b)
+	if last, ok := m.Judge.LastMove(); !ok || last.Row != 14 || last.Col != 14 {
+		t.Fatalf("last move %v, %v; want Mason's at row 15, column 15", last, ok)
+	}
+	rec.mu.Lock()
+	deletes := slices.Clone(rec.channelDeletes)
+	var pictured []string // the tokens whose messages got a picture
+	for i, files := range rec.files {
+		if len(files) == 1 {
+			pictured = append(pictured, rec.editRefs[i])
+		}
+	}
+	rec.mu.Unlock()
+	if !slices.Contains(deletes, fixtureChannel+"/"+boardMessage) {
+		t.Errorf("deleted through the channel %v; want the old board %s", deletes, boardMessage)
+	}
+	if !slices.Contains(pictured, board.Token) || !slices.Contains(pictured, move.Token) {
+		t.Errorf("pictures put on the messages of %v; want the board of /ttt board (%s) and the one of the move (%s)", pictured, board.Token, move.Token)
 	}
 }

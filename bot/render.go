@@ -104,8 +104,8 @@ func renderRetired(l *i18n.Language, m *table.Match) view {
 }
 
 // drawMatch draws m with its grid in emoji, or for pic and a board without
-// buttons, with none: a picture shows it; open is the row open in the
-// picker of a bigger board, or 0.
+// buttons, or a board bigger than MaxEmojiSize, with none: a picture shows
+// it; open is the row open in the picker of a bigger board, or 0.
 func drawMatch(l *i18n.Language, m *table.Match, pic bool, open int) view {
 	g := m.Judge
 	n := g.Size()
@@ -129,9 +129,9 @@ func drawMatch(l *i18n.Language, m *table.Match, pic bool, open int) view {
 
 	// Up to 5×5 the buttons are the board; a board with no buttons (a
 	// bigger one, or a finished 5×5 whose last row holds Rematch) is drawn
-	// in emoji.
+	// in emoji up to MaxEmojiSize, and over it only ever as a picture.
 	buttons := hasButtons(m)
-	pic = pic && !buttons
+	pic = (pic || n > MaxEmojiSize) && !buttons
 	if !buttons && !pic {
 		b.WriteString(corner)
 		for c := 1; c <= n; c++ {

@@ -207,18 +207,24 @@ func canModerate(req *request) bool {
 const pictureAbove = 8
 
 // pictured says whether m's board is shown as a picture in a guild with
-// settings s.
+// settings s: a board bigger than MaxEmojiSize always is, whatever the
+// guild's pictures setting (it has no emoji grid); one bigger than
+// pictureAbove is if the guild turned pictures on.
 func pictured(s store.Settings, m *table.Match) bool {
-	return s.Pictures && m.Judge.Size() > pictureAbove
+	n := m.Judge.Size()
+	return n > MaxEmojiSize || s.Pictures && n > pictureAbove
 }
 
 // showsPicture says whether m's board is shown as a picture in the guild.
-// Only for a board bigger than pictureAbove does it read the guild's
-// settings (from memory, mostly); if they cannot be read, the board is
-// emoji.
+// Only for a board bigger than pictureAbove, and no bigger than
+// MaxEmojiSize, does it read the guild's settings (from memory, mostly);
+// if they cannot be read, such a board is emoji.
 func (st *settings) showsPicture(ctx context.Context, guildID string, m *table.Match) bool {
-	if m.Judge.Size() <= pictureAbove {
+	switch n := m.Judge.Size(); {
+	case n <= pictureAbove:
 		return false
+	case n > MaxEmojiSize:
+		return true
 	}
 	s, err := st.get(ctx, guildID)
 	if err != nil {

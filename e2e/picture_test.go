@@ -23,7 +23,7 @@ func TestE2EPictures(t *testing.T) {
 		admin, alice, bob := h.manager("admin"), h.srv.NewMember("alice"), h.srv.NewMember("bob")
 		ch := h.srv.NewID()
 		wantSaid(t, h.slash(admin, ch, "config", discordtest.Bool("pictures", true)),
-			"• ✏️ Boards bigger than 8×8 as a picture, one upload per move (`pictures`): **yes** (was no)")
+			"• ✏️ 9×9 and 10×10 boards as a picture, one upload per move (`pictures`): **yes** (was no)")
 
 		board := h.challengeAccepted(ch, alice, bob, discordtest.Int("size", 10))
 		if !strings.Contains(board.Content, "⬜") {

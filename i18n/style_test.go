@@ -75,7 +75,8 @@ var terms = map[string][]term{
 		// Win is 3 to 10, and つ counts to 9 only: 10つ is wrong.
 		{pattern: `\{\{\.Win\}\}\s*つ`, use: "{{.Win}}個"},
 		// "5個並べ" alone is a label, not a sentence: 5個並べたら勝ち.
-		{pattern: `(個|目)並べ([^たてるら]|$)`, use: "{{.Win}}個並べたら勝ち"},
+		// 五目並べ is the name of gomoku (15×15, five in a row).
+		{pattern: `(?P<w>\p{Han}?(?:個|目)並べ)(?:[^たてるら]|$)`, use: "{{.Win}}個並べたら勝ち", allow: []string{"五目並べ"}},
 		// No space between a number and what it counts: 3×3の盤面.
 		{pattern: `\{\{\.(Win|Count|Size|Rated|Max|Given|Row|Col|Rank|Min)\}\}[ \t]+[\p{Han}\p{Hiragana}\p{Katakana}]`, use: "no space after a number"},
 	},

@@ -8,6 +8,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
@@ -89,11 +90,57 @@ func wonRow9(t testing.TB) *game.Judge {
 	)
 }
 
+// playing15 is a 15×15 gomoku game (5 in a row) in progress after 90
+// moves, which nobody has won: cells of the middle 11×11, in a fixed
+// shuffled order, skipping any that would end the game; the labels run to
+// 15 and most marks crowd the middle, as in a long game.
+func playing15(t testing.TB) *game.Judge {
+	t.Helper()
+	g, err := game.New(15, game.WinLength(5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(15, 5))
+	cells := rng.Perm(11 * 11)
+	for _, i := range cells {
+		if g.Len() == 90 {
+			break
+		}
+		r, c := 2+i/11, 2+i%11
+		try := g.Clone()
+		if st, err := try.Play(r, c, try.Turn()); err != nil || st != game.InProgress {
+			continue
+		}
+		if _, err := g.Play(r, c, g.Turn()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if g.Len() != 90 {
+		t.Fatalf("playing15 has %d moves; want 90", g.Len())
+	}
+	return g
+}
+
+// won15 is a 15×15 gomoku game that X won along the anti-diagonal from
+// (10, 4) to (14, 0), 0-based, at the board's corner, with O's marks in
+// row 15 (index 14) and the last labels' rows and columns in use.
+func won15(t testing.TB) *game.Judge {
+	return play(t, 15, 5,
+		game.Cell{Row: 10, Col: 4}, game.Cell{Row: 14, Col: 14},
+		game.Cell{Row: 11, Col: 3}, game.Cell{Row: 14, Col: 13},
+		game.Cell{Row: 12, Col: 2}, game.Cell{Row: 14, Col: 12},
+		game.Cell{Row: 13, Col: 1}, game.Cell{Row: 0, Col: 14},
+		game.Cell{Row: 14, Col: 0},
+	)
+}
+
 func TestGolden(t *testing.T) {
 	tests := []struct {
 		name string
 		game func(testing.TB) *game.Judge
 	}{
+		{"15x15-playing", playing15},
+		{"15x15-won", won15},
 		{"10x10-playing", playing10},
 		{"10x10-won", won10},
 		{"9x9-won-row", wonRow9},
@@ -324,7 +371,7 @@ func TestNoWinLineInDraw(t *testing.T) {
 }
 
 func TestLabels(t *testing.T) {
-	for _, n := range []int{3, 9, 10, 30} {
+	for _, n := range []int{3, 9, 10, 15, 30} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			img := render(t, play(t, n, 3))
 			l := newLayout(n)
@@ -357,7 +404,7 @@ func TestLabels(t *testing.T) {
 }
 
 func TestSize(t *testing.T) {
-	documented := map[int]int{3: 319, 9: 549, 10: 552}
+	documented := map[int]int{3: 319, 9: 549, 10: 552, 15: 528}
 	for n := 1; n <= MaxSize; n++ {
 		g := play(t, n, 1)
 		img := render(t, g)

@@ -103,7 +103,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fl.IntVar(&c.concurrency, "concurrency", 16, "with -rate 0: channels playing as fast as the bot answers")
 	fl.DurationVar(&c.duration, "duration", 30*time.Second, "how long to send (default 30s, or no limit when -interactions is given)")
 	fl.IntVar(&c.channels, "channels", 200, "with -rate: channels (games at once); each sends one interaction at a time")
-	fl.IntVar(&c.size, "size", 10, "board size, 3 to 10")
+	fl.IntVar(&c.size, "size", 10, "board size, 3 to 15 (over 10, every board is a picture)")
 	fl.BoolVar(&c.clicks, "clicks", false, "play moves by clicking the board's buttons, as players do on boards up to 5×5, instead of /ttt move")
 	fl.Int64Var(&c.interactions, "interactions", 0, "stop after this many interactions (0: no limit)")
 	fl.DurationVar(&c.sample, "sample", 0, "print a row of throughput, latency and the bot's memory every this often (0: none)")
@@ -125,8 +125,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return c, fmt.Errorf("-transport %q: want http, gateway or both", c.transport)
 	case c.rate < 0 || math.IsInf(c.rate, 0) || math.IsNaN(c.rate):
 		return c, errors.New("-rate must be 0 or more")
-	case c.size < 3 || c.size > 10:
-		return c, errors.New("-size must be from 3 to 10")
+	case c.size < bot.MinSize || c.size > bot.MaxSize:
+		return c, fmt.Errorf("-size must be from %d to %d", bot.MinSize, bot.MaxSize)
 	case c.clicks && c.size > bot.MaxButtonSize:
 		return c, fmt.Errorf("-clicks: boards bigger than %d×%d have no buttons", bot.MaxButtonSize, bot.MaxButtonSize)
 	case c.rate > 0 && c.channels < 1, c.rate == 0 && c.concurrency < 1:

@@ -174,8 +174,11 @@
 // On such a board every move counts as a new serial (playClick), and every
 // custom_id of the picker carries it: a tap on a picker drawn before the
 // last move, or on a board a newer message replaced, never plays. It is
-// refused in plain words, and the board is redrawn as it stands (a fresh
-// picker). Anyone but the player to move is told whose turn it is.
+// refused in plain words. A tap on the board's own message is answered by
+// redrawing it as it stands, a fresh picker, in the same answer (never by
+// an edit in the background, which could undo the player's next tap), the
+// refusal following to the player alone (answerStale). Anyone but the
+// player to move is told whose turn it is.
 // /ttt move autocompletes its row and col with the free rows and columns
 // (suggestMove).
 //

@@ -373,8 +373,10 @@ func (b *Bot) playClick(ctx context.Context, req *request, ch *channel, r route,
 		return followUps{}, refuse("move.game_over", nil) // not "continues in a newer message"
 	case hasPicker(m.Match):
 		// A cell of the picker, or one typed in its modal (picker.go).
-		if fu, err := pickerTap(req, m, r); err != nil {
-			return fu, err
+		if stale, err := pickerTap(req, m, r); stale {
+			return followUps{}, b.answerStale(ctx, req, m, err)
+		} else if err != nil {
+			return followUps{}, err
 		}
 	case r.serial != m.Serial:
 		return followUps{}, refuse("move.stale_board", nil)
@@ -389,7 +391,9 @@ func (b *Bot) playClick(ctx context.Context, req *request, ch *channel, r route,
 	}
 	// The click's token edits the same message, and is fresher.
 	next.Board = store.Board{AppID: req.AppID, Token: req.Token, At: b.cfg.Now()}
-	adoptClickedMessage(req, next, m.Board.MessageID != "")
+	// A picker board's message is known from its first move on, so that
+	// a stale tap can be told to be on it (answerStale).
+	adoptClickedMessage(req, next, m.Board.MessageID != "" || hasPicker(m.Match))
 	next.locale = req.keptLocale(next.locale)
 	v := renderMatch(b.catalog.For(next.locale), next.Match)
 	pic := pictured(set, next.Match)
@@ -398,6 +402,35 @@ func (b *Bot) playClick(ctx context.Context, req *request, ch *channel, r route,
 		return followUps{}, err
 	}
 	return followUps{shown: next, pingFor: req.user.ID, picture: pic}, err
+}
+
+// answerStale answers a tap on a picker (picker.go) drawn before m's board
+// changed: nothing is played. When the tap was on m's board message (known
+// once a tap moved on it: playClick), the answer redraws it as it stands,
+// with a fresh picker, and the refusal follows to the player alone; an
+// edit in the background instead could land after the player's next tap
+// and undo it. A tap on another message (a board a newer one replaced)
+// gets the refusal alone: the newest board has a fresh picker.
+func (b *Bot) answerStale(ctx context.Context, req *request, m *match, refusal error) error {
+	if req.Message == nil || m.Board.MessageID == "" || req.Message.ID != m.Board.MessageID {
+		return refusal
+	}
+	pic := b.settings.showsPicture(ctx, req.GuildID, m.Match)
+	v := renderPicker(b.catalog.For(m.locale), m.Match, 0, pic)
+	if err := req.respond(ctx, discordgo.InteractionResponseUpdateMessage, v, false); err != nil {
+		return err
+	}
+	var ue userError
+	if errors.As(refusal, &ue) {
+		if _, err := b.dc.FollowupMessageCreate(req.Interaction, false, &discordgo.WebhookParams{
+			Content:         ue.in(req.lang),
+			Flags:           discordgo.MessageFlagsEphemeral,
+			AllowedMentions: allowed(""),
+		}, discordgo.WithContext(ctx)); err != nil {
+			b.log.Warn("could not tell a player that their picker was out of date", "channel", req.ChannelID, "err", err)
+		}
+	}
+	return refusal // answered: the router counts it as refused
 }
 
 func noGame(ch *channel) error {

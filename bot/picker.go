@@ -51,8 +51,10 @@ func (b *Bot) pickRow(ctx context.Context, req *request, r route) error {
 	}
 	defer b.tables.unlock(ch)
 	m := ch.match
-	if fu, err := pickerTap(req, m, r); err != nil {
-		return b.boards.followUp(fu, err)
+	if stale, err := pickerTap(req, m, r); stale {
+		return b.answerStale(ctx, req, m, err)
+	} else if err != nil {
+		return err
 	}
 	if row > m.Judge.Size() || freeInRow(m.Judge, row) == 0 {
 		row = 0 // a row nobody could pick: the picker as it was
@@ -70,15 +72,17 @@ func (b *Bot) openMoveModal(ctx context.Context, req *request, r route) error {
 		return err
 	}
 	defer b.tables.unlock(ch)
-	fu, err := pickerTap(req, ch.match, r)
+	stale, err := pickerTap(req, ch.match, r)
 	if b.tables.recheck(ch, req, err) {
 		if err := b.tables.load(ctx, ch); err != nil {
 			return err
 		}
-		fu, err = pickerTap(req, ch.match, r)
+		stale, err = pickerTap(req, ch.match, r)
 	}
-	if err != nil {
-		return b.boards.followUp(fu, err)
+	if stale {
+		return b.answerStale(ctx, req, ch.match, err)
+	} else if err != nil {
+		return err
 	}
 	l := req.lang // only the user sees the modal
 	n := ch.match.Judge.Size()

@@ -82,20 +82,20 @@ func players(m *table.Match) map[string]any {
 
 // pickerTap checks a tap on m's picker (r) by req: the game is the one of
 // the picker, running, and req's user is to move, at the serial the
-// picker was drawn for. A stale picker is refused, and the fu returned
-// redraws the board as it stands, with a fresh picker.
-func pickerTap(req *request, m *match, r route) (fu followUps, err error) {
+// picker was drawn for. stale says that the picker was drawn before m's
+// board changed (Bot.answerStale answers it).
+func pickerTap(req *request, m *match, r route) (stale bool, err error) {
 	switch {
 	case m == nil:
-		return fu, refuse("move.not_here", nil)
+		return false, refuse("move.not_here", nil)
 	case m.ID != r.id:
-		return fu, refuse("move.other_game", nil)
+		return false, refuse("move.other_game", nil)
 	case m.Over():
-		return fu, refuse("move.game_over", nil)
+		return false, refuse("move.game_over", nil)
 	case m.Players[m.Turn()] != req.user.ID:
-		return fu, refuse("move.not_your_turn", moveData(m, 0, 0))
+		return false, refuse("move.not_your_turn", moveData(m, 0, 0))
 	case r.serial != m.Serial:
-		return followUps{shown: m, redraw: true}, refuse("move.stale_picker", nil)
+		return true, refuse("move.stale_picker", nil)
 	}
-	return fu, nil
+	return false, nil
 }

@@ -54,13 +54,12 @@ func TestE2EBigBoardsByTap(t *testing.T) {
 			// Alice opens row 8, then types her move in the modal
 			// instead. Bob's client still shows row 8 open as it was
 			// before her move: his tap on it is refused as out of date,
-			// plays nothing, and the board is redrawn with a fresh picker.
+			// plays nothing, and the answer redraws the board with a
+			// fresh picker.
 			opened := p.openRow(alice, board, 8)
 			old := p.cell(opened, 8, 9)
 			board = p.typed(alice, opened, "8 8", mention(bob)+" to move")
-			stale := h.send(h.srv.Click(h.guild, ch, bob, board.ID, old).Unchecked())
-			wantSaid(t, stale, "The board changed since you opened this, so nothing was played")
-			board = waitFor(t, h, ch, board.ID, mention(bob)+" to move")
+			board = wantStaleRedrawn(t, h, h.srv.Click(h.guild, ch, bob, board.ID, old).Unchecked())
 			wantPicker(t, board, 15)
 			if !strings.Contains(board.Content, "Last move: ❌ "+mention(alice)) {
 				t.Errorf("after bob's stale tap the board says %q; want alice's move the last", board.Content)
@@ -517,17 +516,7 @@ func TestE2EBigBoardsOnReplicas(t *testing.T) {
 	old := p.cell(opened, 8, 9)
 	board = h.waitPictureOf(ch, p.typed(alice, opened, "8 8", mention(bob)+" to move"))
 	for range 2 {
-		wantSaid(t, h.send(srv.Click(guild, ch, bob, board.ID, old).Unchecked()), "The board changed since you opened this, so nothing was played")
-	}
-	// Each replica redraws the board in the background, after its
-	// refusal: the game goes on once both redraws are in (one landing
-	// after a later tap's answer would take back what that tap opened).
-	for edits := board.Edits + 2; board.Edits < edits; {
-		next, err := srv.WaitMessageEdit(ctx, ch, board.ID, board.Edits)
-		if err != nil {
-			t.Fatalf("the board was not redrawn after the stale taps: %v", err)
-		}
-		board = next
+		board = wantStaleRedrawn(t, h, srv.Click(guild, ch, bob, board.ID, old).Unchecked())
 	}
 	wantPicker(t, board, 15)
 	board = p.playToWin(board, bob, alice, 15, 5, 2, 3, "2 5")
@@ -550,4 +539,24 @@ func TestE2EBigBoardsOnReplicas(t *testing.T) {
 	if err != nil || g == nil || g.Running() || len(g.Moves) != 10 {
 		t.Fatalf("the stored game is %+v, %v; want it over after 10 moves (alice's 8 8, then bob's five and alice's four)", g, err)
 	}
+}
+
+// wantStaleRedrawn sends in, a tap on a picker drawn before the board's
+// last move, and checks that it played nothing visible: its answer redraws
+// the board (UPDATE_MESSAGE) with a fresh picker, and the refusal follows
+// to the tapper alone. It returns the board as redrawn.
+func wantStaleRedrawn(t *testing.T, h *harness, in *discordtest.Interaction) discordtest.Message {
+	t.Helper()
+	r := h.send(in)
+	if r.Type != discordgo.InteractionResponseUpdateMessage || r.Ephemeral {
+		t.Fatalf("a stale tap answered type %d ephemeral=%v %q; want the board redrawn", r.Type, r.Ephemeral, r.Message.Content)
+	}
+	fs, err := h.srv.WaitFollowups(h.ctx, in, 1)
+	if err != nil {
+		t.Fatalf("no refusal followed the stale tap: %v", err)
+	}
+	if !fs[0].Ephemeral() || !strings.Contains(fs[0].Content, "The board changed since you opened this, so nothing was played") {
+		t.Errorf("the stale tap's follow-up: ephemeral=%v %q; want the refusal, to the tapper alone", fs[0].Ephemeral(), fs[0].Content)
+	}
+	return r.Message
 }

@@ -427,11 +427,15 @@ func TestReminderClaimRetriedAfterAnotherChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.tables.remind(ctx, ch) // conflicts, and loads the game again
-	b.tables.unlock(ch)
+	// Read while the channel is still locked: the timer armed by that
+	// load is already due, and would claim the turn once it is unlocked.
 	if got := current(t, b); got.reminded != 0 {
 		t.Fatalf("the lost claim saved reminded %d", got.reminded)
 	}
-	b.tables.remindTurn(fixtureChannel) // what the timer armed by that load does
+	b.tables.unlock(ch)
+	// What the timer armed by that load does; whether it has fired
+	// already or not, the turn is reminded once.
+	b.tables.remindTurn(fixtureChannel)
 	b.Close()
 	if sent, _, _ := followups(rec); len(sent) != 1 {
 		t.Errorf("%d reminders; want 1", len(sent))

@@ -68,7 +68,7 @@ type runner struct {
 	closed   bool           // set by close: no new interactions or timer callbacks
 	finished bool           // set by drain: nothing runs any more
 	handlers sync.WaitGroup // interactions being answered
-	bg       sync.WaitGroup // background edits and timer callbacks queued or running
+	bg       inFlight       // background edits and timer callbacks queued or running
 	edits    pool           // runs background edits (editWorkers at once)
 	timers   pool           // runs timer callbacks (timerWorkers at once)
 }
@@ -146,4 +146,42 @@ func (r *runner) spawn(f func(), refused *bool, p *pool) bool {
 		f()
 	})
 	return true
+}
+
+// inFlight counts work queued or running. Unlike a sync.WaitGroup, work
+// may be added while someone waits, even when none is left (a timer that
+// fires just then): Wait returns once the count is zero. The zero value is
+// ready to use.
+type inFlight struct {
+	mu   sync.Mutex
+	n    int
+	idle *sync.Cond // signalled when n drops to zero; made on first use
+}
+
+// Add adds d, which may be negative, to the count.
+func (w *inFlight) Add(d int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.n += d
+	if w.n < 0 {
+		panic("bot: negative count of work in flight")
+	}
+	if w.n == 0 && w.idle != nil {
+		w.idle.Broadcast()
+	}
+}
+
+// Done takes one off the count.
+func (w *inFlight) Done() { w.Add(-1) }
+
+// Wait returns once the count is zero.
+func (w *inFlight) Wait() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.idle == nil {
+		w.idle = sync.NewCond(&w.mu)
+	}
+	for w.n > 0 {
+		w.idle.Wait()
+	}
 }

@@ -225,13 +225,17 @@ func TestRenderGolden(t *testing.T) {
 		}()...)},
 		{"5x5-k3-won", testMatch(t, 5, 3, game.Move{Row: 0, Col: 0, Player: X}, game.Move{Row: 0, Col: 4, Player: O},
 			game.Move{Row: 1, Col: 1, Player: X}, game.Move{Row: 1, Col: 4, Player: O}, game.Move{Row: 2, Col: 2, Player: X})},
+		{"10x10-k5-row5", testMatch(t, 10, 5, game.Move{Row: 4, Col: 4, Player: X}, game.Move{Row: 4, Col: 5, Player: O},
+			game.Move{Row: 5, Col: 5, Player: X}, game.Move{Row: 3, Col: 3, Player: O})},
+		{"15x15-k5-row8", testMatch(t, 15, 5, game.Move{Row: 7, Col: 7, Player: X}, game.Move{Row: 7, Col: 8, Player: O},
+			game.Move{Row: 6, Col: 6, Player: X}, game.Move{Row: 8, Col: 8, Player: O})},
 		{"10x10-timeout", func() *table.Match {
 			m := testMatch(t, 10, 10, game.Move{Row: 9, Col: 9, Player: X})
 			m.End, m.Loser, m.Deadline = game.EndTimeout, O, time.Time{}
 			return m
 		}()},
 	}
-	open := map[string]int{"7x7-k4-row3": 3, "6x6-k6-row1": 1} // the row open in the picker
+	open := map[string]int{"7x7-k4-row3": 3, "6x6-k6-row1": 1, "10x10-k5-row5": 5, "15x15-k5-row8": 8} // the row open in the picker
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			v := renderPicker(english(), tt.m, open[tt.name], false)

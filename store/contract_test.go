@@ -29,6 +29,7 @@ type storeUnderTest interface {
 	History(ctx context.Context, guildID, userID string, limit int) ([]*Game, error)
 	CountRunning(ctx context.Context) (int, error)
 	Due(ctx context.Context, before time.Time) ([]string, error)
+	DueReminders(ctx context.Context, before time.Time) ([]string, error)
 	Ping(ctx context.Context) error
 	Challenge(ctx context.Context, channelID string) (*Challenge, error)
 	OpenChallenge(ctx context.Context, c *Challenge) error
@@ -154,6 +155,7 @@ func runContract(t *testing.T, open func(t *testing.T) storeUnderTest) {
 		{"Settings", testSettings},
 		{"CommandGuilds", testCommandGuilds},
 		{"Tokens", testTokens},
+		{"DueReminders", testDueReminders},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -173,6 +175,7 @@ func testRoundTrip(t *testing.T, s storeUnderTest) {
 	g.Board = Board{AppID: "app", Token: "secret-token", At: t0.Add(time.Minute), ChannelID: "chan", MessageID: "m1"}
 	g.Ping = "p1"
 	g.Reminded = 2
+	g.RemindAt = t0.Add(30 * time.Minute)
 	g.Locale = "pt-BR"
 	g.DrawOffer = game.X
 	in := g.Clone()
@@ -208,6 +211,7 @@ func testRoundTrip(t *testing.T, s storeUnderTest) {
 	next := mustGame(t, s, "g1")
 	next.Board.MessageID, next.Board.ChannelID = "m2", "thread"
 	next.Deadline = t0.Add(24 * time.Hour)
+	next.RemindAt = t0.Add(12 * time.Hour)
 	mustSave(t, s, next)
 	sameGame(t, "Game(g1) after a new board message", mustGame(t, s, "g1"), stored(next, 2))
 
@@ -220,9 +224,15 @@ func testRoundTrip(t *testing.T, s storeUnderTest) {
 	}
 	// A reminder claimed with its ping, as one save, alone.
 	next = mustGame(t, s, "g1")
-	next.Reminded, next.Ping = 3, "r1"
+	if due, err := s.DueReminders(ctx, t0.Add(12*time.Hour)); err != nil || !reflect.DeepEqual(due, []string{"chan"}) {
+		t.Errorf("DueReminders(at the reminder) = %v, %v; want [chan]", due, err)
+	}
+	next.Reminded, next.Ping, next.RemindAt = 3, "r1", time.Time{}
 	mustSave(t, s, next)
 	sameGame(t, "Game(g1) after a reminder", mustGame(t, s, "g1"), stored(next, 5))
+	if due, err := s.DueReminders(ctx, t0.Add(24*time.Hour)); err != nil || len(due) != 0 {
+		t.Errorf("DueReminders(after the reminder was claimed) = %v, %v; want none", due, err)
+	}
 	if due, err := s.Due(ctx, t0.Add(24*time.Hour-time.Microsecond)); err != nil || len(due) != 0 {
 		t.Errorf("Due(just before a deadline a day away) = %v, %v; want none", due, err)
 	}
@@ -1083,4 +1093,68 @@ func testTokens(t *testing.T, s storeUnderTest) {
 	sameGame(t, "Game(g3), whose token is 7 minutes old", mustGame(t, s, "g3"), stored(fresh, fresh.Version))
 	// The game goes on: the next move brings a new token, and saves.
 	mustSave(t, s, play(mustGame(t, s, "g2"), [2]int{0, 0}))
+}
+
+// The reminders due are those of running games whose RemindAt is at or
+// before the time asked: not a game without one, not an ended game's, not
+// one to come; a move that sets the next turn's is seen at once.
+func testDueReminders(t *testing.T, s storeUnderTest) {
+	ctx := context.Background()
+	due := func(before time.Time) []string {
+		t.Helper()
+		got, err := s.DueReminders(ctx, before)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	if got := due(t0.Add(time.Hour)); len(got) != 0 {
+		t.Errorf("DueReminders on an empty store = %v; want none", got)
+	}
+	games := map[string]*Game{}
+	for _, tc := range []struct {
+		channel string
+		at      time.Duration // 0: none
+		ended   bool
+	}{{"c3", 2 * time.Minute, false}, {"c1", time.Minute, false}, {"c2", 0, false}, {"c4", time.Minute, true}, {"c5", 3 * time.Minute, false}} {
+		g := play(newGame("g-"+tc.channel, "guild", tc.channel, "alice", "bob"), [2]int{0, 0})
+		g.Deadline = t0.Add(time.Hour)
+		if tc.at != 0 {
+			g.RemindAt = t0.Add(tc.at)
+		}
+		mustSave(t, s, g)
+		if tc.ended {
+			mustSave(t, s, end(g, game.EndResigned, game.X, 1))
+		}
+		games[tc.channel] = g
+	}
+	for _, tc := range []struct {
+		before time.Time
+		want   []string
+	}{
+		{t0.Add(time.Minute - time.Microsecond), nil},
+		{t0.Add(time.Minute), []string{"c1"}},
+		{t0.Add(2 * time.Minute), []string{"c1", "c3"}},
+		{t0.Add(time.Hour), []string{"c1", "c3", "c5"}},
+	} {
+		if got := due(tc.before); !slices.Equal(got, tc.want) {
+			t.Errorf("DueReminders(t0+%v) = %v; want %v", tc.before.Sub(t0), got, tc.want)
+		}
+	}
+	// A move: c1's turn is over, the next one's reminder is later; c2's
+	// next turn has one now.
+	g := games["c1"]
+	play(g, [2]int{1, 1})
+	g.Deadline, g.RemindAt = t0.Add(2*time.Hour), t0.Add(90*time.Minute)
+	mustSave(t, s, g)
+	g = games["c2"]
+	play(g, [2]int{1, 1})
+	g.RemindAt = t0.Add(time.Minute)
+	mustSave(t, s, g)
+	if got, want := due(t0.Add(2*time.Minute)), []string{"c2", "c3"}; !slices.Equal(got, want) {
+		t.Errorf("DueReminders(t0+2m) after the moves = %v; want %v", got, want)
+	}
+	if got, want := due(t0.Add(90*time.Minute)), []string{"c1", "c2", "c3", "c5"}; !slices.Equal(got, want) {
+		t.Errorf("DueReminders(t0+90m) after the moves = %v; want %v", got, want)
+	}
 }

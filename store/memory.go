@@ -194,6 +194,22 @@ func (m *Memory) Due(ctx context.Context, before time.Time) (_ []string, err err
 	return out, nil
 }
 
+// DueReminders returns the channels whose running game has a reminder
+// due at or before before, sorted, as the SQL stores' DueReminders does.
+func (m *Memory) DueReminders(ctx context.Context, before time.Time) (_ []string, err error) {
+	defer m.observe.done("due_reminders", time.Now(), &err)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []string
+	for _, g := range m.games {
+		if g.Running() && !g.RemindAt.IsZero() && !g.RemindAt.After(before) {
+			out = append(out, g.ChannelID)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
 // Ping reports nil: memory always answers.
 func (m *Memory) Ping(ctx context.Context) error { return nil }
 

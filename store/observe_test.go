@@ -70,6 +70,7 @@ func TestObserve(t *testing.T) {
 				func() error { _, err := s.Current(ctx, "c1"); return err },
 				func() error { _, err := s.Running(ctx); return err },
 				func() error { _, err := s.Due(ctx, t0); return err },
+				func() error { _, err := s.DueReminders(ctx, t0); return err },
 				func() error { _, err := s.Stats(ctx, "guild", "alice", 1); return err },
 				func() error { _, err := s.Leaderboard(ctx, "guild", 1, 10); return err },
 				func() error { _, err := s.History(ctx, "guild", "alice", 10); return err },
@@ -95,7 +96,7 @@ func TestObserve(t *testing.T) {
 					t.Fatalf("call %d = %v; want a conflict, then a refusal", i, err)
 				}
 			}
-			want := []string{"save", "save", "save!", "current", "running", "due", "stats", "leaderboard", "history",
+			want := []string{"save", "save", "save!", "current", "running", "due", "due_reminders", "stats", "leaderboard", "history",
 				"computer_leaderboard", "count_games", "settings", "save_settings", "command_guilds", "set_command_guild",
 				"open_challenge", "challenge", "challenges", "close_challenge"}
 			rec.mu.Lock()

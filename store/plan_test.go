@@ -189,6 +189,7 @@ func testQueryPlans(t *testing.T, s storeUnderTest, inner *sqlStore, dialect str
 		{name: "Game", run: func() error { _, err := s.Game(ctx, "g00000005"); return err }},
 		{name: "Running", run: func() error { _, err := s.Running(ctx); return err }},
 		{name: "Due", run: func() error { _, err := s.Due(ctx, time.Now()); return err }},
+		{name: "DueReminders", run: func() error { _, err := s.DueReminders(ctx, time.Now()); return err }},
 		{name: "CountRunning", run: func() error { _, err := s.CountRunning(ctx); return err }},
 		{name: "CountGames", run: func() error { _, err := s.CountGames(ctx); return err }},
 		{name: "History", run: func() error { _, err := s.History(ctx, guild, mid.UserID, 10); return err }},

@@ -25,6 +25,7 @@ func normalize(g *Game) *Game {
 	n.StartedAt = storeTime(n.StartedAt)
 	n.EndedAt = storeTime(n.EndedAt)
 	n.Deadline = storeTime(n.Deadline)
+	n.RemindAt = storeTime(n.RemindAt)
 	n.Board.At = storeTime(n.Board.At)
 	for i := range n.Moves {
 		n.Moves[i].At = storeTime(n.Moves[i].At)

@@ -74,7 +74,7 @@ type sqlStore struct {
 
 const gameColumns = `id, guild_id, channel_id, player_x, player_o, computer, level, size, win, first,
 	ending, loser, stopped_by, started_at, ended_at, deadline, serial, board_app, board_token, board_at, locale, draw_offer,
-	board_channel, board_message, board_ping, reminded, version`
+	board_channel, board_message, board_ping, reminded, remind_at, version`
 
 // updateColumns are gameColumns but the id, which never changes.
 var updateColumns = strings.TrimPrefix(gameColumns, "id, ")
@@ -86,17 +86,19 @@ func scanGame(r row) (*Game, error) {
 		computer, level, first, ending, loser int
 		drawOffer                             int
 		startedAt, endedAt, deadline, boardAt *int64
+		remindAt                              *int64
 	)
 	err := r.Scan(&g.ID, &g.GuildID, &g.ChannelID, &g.Players[game.X], &g.Players[game.O],
 		&computer, &level, &g.Size, &g.Win, &first, &ending, &loser, &g.StoppedBy,
 		&startedAt, &endedAt, &deadline, &g.Serial, &g.Board.AppID, &g.Board.Token, &boardAt, &g.Locale, &drawOffer,
-		&g.Board.ChannelID, &g.Board.MessageID, &g.Ping, &g.Reminded, &g.Version)
+		&g.Board.ChannelID, &g.Board.MessageID, &g.Ping, &g.Reminded, &remindAt, &g.Version)
 	if err != nil {
 		return nil, err
 	}
 	g.Computer, g.Level, g.First = game.Player(computer), game.Level(level), game.Player(first)
 	g.End, g.Loser, g.DrawOffer = game.Ending(ending), game.Player(loser), game.Player(drawOffer)
 	g.StartedAt, g.EndedAt, g.Deadline, g.Board.At = fromMicros(startedAt), fromMicros(endedAt), fromMicros(deadline), fromMicros(boardAt)
+	g.RemindAt = fromMicros(remindAt)
 	return &g, nil
 }
 
@@ -105,7 +107,7 @@ func gameArgs(g *Game) []any {
 	return []any{g.ID, g.GuildID, g.ChannelID, g.Players[game.X], g.Players[game.O],
 		int(g.Computer), int(g.Level), g.Size, g.Win, int(g.First), int(g.End), int(g.Loser), g.StoppedBy,
 		micros(g.StartedAt), micros(g.EndedAt), micros(g.Deadline), g.Serial, g.Board.AppID, g.Board.Token, micros(g.Board.At), g.Locale, int(g.DrawOffer),
-		g.Board.ChannelID, g.Board.MessageID, g.Ping, g.Reminded}
+		g.Board.ChannelID, g.Board.MessageID, g.Ping, g.Reminded, micros(g.RemindAt)}
 }
 
 // loadMoves reads a game's moves in order.
@@ -419,7 +421,7 @@ const settleTimeout = 2 * time.Second
 
 func (s *sqlStore) insert(ctx context.Context, t tx, g *Game) error {
 	affected, err := t.exec(ctx, `INSERT INTO games (`+gameColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
 		ON CONFLICT (id) DO NOTHING`, gameArgs(g)...)
 	if err != nil {
 		return err
@@ -530,16 +532,16 @@ func (s *sqlStore) updateRow(ctx context.Context, t tx, stored, g *Game) error {
 	var err error
 	if onlyBoardChanged(stored, g) {
 		affected, err = t.exec(ctx, `UPDATE games SET deadline = ?, serial = ?, board_app = ?, board_token = ?, board_at = ?,
-			board_channel = ?, board_message = ?, board_ping = ?, reminded = ?, version = version + 1
+			board_channel = ?, board_message = ?, board_ping = ?, reminded = ?, remind_at = ?, version = version + 1
 			WHERE id = ? AND version = ?`,
-			micros(g.Deadline), g.Serial, g.Board.AppID, g.Board.Token, micros(g.Board.At), g.Board.ChannelID, g.Board.MessageID, g.Ping, g.Reminded,
+			micros(g.Deadline), g.Serial, g.Board.AppID, g.Board.Token, micros(g.Board.At), g.Board.ChannelID, g.Board.MessageID, g.Ping, g.Reminded, micros(g.RemindAt),
 			g.ID, g.Version)
 	} else {
 		// Every column but the id: setting the primary key, even to
 		// itself, makes SQLite check the foreign keys that point at it
 		// (channels, moves), under the one write lock.
 		affected, err = t.exec(ctx, `UPDATE games SET (`+updateColumns+`) =
-			(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, version + 1)
+			(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, version + 1)
 			WHERE id = ? AND version = ?`, append(gameArgs(g)[1:], g.ID, g.Version)...)
 	}
 	if err != nil {
@@ -866,6 +868,19 @@ func (s *sqlStore) Due(ctx context.Context, before time.Time) (_ []string, err e
 			before.Add(-TokenLife).UnixMicro())
 		return err
 	})
+	return channels, nil
+}
+
+// DueReminders returns the channels whose running game has a turn's
+// reminder due at or before before (Game.RemindAt), for the sweep that
+// reminds the players of games no process is timing. It reads the index
+// of the reminders to come, as few as the turns past their middle.
+func (s *sqlStore) DueReminders(ctx context.Context, before time.Time) (_ []string, err error) {
+	defer s.observe.done("due_reminders", time.Now(), &err)
+	channels, err := s.column(ctx, `SELECT channel_id FROM games WHERE remind_at IS NOT NULL AND remind_at <= ? AND ending = 0 ORDER BY channel_id`, before.UnixMicro())
+	if err != nil {
+		return nil, fmt.Errorf("store: reminders due: %w", err)
+	}
 	return channels, nil
 }
 

@@ -72,6 +72,10 @@ type Game struct {
 	// Reminded is the turn whose player to move was reminded that time
 	// runs out, counted as the moves played before it plus one; 0: none.
 	Reminded int
+	// RemindAt is when the player to move is due the turn's reminder,
+	// for a process that does not time the game (DueReminders); zero
+	// when the turn has none to come.
+	RemindAt time.Time
 	Locale   string // the Discord locale its public messages speak; empty: English
 
 	// Version is the version this copy was read at: 0 for a game never

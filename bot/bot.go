@@ -86,6 +86,7 @@ func (b *Bot) Close() {
 // Restore ends the games whose time ran out while the bot was away and
 // restarts the turn timers of the others. Then, every sweepEvery, it ends
 // the games whose time ran out without a timer here: games another process
-// was timing when it stopped. Whichever process saves the timeout first
-// wins; the others find the game over.
+// was timing when it stopped, and sends the reminders due of those it
+// does not time. Whichever process saves the timeout (or claims the
+// reminder) first wins; the others find the game over (or reminded).
 func (b *Bot) Restore(ctx context.Context) error { return b.tables.restore(ctx) }

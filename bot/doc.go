@@ -143,6 +143,15 @@
 // back a notification. A reminder claimed and then not sent (a crash,
 // Discord refusing it) is not sent again: at most once.
 //
+// A process that never loaded the channel has no timer for it, so each
+// save also stores when the turn's reminder is due (store.Game.RemindAt,
+// from remindAt; none once claimed, or where the server turned reminders
+// off as far as the saving process knows), and the sweep of every process
+// (sweepReminders, every sweepEvery, as for timeouts) claims and sends
+// those due in the channels it has no reminder timer for: the turn is
+// reminded even if the process timing it stopped for good, at most
+// sweepEvery late. The server's setting is read again before any claim.
+//
 // A reminder is a ping sent later: its id is kept as the turn's ping
 // (keepPing), so the change that ends the turn (a move, any end of the
 // game, a timeout) deletes it, in any process. It goes where the board

@@ -50,6 +50,10 @@ func toStored(m *match) *store.Game {
 			moves[i].At = m.Times[i]
 		}
 	}
+	remind, ok := remindAt(m)
+	if !ok {
+		remind = time.Time{}
+	}
 	return &store.Game{
 		ID: m.ID, GuildID: m.GuildID, ChannelID: m.ChannelID,
 		Players: m.Players, Computer: m.Computer, Level: m.Level,
@@ -60,6 +64,7 @@ func toStored(m *match) *store.Game {
 		Board:    m.Board,
 		Ping:     m.ping,
 		Reminded: m.reminded,
+		RemindAt: remind,
 		Locale:   m.locale,
 		Version:  m.Version,
 	}

@@ -446,3 +446,113 @@ func TestReminderClaimRetriedAfterAnotherChange(t *testing.T) {
 		t.Errorf("deleted through the channel %v; want the ping the reminder replaced", rec.channelDeletes)
 	}
 }
+
+// A turn's reminder is kept with the game (RemindAt), so that a process
+// that never loaded the channel reminds it when the one timing the game
+// stopped for good: its sweep sends it at half time, not before, once.
+// Where the guild turned reminders off, the game keeps none, and a sweep
+// that finds one anyway (turned off since) sends nothing.
+func TestSweepRemindsWhenNoTimerDoes(t *testing.T) {
+	replicas := func(t *testing.T) (a, other *Bot, recA, recB *recorder, clk *clock) {
+		st := new(store.Memory)
+		clk = &clock{t: time.Now()}
+		replica := func() (*Bot, *recorder) {
+			cfg := DefaultConfig()
+			cfg.Now = clk.now
+			rec := new(recorder)
+			b := New(rec, StoresOf(st), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+			b.SetSelf(botID)
+			t.Cleanup(b.Close)
+			return b, rec
+		}
+		a, recA = replica()
+		other, recB = replica()
+		return a, other, recA, recB, clk
+	}
+	sweep := func(t *testing.T, b *Bot) {
+		t.Helper()
+		if err := b.tables.sweepReminders(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		b.run.bg.Wait()
+	}
+
+	t.Run("the process timing it stopped", func(t *testing.T) {
+		a, other, recA, recB, clk := replicas(t)
+		m := challengeAccepted(t, a, recA)
+		a.Close() // its timers with it
+		at, _ := remindAt(m)
+		g, err := other.stores.Games.Current(context.Background(), fixtureChannel)
+		if err != nil || !g.RemindAt.Equal(at.UTC().Truncate(time.Microsecond)) {
+			t.Fatalf("stored RemindAt = %v, %v; want %v", g.RemindAt, err, at)
+		}
+
+		clk.set(at.Add(-time.Second))
+		sweep(t, other)
+		if sent, _, _ := followups(recB); len(sent) != 0 {
+			t.Fatalf("%d reminders a second before half time; want none", len(sent))
+		}
+		if n := other.tables.channels.len(); n != 0 {
+			t.Errorf("a sweep with nothing due left %d channels in memory; want 0", n)
+		}
+		clk.set(at)
+		sweep(t, other)
+		sweep(t, other)
+		clk.set(at.Add(sweepEvery))
+		sweep(t, other)
+		sent, refs, _ := followups(recB)
+		if len(sent) != 1 {
+			t.Fatalf("%d reminders from the sweeps at and after half time; want 1", len(sent))
+		}
+		want := english().T("move.reminder", map[string]any{"Player": mention(mason), "Deadline": m.Deadline.Unix()})
+		if sent[0].Content != want || refs[0] != m.Board.Token {
+			t.Errorf("reminder %q through token %q; want %q through the board's token", sent[0].Content, refs[0], want)
+		}
+		if sentA, _, _ := followups(recA); len(sentA) != 0 {
+			t.Errorf("%d reminders from the stopped process; want none", len(sentA))
+		}
+		got := current(t, other)
+		if got.reminded != 1 || got.ping != followupPing+"followup-1" {
+			t.Errorf("the game keeps reminded %d, ping %q; want turn 1 and the reminder", got.reminded, got.ping)
+		}
+		if g, _ := other.stores.Games.Current(context.Background(), fixtureChannel); !g.RemindAt.IsZero() {
+			t.Errorf("stored RemindAt = %v after the reminder; want none", g.RemindAt)
+		}
+	})
+
+	t.Run("reminders off", func(t *testing.T) {
+		a, other, recA, recB, clk := replicas(t)
+		if err := a.stores.Settings.SaveSettings(context.Background(), store.Settings{GuildID: fixtureGuild, NoReminders: true}); err != nil {
+			t.Fatal(err)
+		}
+		m := challengeAccepted(t, a, recA)
+		if g, _ := a.stores.Games.Current(context.Background(), fixtureChannel); !g.RemindAt.IsZero() {
+			t.Errorf("stored RemindAt = %v where the server has no reminders; want none", g.RemindAt)
+		}
+		at, _ := remindAt(m)
+		clk.set(at)
+		sweep(t, other)
+		if sent, _, _ := followups(recB); len(sent) != 0 {
+			t.Errorf("%d reminders; want none where the server turned them off", len(sent))
+		}
+	})
+
+	t.Run("reminders turned off since", func(t *testing.T) {
+		a, other, recA, recB, clk := replicas(t)
+		m := challengeAccepted(t, a, recA)
+		a.Close()
+		if err := other.stores.Settings.SaveSettings(context.Background(), store.Settings{GuildID: fixtureGuild, NoReminders: true}); err != nil {
+			t.Fatal(err)
+		}
+		at, _ := remindAt(m)
+		clk.set(at)
+		sweep(t, other)
+		sweep(t, other)
+		if sent, _, _ := followups(recB); len(sent) != 0 {
+			t.Errorf("%d reminders; want none where the server turned them off", len(sent))
+		}
+		if got := current(t, other); got.reminded != 0 || got.Version != m.Version {
+			t.Errorf("the game was saved (version %d, reminded %d); want it untouched at version %d", got.Version, got.reminded, m.Version)
+		}
+	})
+}

@@ -27,9 +27,11 @@ type GameStore interface {
 	// players' stats in the same transaction when g ends.
 	Save(ctx context.Context, g *store.Game) error
 	// Running returns every game that has not ended; Due the channels of
-	// those whose deadline is at or before a time.
+	// those whose deadline is at or before a time, DueReminders of those
+	// whose turn's reminder is due by then (store.Game.RemindAt).
 	Running(ctx context.Context) ([]*store.Game, error)
 	Due(ctx context.Context, before time.Time) ([]string, error)
+	DueReminders(ctx context.Context, before time.Time) ([]string, error)
 }
 
 // ChallengeStore keeps the open challenges. Challenge returns the

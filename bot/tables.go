@@ -52,9 +52,15 @@ type upkeep interface {
 	lookupLater(channelID, gameID string, bd store.Board, deadline time.Time)
 }
 
-// put stores m, versioned; on success m.Version is the new version.
+// put stores m, versioned; on success m.Version is the new version. The
+// turn's reminder is stored as due (store.Game.RemindAt, for the sweep of
+// the processes that do not time the game) unless the guild, as far as
+// this process knows, has turned reminders off.
 func (t *tables) put(ctx context.Context, m *match) error {
 	g := toStored(m)
+	if !g.RemindAt.IsZero() && !t.settings.reminds(ctx, m.GuildID) {
+		g.RemindAt = time.Time{}
+	}
 	if err := t.games.Save(ctx, g); err != nil {
 		return err
 	}
@@ -499,6 +505,9 @@ func (t *tables) sweepLater() {
 		if err := t.sweepDue(ctx); err != nil {
 			t.log.Warn("looking for games out of time", "err", err)
 		}
+		if err := t.sweepReminders(ctx); err != nil {
+			t.log.Warn("looking for reminders due", "err", err)
+		}
 		if err := t.sweepChallenges(ctx, true); err != nil {
 			t.log.Warn("looking for challenges out of time", "err", err)
 		}
@@ -518,6 +527,35 @@ func (t *tables) sweepDue(ctx context.Context) error {
 		if err := t.catchUp(ctx, id); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// sweepReminders reminds the players to move in the games whose turn's
+// reminder is due and that this process does not time: the process that
+// did may have stopped for good. It asks the store for their channels
+// only, and skips those whose reminder a timer here sends, or that this
+// process gave up for the turn (the guild has no reminders, it came too
+// late). Loading each arms its timers; remind claims the reminder with a
+// versioned save, so the player hears once whichever process sends it.
+func (t *tables) sweepReminders(ctx context.Context) error {
+	channels, err := t.games.DueReminders(ctx, t.now())
+	if err != nil {
+		return fmt.Errorf("list reminders due: %w", err)
+	}
+	for _, id := range channels {
+		ch, err := t.channels.lock(ctx, id)
+		if err != nil {
+			return err
+		}
+		if ch.remindTimer == nil && !(ch.turnTimer != nil && ch.match != nil && ch.forgoes(ch.match)) {
+			if err := t.load(ctx, ch); err != nil {
+				t.log.Warn("turn reminder", "channel", id, "err", err)
+			} else if ch.match != nil {
+				t.remind(ctx, ch)
+			}
+		}
+		t.unlock(ch)
 	}
 	return nil
 }

@@ -73,11 +73,13 @@ func fillSQL(dialect string) []string {
 		fmt.Sprintf(cat, `'g'`, `s.i`), fmt.Sprintf(str, `'guild'`, guild), fmt.Sprintf(str, `'chan'`, guild+` * 100 + (s.i % `+fmt.Sprint(bigChannels)+`)`),
 		fmt.Sprintf(str, `'u'`, user(1)), fmt.Sprintf(str, `'v'`, user(2)),
 		int(game.EndWon), base, base, bigToken, base, seq)
+	// Half the running games have their turn's reminder to come.
 	running := fmt.Sprintf(`INSERT INTO games (id, guild_id, channel_id, player_x, player_o, computer, level, size, win, first,
-		ending, loser, stopped_by, started_at, ended_at, deadline, serial, board_app, board_token, board_at, version)
-		SELECT %s, 'guild0', %s, 'u1', 'v1', 0, 0, 3, 3, 1, 0, 0, '', %d, NULL, %d, 1, 'app', '%s', %d, 2
+		ending, loser, stopped_by, started_at, ended_at, deadline, serial, board_app, board_token, board_at, remind_at, version)
+		SELECT %s, 'guild0', %s, 'u1', 'v1', 0, 0, 3, 3, 1, 0, 0, '', %d, NULL, %d, 1, 'app', '%s', %d,
+			CASE WHEN s.i %% 2 = 0 THEN %d END, 2
 		FROM (SELECT s.i AS i FROM %s WHERE s.i < %d) AS s`,
-		fmt.Sprintf(cat, `'r'`, `s.i`), fmt.Sprintf(str, `'run'`, `s.i`), base, base+3_600_000_000, bigToken, base, seq, bigRunning)
+		fmt.Sprintf(cat, `'r'`, `s.i`), fmt.Sprintf(str, `'run'`, `s.i`), base, base+3_600_000_000, bigToken, base, base+1_800_000_000, seq, bigRunning)
 	moves := fmt.Sprintf(`INSERT INTO moves (game_id, seq, row, col, player, at)
 		SELECT g.id, m.i, m.i / 3, m.i %% 3, 1 + m.i %% 2, g.started_at + m.i * 1000000
 		FROM games g, (%s) AS m
@@ -298,6 +300,13 @@ func benchBig(b *testing.B, s storeUnderTest) {
 	run("ComputerLeaderboard", func() error { _, err := s.ComputerLeaderboard(ctx, guild, 10); return err })
 	run("History", func() error { _, err := s.History(ctx, guild, mid.UserID, 10); return err })
 	run("Due", func() error { _, err := s.Due(ctx, time.Now()); return err })
+	run("DueReminders", func() error {
+		chs, err := s.DueReminders(ctx, time.Now())
+		if err == nil && len(chs) != bigRunning/2 {
+			err = fmt.Errorf("DueReminders = %d channels; want %d", len(chs), bigRunning/2)
+		}
+		return err
+	})
 	// The save that ends a game: a new game (not timed) gets its winning
 	// move.
 	b.Run("SaveEnd", func(b *testing.B) {

@@ -43,7 +43,9 @@ func configPayload(t *testing.T, perms int64, opts ...map[string]any) *discordgo
 }
 
 // newConfigBot is a bot on st with its clock at clk.
-func newConfigBot(t *testing.T, st wholeStore, clk *clock) (*Bot, *recorder) {
+// clockedBotOn is a bot on st whose clock is clk, as each of several
+// processes sharing one store (replicas, restarts) would be.
+func clockedBotOn(t *testing.T, st wholeStore, clk *clock) (*Bot, *recorder) {
 	t.Helper()
 	cfg := DefaultConfig()
 	cfg.Now = clk.now
@@ -85,7 +87,7 @@ func TestConfigRefusals(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			st := new(store.Memory)
-			b, rec := newConfigBot(t, st, &clock{t: time.Now()})
+			b, rec := clockedBotOn(t, st, &clock{t: time.Now()})
 			b.serveIC(context.Background(), tt.ic(t))
 			wantEphemeral(t, rec.last(t), tt.want)
 			if s := storedSettings(t, st); !reflect.DeepEqual(s, store.Settings{GuildID: fixtureGuild}) {
@@ -95,7 +97,7 @@ func TestConfigRefusals(t *testing.T) {
 	}
 	// Administrator alone is enough; Manage Server alone too.
 	for _, perms := range []int64{discordgo.PermissionAdministrator, discordgo.PermissionManageServer} {
-		b, rec := newConfigBot(t, new(store.Memory), &clock{t: time.Now()})
+		b, rec := clockedBotOn(t, new(store.Memory), &clock{t: time.Now()})
 		b.serveIC(context.Background(), configPayload(t, perms))
 		wantEphemeral(t, rec.last(t), "Settings of /ttt in this server")
 	}
@@ -105,7 +107,7 @@ func TestConfigRefusals(t *testing.T) {
 // and whether it is the default, ephemerally; nothing is stored.
 func TestConfigShowsDefaults(t *testing.T) {
 	st := new(store.Memory)
-	b, rec := newConfigBot(t, st, &clock{t: time.Now()})
+	b, rec := clockedBotOn(t, st, &clock{t: time.Now()})
 	b.serveIC(context.Background(), configPayload(t, discordgo.PermissionManageServer))
 	r := rec.last(t)
 	wantEphemeral(t, r, "⚙️ **Settings of /ttt in this server**")
@@ -186,7 +188,7 @@ func TestConfigOptions(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			st := new(store.Memory)
 			clk := &clock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
-			b, rec := newConfigBot(t, st, clk)
+			b, rec := clockedBotOn(t, st, clk)
 			b.serveIC(context.Background(), configPayload(t, discordgo.PermissionManageServer, tt.opts...))
 			r := rec.last(t)
 			wantEphemeral(t, r, "✅ **Settings saved.**")
@@ -212,7 +214,7 @@ func TestConfigOptions(t *testing.T) {
 func TestConfigBackToDefaultAndUnchanged(t *testing.T) {
 	st := new(store.Memory)
 	clk := &clock{t: time.Now()}
-	b, rec := newConfigBot(t, st, clk)
+	b, rec := clockedBotOn(t, st, clk)
 	admin := int64(discordgo.PermissionManageServer)
 	b.serveIC(context.Background(), configPayload(t, admin, intOpt("turn_timeout", 60), strOpt("channels", "<#111>"), boolOpt("reminders", false)))
 	saved := storedSettings(t, st)
@@ -277,7 +279,7 @@ func TestConfigBadInput(t *testing.T) {
 			if err := st.SaveSettings(context.Background(), before); err != nil {
 				t.Fatal(err)
 			}
-			b, rec := newConfigBot(t, st, &clock{t: time.Now()})
+			b, rec := clockedBotOn(t, st, &clock{t: time.Now()})
 			b.serveIC(context.Background(), configPayload(t, discordgo.PermissionManageServer, tt.opts...))
 			wantEphemeral(t, rec.last(t), tt.want)
 			if got := storedSettings(t, st); !reflect.DeepEqual(got, before) {
@@ -291,7 +293,7 @@ func TestConfigBadInput(t *testing.T) {
 // with it apply after it; stop_role_clear removes the role alone.
 func TestConfigReset(t *testing.T) {
 	st := new(store.Memory)
-	b, rec := newConfigBot(t, st, &clock{t: time.Now()})
+	b, rec := clockedBotOn(t, st, &clock{t: time.Now()})
 	admin := int64(discordgo.PermissionManageServer)
 	b.serveIC(context.Background(), configPayload(t, admin, intOpt("turn_timeout", 2), intOpt("size", 5), roleOpt("stop_role", fixtureRole),
 		boolOpt("computer_ranked", true)))
@@ -326,7 +328,7 @@ func TestConfigReset(t *testing.T) {
 // value, fits in a Discord message in every language, with every
 // placeholder filled.
 func TestConfigSummaryFitsEveryLanguage(t *testing.T) {
-	b, _ := newConfigBot(t, new(store.Memory), &clock{t: time.Now()})
+	b, _ := clockedBotOn(t, new(store.Memory), &clock{t: time.Now()})
 	c, err := i18n.New()
 	if err != nil {
 		t.Fatal(err)

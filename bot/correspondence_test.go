@@ -408,7 +408,7 @@ func TestCorrespondenceDeadlineSurvivesRestart(t *testing.T) {
 // /ttt config accepts turns of a day and says where they apply.
 func TestConfigLongTurns(t *testing.T) {
 	clk := &clock{t: time.Now()}
-	b, rec := newConfigBot(t, new(store.Memory), clk)
+	b, rec := clockedBotOn(t, new(store.Memory), clk)
 	b.serveIC(context.Background(), configPayload(t, discordgo.PermissionManageServer, intOpt("turn_timeout", 86400)))
 	r := rec.last(t)
 	wantEphemeral(t, r, "• ✏️ Time per move (`turn_timeout`): **24 hours** (was 5 minutes)")

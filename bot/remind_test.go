@@ -2,8 +2,6 @@ package bot
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"slices"
 	"strings"
 	"testing"
@@ -250,15 +248,7 @@ func TestReminderNotSent(t *testing.T) {
 func TestReminderOnceAcrossReplicas(t *testing.T) {
 	st := new(store.Memory)
 	clk := &clock{t: time.Now()}
-	replica := func() (*Bot, *recorder) {
-		cfg := DefaultConfig()
-		cfg.Now = clk.now
-		rec := new(recorder)
-		b := New(rec, StoresOf(st), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-		b.SetSelf(botID)
-		t.Cleanup(b.Close)
-		return b, rec
-	}
+	replica := func() (*Bot, *recorder) { return clockedBotOn(t, st, clk) }
 	a, recA := replica()
 	other, recB := replica()
 	m := challengeAccepted(t, a, recA)
@@ -297,15 +287,7 @@ func TestReminderOnceAcrossReplicas(t *testing.T) {
 func TestReminderAcrossRestart(t *testing.T) {
 	st := new(store.Memory)
 	clk := &clock{t: time.Now()}
-	start := func() (*Bot, *recorder) {
-		cfg := DefaultConfig()
-		cfg.Now = clk.now
-		rec := new(recorder)
-		b := New(rec, StoresOf(st), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-		b.SetSelf(botID)
-		t.Cleanup(b.Close)
-		return b, rec
-	}
+	start := func() (*Bot, *recorder) { return clockedBotOn(t, st, clk) }
 	first, rec := start()
 	m := challengeAccepted(t, first, rec)
 	first.Close()
@@ -456,17 +438,8 @@ func TestSweepRemindsWhenNoTimerDoes(t *testing.T) {
 	replicas := func(t *testing.T) (a, other *Bot, recA, recB *recorder, clk *clock) {
 		st := new(store.Memory)
 		clk = &clock{t: time.Now()}
-		replica := func() (*Bot, *recorder) {
-			cfg := DefaultConfig()
-			cfg.Now = clk.now
-			rec := new(recorder)
-			b := New(rec, StoresOf(st), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-			b.SetSelf(botID)
-			t.Cleanup(b.Close)
-			return b, rec
-		}
-		a, recA = replica()
-		other, recB = replica()
+		a, recA = clockedBotOn(t, st, clk)
+		other, recB = clockedBotOn(t, st, clk)
 		return a, other, recA, recB, clk
 	}
 	sweep := func(t *testing.T, b *Bot) {

@@ -58,8 +58,8 @@ func startIn(t *testing.T, b *Bot, rec *recorder, st wholeStore, channelID strin
 func TestSettingsCache(t *testing.T) {
 	st := new(countingStore)
 	clk := &clock{t: time.Now().Truncate(time.Second)} // as stored
-	saver, _ := newConfigBot(t, st, clk)
-	other, rec := newConfigBot(t, st, clk)
+	saver, _ := clockedBotOn(t, st, clk)
+	other, rec := clockedBotOn(t, st, clk)
 
 	if s := mustSettings(t, other); s.TurnTimeout != 0 {
 		t.Fatalf("settings before any change = %+v; want none", s)
@@ -129,7 +129,7 @@ func TestSettingsCacheRacesAndBounds(t *testing.T) {
 // taken for the defaults.
 func TestSettingsReadFails(t *testing.T) {
 	st := &failingSettings{}
-	b, rec := newConfigBot(t, st, &clock{t: time.Now()})
+	b, rec := clockedBotOn(t, st, &clock{t: time.Now()})
 	b.serveIC(context.Background(), slashPayload(t, "start", nil, nil))
 	wantEphemeral(t, rec.last(t), internalErrorText)
 }
@@ -144,7 +144,7 @@ func (*failingSettings) Settings(context.Context, string) (store.Settings, error
 // does not allow games; so is a rematch there. Elsewhere games start.
 func TestStartInAllowedChannelsOnly(t *testing.T) {
 	st := new(store.Memory)
-	b, rec := newConfigBot(t, st, &clock{t: time.Now()})
+	b, rec := clockedBotOn(t, st, &clock{t: time.Now()})
 	g := startIn(t, b, rec, st, fixtureChannel)
 	ic := slashPayload(t, "resign", nil, nil)
 	b.serveIC(context.Background(), ic)
@@ -167,7 +167,7 @@ func TestStartInAllowedChannelsOnly(t *testing.T) {
 // to it.
 func TestStartUsesServerDefaults(t *testing.T) {
 	st := new(store.Memory)
-	b, rec := newConfigBot(t, st, &clock{t: time.Now()})
+	b, rec := clockedBotOn(t, st, &clock{t: time.Now()})
 	b.serveIC(context.Background(), configPayload(t, discordgo.PermissionManageServer, intOpt("size", 5), intOpt("win", 4)))
 	for i, tt := range []struct {
 		opts      []map[string]any
@@ -195,7 +195,7 @@ func TestStartUsesServerDefaults(t *testing.T) {
 func TestServerTimeouts(t *testing.T) {
 	st := new(store.Memory)
 	clk := &clock{t: time.Now().Truncate(time.Second)} // as stored
-	b, rec := newConfigBot(t, st, clk)
+	b, rec := clockedBotOn(t, st, clk)
 	b.serveIC(context.Background(), configPayload(t, discordgo.PermissionManageServer, intOpt("turn_timeout", 2), intOpt("challenge_timeout", 30)))
 
 	g := startIn(t, b, rec, st, "1")
@@ -239,7 +239,7 @@ func TestStopRole(t *testing.T) {
 		return ic
 	}
 	st := new(store.Memory)
-	b, rec := newConfigBot(t, st, &clock{t: time.Now()})
+	b, rec := clockedBotOn(t, st, &clock{t: time.Now()})
 	startIn(t, b, rec, st, "1")
 
 	b.serveIC(context.Background(), stopBy([]string{fixtureRole}))
@@ -263,7 +263,7 @@ func TestStopRole(t *testing.T) {
 // ladder is as before.
 func TestLeaderboardAgainstTheComputer(t *testing.T) {
 	st := new(store.Memory)
-	b, rec := newConfigBot(t, st, &clock{t: time.Now()})
+	b, rec := clockedBotOn(t, st, &clock{t: time.Now()})
 	ctx := context.Background()
 	for i, winner := range []game.Player{game.X, game.X, game.O} {
 		user := []string{mason, mason, "77"}[i]

@@ -19,7 +19,8 @@ import "slices"
 // k = 5. Below k = 5 it is smallSearchNodes: the deeper search of the
 // larger budget prefers a losing block in some 7×7 openings with k = 4.
 // Of the budget, Hard's own forced wins by fours and by threats get a
-// tenth and a quarter, the opponent's a tenth as if Hard passed, and a
+// tenth and a quarter (searched shortest first, see shortestThreats), the
+// opponent's a tenth as if Hard passed, and a
 // third more when that finds a threat, to check the candidate moves (with
 // their own transposition table); alpha-beta gets the rest. beamRoot and beam bound the moves
 // searched at the root and below it, best first by the move ordering;
@@ -113,11 +114,12 @@ func (s *searcher) root() int {
 		return w[0] // block; with two threats the game is lost anyway
 	}
 	threes := f.k >= 4
-	if m, won, _ := s.threatSearch(me, vcfDepth, false, s.limit/10); won {
+	// My own forced wins, the shortest first.
+	if m, won, _ := s.shortestThreats(me, vcfDepth, false, s.limit/10); won {
 		return m
 	}
 	if threes {
-		if m, won, _ := s.threatSearch(me, vctDepth, true, s.limit/4); won {
+		if m, won, _ := s.shortestThreats(me, vctDepth, true, s.limit/4); won {
 			return m
 		}
 	}

@@ -39,6 +39,24 @@ func (s *searcher) threatSearch(a Player, depth int, threes bool, nodes int) (mo
 	return move, won, s.spent && !won
 }
 
+// shortestThreats is threatSearch by iterative deepening: depth 1, 2, and
+// so on up to depth, so that a short forced win is found in a few hundred
+// nodes even where the search at full depth would spend thousands in the
+// deep lines of the first threats it tries; the table keeps what the
+// shallower searches proved not won. It stops at the first win, or when
+// nodes are spent.
+func (s *searcher) shortestThreats(a Player, depth int, threes bool, nodes int) (move int, won, spent bool) {
+	s.callLimit = s.nodes + nodes
+	s.spent = false
+	for d := 1; d <= depth; d++ {
+		move, won = s.attackRoot(a, d, threes)
+		if won || s.spent {
+			break
+		}
+	}
+	return move, won, s.spent && !won
+}
+
 // attackRoot is attack at the root: it returns the winning move.
 func (s *searcher) attackRoot(a Player, depth int, threes bool) (int, bool) {
 	f := s.f

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -114,5 +115,48 @@ func TestHardStopsFours(t *testing.T) {
 	}
 	if checked < positions {
 		t.Errorf("found %d positions to check; want %d", checked, positions)
+	}
+}
+
+// TestHardTakesThreatWins: positions of 15×15 with k = 5, from games Hard
+// lost to Rapfi (issue 20), where Hard to move had a forced win by threats
+// and played elsewhere (at 6,9): its search at full depth spent its nodes
+// (about 33,000) in the deep lines of other threats before it reached the
+// short win, which searching by iterative deepening finds in about 600. Hard must play a move after which it still wins
+// whatever the opponent answers, by fours or by threats, as an unbounded
+// threat search proves.
+func TestHardTakesThreatWins(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ moves string }{
+		{"4,9 7,10 9,4 7,7 4,10 7,8 7,9 8,9 4,8 4,11 4,6 4,7 5,7 6,8"},
+	} {
+		g := newGame(t, 15, WinLength(5))
+		for _, f := range strings.Fields(tt.moves) {
+			var c Cell
+			if _, err := fmt.Sscanf(f, "%d,%d", &c.Row, &c.Col); err != nil {
+				t.Fatal(err)
+			}
+			play(t, g, c)
+		}
+		me := g.Turn()
+		c := computer(t, g, Hard, nil)
+		g2 := g.Clone()
+		play(t, g2, c)
+		if g2.Status() == Won {
+			continue
+		}
+		won := false
+		for _, threes := range []bool{false, true} {
+			s := &searcher{f: newField(g2), me: me, limit: 1 << 30}
+			s.callLimit = 1 << 30
+			depth := vcfDepth
+			if threes {
+				depth = vctDepth
+			}
+			won = won || s.defend(me, depth, threes)
+		}
+		if !won {
+			t.Errorf("%s: Hard (%v) played %v, which starts no forced win by threats", tt.moves, me, c)
+		}
 	}
 }

@@ -388,3 +388,40 @@ func (bs *boards) remind(next *match) {
 		bs.keepPing(ctx, next, msg.ID)
 	})
 }
+
+// Tries of a follow-up that found no interaction answer yet (tellLater).
+const (
+	tellTries      = 5
+	tellFirstPause = 50 * time.Millisecond // doubled after each try
+)
+
+// tellLater sends text, in the background, to the user of the interaction
+// ref alone, as a follow-up of its answer. Over the HTTP endpoint Discord
+// reads the answer from the response, perhaps after the follow-up arrives,
+// and then knows no message to follow up: that is tried again a few times,
+// after a pause.
+func (bs *boards) tellLater(ref *discordgo.Interaction, text string) {
+	bs.run.queue(func(ctx context.Context) {
+		params := &discordgo.WebhookParams{Content: text, Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: allowed("")}
+		pause := tellFirstPause
+		for try := 1; ; try++ {
+			_, err := bs.dc.FollowupMessageCreate(ref, false, params, discordgo.WithContext(ctx))
+			if err == nil {
+				return
+			}
+			if !notAnsweredYet(err) || try == tellTries {
+				bs.log.Warn("could not send a follow-up to the player alone", "channel", ref.ChannelID, "err", err)
+				return
+			}
+			t := time.NewTimer(pause)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				bs.log.Warn("could not send a follow-up to the player alone", "channel", ref.ChannelID, "err", err)
+				return
+			}
+			pause *= 2
+		}
+	})
+}

@@ -32,3 +32,13 @@ func unknownMessage(err error) bool {
 	var rerr *discordgo.RESTError
 	return errors.As(err, &rerr) && rerr.Message != nil && rerr.Message.Code == discordgo.ErrCodeUnknownMessage
 }
+
+// notAnsweredYet says whether Discord answered a follow-up as if the
+// interaction had no answer yet: no message, or no webhook, known for it.
+func notAnsweredYet(err error) bool {
+	var rerr *discordgo.RESTError
+	if !errors.As(err, &rerr) || rerr.Message == nil {
+		return false
+	}
+	return rerr.Message.Code == discordgo.ErrCodeUnknownMessage || rerr.Message.Code == discordgo.ErrCodeUnknownWebhook
+}

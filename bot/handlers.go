@@ -373,7 +373,9 @@ func (b *Bot) playClick(ctx context.Context, req *request, ch *channel, r route,
 		return followUps{}, refuse("move.game_over", nil) // not "continues in a newer message"
 	case hasPicker(m.Match):
 		// A cell of the picker, or one typed in its modal (picker.go).
-		if stale, err := pickerTap(req, m, r); stale {
+		// A stale tap is answered on a game read from the store: this
+		// process's copy may be the one behind (recheck loads it).
+		if stale, err := pickerTap(req, m, r); stale && !ch.cached {
 			return followUps{}, b.answerStale(ctx, req, m, err)
 		} else if err != nil {
 			return followUps{}, err
@@ -422,13 +424,7 @@ func (b *Bot) answerStale(ctx context.Context, req *request, m *match, refusal e
 	}
 	var ue userError
 	if errors.As(refusal, &ue) {
-		if _, err := b.dc.FollowupMessageCreate(req.Interaction, false, &discordgo.WebhookParams{
-			Content:         ue.in(req.lang),
-			Flags:           discordgo.MessageFlagsEphemeral,
-			AllowedMentions: allowed(""),
-		}, discordgo.WithContext(ctx)); err != nil {
-			b.log.Warn("could not tell a player that their picker was out of date", "channel", req.ChannelID, "err", err)
-		}
+		b.boards.tellLater(req.Interaction, ue.in(req.lang))
 	}
 	return refusal // answered: the router counts it as refused
 }

@@ -286,6 +286,9 @@ func TestPickerStale(t *testing.T) {
 			} {
 				b := New(rec, b.stores, DefaultConfig(), b.log) // Close stopped the first
 				b.SetSelf(botID)
+				rec.mu.Lock()
+				rec.followupsEarly = i % 3 // the refusal may get there before the answer
+				rec.mu.Unlock()
 				b.serveIC(ctx, ic)
 				b.Close()
 				if after := current(t, b); after.Judge.Len() != before.Judge.Len() || after.Version != before.Version {
@@ -562,6 +565,18 @@ func TestPickerOnReplicas(t *testing.T) {
 	on(a, ra, opponent, "6 6")
 	if got := current(t, a); got.Judge.At(5, 5) != game.O || got.Judge.Len() != 4 {
 		t.Errorf("the opponent's typed cell was not played: %v there, %d moves", got.Judge.At(5, 5), got.Judge.Len())
+	}
+
+	// Two moves on b; on a, whose copy is now two moves behind, mason
+	// taps a cell of the current picker: it plays. A copy behind the
+	// board is a reason to read the store, not to call the tap stale
+	// (nor to redraw the board from that copy).
+	on(b, rb, mason, "1 2")
+	on(b, rb, opponent, "1 3")
+	a.serveIC(ctx, clickIn(t, fixtureChannel, route{action: actMove, id: m.ID, serial: current(t, b).Serial, row: 4, col: 4}.String()))
+	wantUpdate(t, ra.last(t))
+	if got := current(t, a); got.Judge.At(3, 3) != game.X || got.Judge.Len() != 7 {
+		t.Errorf("mason's tap on the current picker was not played: %v there, %d moves", got.Judge.At(3, 3), got.Judge.Len())
 	}
 }
 

@@ -43,14 +43,22 @@ type recorder struct {
 
 	// Follow-ups, through interaction tokens: followups[i] got the id
 	// "followup-" + (i+1); followupDeletes are "token/message".
-	followups       []*discordgo.WebhookParams
-	followupRefs    []string // the token of each of followups
+	followups    []*discordgo.WebhookParams
+	followupRefs []string // the token of each of followups
+	// followupsEarly fails that many follow-ups, as Discord does when it
+	// has not yet read the answer they follow (Unknown Webhook).
+	followupsEarly  int
 	followupDeletes []string
 }
 
 func (r *recorder) FollowupMessageCreate(i *discordgo.Interaction, _ bool, p *discordgo.WebhookParams, _ ...discordgo.RequestOption) (*discordgo.Message, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.followupsEarly > 0 {
+		r.followupsEarly--
+		return nil, &discordgo.RESTError{Response: &http.Response{StatusCode: http.StatusNotFound},
+			Message: &discordgo.APIErrorMessage{Code: discordgo.ErrCodeUnknownWebhook, Message: "Unknown Webhook"}}
+	}
 	r.followups, r.followupRefs = append(r.followups, p), append(r.followupRefs, i.Token)
 	return &discordgo.Message{ID: "followup-" + strconv.Itoa(len(r.followups))}, nil
 }

@@ -97,7 +97,7 @@ func (p *pictures) editInChannel(m *match, v view) {
 		if p.settings.showsPicture(ctx, m.GuildID, m.Match) {
 			var png bytes.Buffer
 			if err := picture.Draw(&png, m.Judge); err != nil {
-				p.log.Warn("could not put the picture of a board on its message; /ttt board draws it again", "channel", m.ChannelID, "err", err)
+				p.log.Warn("could not show a board as a picture; /ttt board draws it again", "channel", m.ChannelID, "err", err)
 			} else {
 				text := renderPictured(p.catalog.For(m.locale), m.Match).content
 				e.Content = &text
@@ -117,7 +117,7 @@ func (p *pictures) logPictureFailure(channelID string, current func() bool, err 
 		p.log.Debug("a board's picture came too late: the board was replaced", "channel", channelID, "err", err)
 		return
 	}
-	p.log.Warn("could not put the picture of a board on its message; /ttt board draws it again", "channel", channelID, "err", err)
+	p.log.Warn("could not show a board as a picture; /ttt board draws it again", "channel", channelID, "err", err)
 }
 
 // Retries of a picture's edit that found no message (see editPicture).

@@ -342,24 +342,9 @@ const maxEmoji = 10
 // The picture of an earlier state may come first. It returns the message.
 func (h *harness) waitPictureOf(channel string, m discordtest.Message) discordtest.Message {
 	h.t.Helper()
-	ctx, cancel := context.WithTimeout(h.ctx, 30*time.Second)
-	defer cancel()
-	old := make(map[string]bool)
-	for _, a := range m.Attachments {
-		old[a.ID] = true
-	}
 	text := m.Content
-	for len(m.Attachments) == 0 || old[m.Attachments[len(m.Attachments)-1].ID] || m.Content != text {
-		next, err := h.srv.WaitMessageEdit(ctx, channel, m.ID, m.Edits)
-		if err != nil {
-			h.t.Fatalf("board %s never got its picture: %v; it says %q, want %q", m.ID, err, m.Content, text)
-		}
-		m = next
-	}
-	if len(m.Attachments) != 1 || m.Attachments[0].Filename != "board.png" {
-		h.t.Errorf("board %s carries %d attachments; want one, board.png", m.ID, len(m.Attachments))
-	}
-	return m
+	return h.waitNewPicture(channel, m, func(m discordtest.Message) bool { return m.Content == text },
+		fmt.Sprintf("its picture, saying %q", text))
 }
 
 // waitPictureSaying waits until board message m carries a picture it did
@@ -369,25 +354,9 @@ func (h *harness) waitPictureOf(channel string, m discordtest.Message) discordte
 // grid, and returns it.
 func (h *harness) waitPictureSaying(channel string, m discordtest.Message, want string) discordtest.Message {
 	h.t.Helper()
-	ctx, cancel := context.WithTimeout(h.ctx, 30*time.Second)
-	defer cancel()
-	old := make(map[string]bool)
-	for _, a := range m.Attachments {
-		old[a.ID] = true
-	}
-	for len(m.Attachments) == 0 || old[m.Attachments[len(m.Attachments)-1].ID] || !strings.Contains(m.Content, want) {
-		next, err := h.srv.WaitMessageEdit(ctx, channel, m.ID, m.Edits)
-		if err != nil {
-			h.t.Fatalf("board %s never got a picture saying %q: %v; it says %q with %d attachments", m.ID, want, err, m.Content, len(m.Attachments))
-		}
-		m = next
-	}
-	if len(m.Attachments) != 1 || m.Attachments[0].Filename != "board.png" {
-		h.t.Errorf("board %s carries %d attachments; want one, board.png", m.ID, len(m.Attachments))
-	}
-	if strings.Contains(m.Content, "⬜") || strings.Contains(m.Content, "#️⃣") {
-		h.t.Errorf("board %s with a picture still shows the emoji grid: %q", m.ID, m.Content)
-	}
+	m = h.waitNewPicture(channel, m, func(m discordtest.Message) bool { return strings.Contains(m.Content, want) },
+		fmt.Sprintf("a picture saying %q", want))
+	wantNoGrid(h.t, m)
 	return m
 }
 

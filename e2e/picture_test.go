@@ -57,20 +57,32 @@ func TestE2EPictures(t *testing.T) {
 // the message as edited.
 func (h *harness) waitPicture(channel string, m discordtest.Message, want string) discordtest.Message {
 	h.t.Helper()
+	m = h.waitNewPicture(channel, m, func(discordtest.Message) bool { return true }, "a new picture")
+	wantNoGrid(h.t, m)
+	if !strings.Contains(m.Content, want) {
+		h.t.Errorf("board %s says %q; want %q", m.ID, m.Content, want)
+	}
+	return m
+}
+
+// waitNewPicture waits for the edits of board message m until it carries a
+// picture it did not carry before and done says so of it (what names that
+// for the failure), checks that it carries exactly one attachment,
+// board.png, and returns it.
+func (h *harness) waitNewPicture(channel string, m discordtest.Message, done func(discordtest.Message) bool, what string) discordtest.Message {
+	h.t.Helper()
 	ctx, cancel := context.WithTimeout(h.ctx, 30*time.Second)
 	defer cancel()
 	old := make(map[string]bool)
 	for _, a := range m.Attachments {
 		old[a.ID] = true
 	}
-	for {
-		var err error
-		if m, err = h.srv.WaitMessageEdit(ctx, channel, m.ID, m.Edits); err != nil {
-			h.t.Fatalf("board %s never got a new picture: %v; it says %q with attachments %+v", m.ID, err, m.Content, m.Attachments)
+	for len(m.Attachments) == 0 || old[m.Attachments[len(m.Attachments)-1].ID] || !done(m) {
+		next, err := h.srv.WaitMessageEdit(ctx, channel, m.ID, m.Edits)
+		if err != nil {
+			h.t.Fatalf("board %s never got %s: %v; it says %q with attachments %+v", m.ID, what, err, m.Content, m.Attachments)
 		}
-		if len(m.Attachments) > 0 && !old[m.Attachments[len(m.Attachments)-1].ID] {
-			break
-		}
+		m = next
 	}
 	if len(m.Attachments) != 1 || m.Attachments[0].Filename != "board.png" {
 		names := make([]string, len(m.Attachments))
@@ -79,11 +91,14 @@ func (h *harness) waitPicture(channel string, m discordtest.Message, want string
 		}
 		h.t.Errorf("board %s carries %q; want exactly one attachment, board.png", m.ID, names)
 	}
-	if strings.Contains(m.Content, "⬜") || strings.Contains(m.Content, "#️⃣") {
-		h.t.Errorf("board %s with a picture still shows the emoji grid: %q", m.ID, m.Content)
-	}
-	if !strings.Contains(m.Content, want) {
-		h.t.Errorf("board %s says %q; want %q", m.ID, m.Content, want)
-	}
 	return m
+}
+
+// wantNoGrid checks that board message m, which carries a picture, does
+// not also show the emoji grid.
+func wantNoGrid(t testing.TB, m discordtest.Message) {
+	t.Helper()
+	if strings.Contains(m.Content, "⬜") || strings.Contains(m.Content, "#️⃣") {
+		t.Errorf("board %s with a picture still shows the emoji grid: %q", m.ID, m.Content)
+	}
 }

@@ -196,8 +196,8 @@ const maxChoices = 25
 func (b *Bot) suggestMove(ctx context.Context, req *request) error {
 	var choices []*discordgo.ApplicationCommandOptionChoice
 	data := req.commandData()
-	sub, err := subcommand(data)
-	if err != nil || sub.Name != "move" {
+	sub, err := subcommand(data) // the router sends only /ttt move here
+	if err != nil {
 		return req.suggest(ctx, nil)
 	}
 	var focused *discordgo.ApplicationCommandInteractionDataOption
@@ -214,8 +214,11 @@ func (b *Bot) suggestMove(ctx context.Context, req *request) error {
 	if err != nil {
 		return err
 	}
-	defer b.tables.unlock(ch)
+	// A kept match is never changed in place (changes are made on a
+	// clone), so it is read after the unlock: moves in the channel do not
+	// wait for the answer to a keystroke.
 	m := ch.match
+	b.tables.unlock(ch)
 	if m == nil || m.Over() {
 		return req.suggest(ctx, nil)
 	}

@@ -420,10 +420,7 @@ func (t *tables) timeOut(ctx context.Context, ch *channel) bool {
 		return true
 	}
 	served := servedPing(ch.match, next)
-	if served != "" {
-		next.ping = ""
-	}
-	err := t.put(ctx, next)
+	err := t.save(ctx, ch, next)
 	if errors.Is(err, store.ErrConflict) {
 		// Another process changed the game first: what it saved stands.
 		if g, lerr := t.games.Current(ctx, ch.id); lerr == nil && g != nil {

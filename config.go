@@ -140,6 +140,14 @@ func (c config) drainTime() time.Duration {
 	return defaultDrain
 }
 
+// wait is the sleeper of retries and drains: cfg.sleep, or the clock's.
+func (c config) wait() sleeper {
+	if c.sleep != nil {
+		return c.sleep
+	}
+	return sleep
+}
+
 func (c config) haltTime() time.Duration {
 	if c.haltRESTAfter > 0 {
 		return c.haltRESTAfter
@@ -309,7 +317,7 @@ func shardsError(err error, id, count string) error {
 		return errors.New("SHARD_ID is set with SHARD_COUNT=auto, which runs every shard in this process: remove SHARD_ID")
 	case errors.Is(err, discord.ErrShardCount):
 		return fmt.Errorf("SHARD_COUNT %q: want a number of shards (1 or more) or auto", count)
-	case errors.Is(err, discord.ErrShardID) && (count == "" || count == "0"):
+	case errors.Is(err, discord.ErrShardID) && count == "": // a count below 1 is ErrShardCount
 		return errors.New("SHARD_ID is set but SHARD_COUNT is not: set both, or SHARD_COUNT=auto to run every shard here")
 	case errors.Is(err, discord.ErrShardID):
 		n, _ := strconv.Atoi(count)

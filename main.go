@@ -246,7 +246,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 	var rest discord.REST
 	var me discord.Ready
 	if cfg.useGateway() {
-		err = retryStart(ctx, cfg.sleep, log, "connect to Discord", func() (err error) {
+		err = retryStart(ctx, cfg.wait(), log, "connect to Discord", func() (err error) {
 			gw, err = discord.OpenWith(ctx, opts)
 			return err
 		})
@@ -261,7 +261,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 		rest, me = gw.REST(), gw.Ready()
 		m.WatchGateway(gw)
 	} else {
-		err = retryStart(ctx, cfg.sleep, log, "reach Discord", func() (err error) {
+		err = retryStart(ctx, cfg.wait(), log, "reach Discord", func() (err error) {
 			rest, me, err = discord.Login(ctx, opts)
 			return err
 		})
@@ -333,11 +333,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 		d.draining.Store(true)
 	}
 	if endpoint != nil { // only the endpoint gets interactions over HTTP
-		wait := cfg.sleep
-		if wait == nil {
-			wait = sleep
-		}
-		_ = wait(context.Background(), cfg.drainTime())
+		_ = cfg.wait()(context.Background(), cfg.drainTime())
 	}
 	shutdown(servers, log)
 	servers = nil

@@ -43,9 +43,6 @@ func sleep(ctx context.Context, d time.Duration) error {
 // each failure that will be tried again is one log line. what says what
 // try does, for those lines.
 func retryStart(ctx context.Context, wait sleeper, log *slog.Logger, what string, try func() error) error {
-	if wait == nil {
-		wait = sleep
-	}
 	var waited time.Duration
 	for n := 1; ; n++ {
 		err := try()

@@ -42,7 +42,6 @@ func configPayload(t *testing.T, perms int64, opts ...map[string]any) *discordgo
 	return ic
 }
 
-// newConfigBot is a bot on st with its clock at clk.
 // clockedBotOn is a bot on st whose clock is clk, as each of several
 // processes sharing one store (replicas, restarts) would be.
 func clockedBotOn(t *testing.T, st wholeStore, clk *clock) (*Bot, *recorder) {

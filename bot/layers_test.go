@@ -44,6 +44,21 @@ func TestFilesDoNotLoop(t *testing.T) {
 	}
 }
 
+// loops finds a loop of three files and leaves the file that only points
+// into it, and floors places only the files outside loops.
+func TestLoopsFindsALoop(t *testing.T) {
+	refs := map[string]map[string][]string{
+		"a.go": {"b.go": {"x"}}, "b.go": {"c.go": {"y"}}, "c.go": {"a.go": {"z"}},
+		"d.go": {"a.go": {"x"}}, "e.go": {},
+	}
+	if got := loops(refs); len(got) != 1 || strings.Join(got[0], " ") != "a.go b.go c.go" {
+		t.Errorf("loops = %v; want [[a.go b.go c.go]]", got)
+	}
+	if got := floors(refs); len(got) != 1 || strings.Join(got[0], " ") != "e.go" {
+		t.Errorf("floors = %v; want [[e.go]]: d.go stands on a loop", got)
+	}
+}
+
 // fileReferences type-checks the package in dir, without its tests, and
 // returns for each file the files whose package-level names, methods and
 // fields it uses, with those names.

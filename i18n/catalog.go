@@ -234,15 +234,6 @@ func (c *Catalog) languageOf(tag language.Tag) *Language {
 	return c.english
 }
 
-// messages returns the parsed messages of a shipped language, by key,
-// parsing it if need be; nil if it cannot be parsed.
-func (c *Catalog) messages(tag language.Tag) messageSet {
-	if l := c.langs[tag]; l != nil {
-		return c.parse(l).messages
-	}
-	return nil
-}
-
 // For returns the Language for the first non-empty locale: pass the
 // user's locale, then the guild's (for a message everyone in the channel
 // sees, the guild's first: a DM has none). The first non-empty one

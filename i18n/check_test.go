@@ -518,3 +518,12 @@ func checkCommandRefs(c *Catalog) []string {
 	}
 	return problems
 }
+
+// messages returns the parsed messages of a shipped language, by key,
+// parsing it if need be; nil if it cannot be parsed.
+func (c *Catalog) messages(tag language.Tag) messageSet {
+	if l := c.langs[tag]; l != nil {
+		return c.parse(l).messages
+	}
+	return nil
+}

@@ -302,22 +302,7 @@ type rawSelect struct {
 // findSelect returns the enabled string select menu with customID in the
 // components, at any depth.
 func findSelect(raw json.RawMessage, customID string) (rawSelect, bool) {
-	var comps []rawComponent
-	if json.Unmarshal(raw, &comps) != nil {
-		return rawSelect{}, false
-	}
-	var found *rawComponent
-	var walk func([]rawComponent)
-	walk = func(cs []rawComponent) {
-		for i := range cs {
-			c := &cs[i]
-			if c.Type == int(discordgo.SelectMenuComponent) && c.CustomID != nil && *c.CustomID == customID && !c.Disabled {
-				found = c
-			}
-			walk(c.Components)
-		}
-	}
-	walk(comps)
+	found := findEnabled(raw, int(discordgo.SelectMenuComponent), customID)
 	if found == nil {
 		return rawSelect{}, false
 	}

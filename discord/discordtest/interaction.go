@@ -582,21 +582,33 @@ func (s *Server) buildLocked(in *Interaction, id, token string) (map[string]any,
 // hasEnabledComponent reports whether the components hold an enabled
 // button with the custom_id, at any depth.
 func hasEnabledComponent(raw json.RawMessage, customID string) bool {
+	return findEnabled(raw, componentButton, customID) != nil
+}
+
+// findEnabled returns the enabled component of type typ with customID in
+// the components raw, searched in rows and section accessories, or nil.
+func findEnabled(raw json.RawMessage, typ int, customID string) *rawComponent {
 	var comps []rawComponent
 	if json.Unmarshal(raw, &comps) != nil {
-		return false
+		return nil
 	}
-	var walk func([]rawComponent) bool
-	walk = func(cs []rawComponent) bool {
-		for _, c := range cs {
-			if c.Type == componentButton && c.CustomID != nil && *c.CustomID == customID && !c.Disabled {
-				return true
+	var walk func([]rawComponent) *rawComponent
+	walk = func(cs []rawComponent) *rawComponent {
+		for i := range cs {
+			c := &cs[i]
+			if c.Type == typ && c.CustomID != nil && *c.CustomID == customID && !c.Disabled {
+				return c
 			}
-			if walk(c.Components) || (c.Accessory != nil && walk([]rawComponent{*c.Accessory})) {
-				return true
+			if f := walk(c.Components); f != nil {
+				return f
+			}
+			if c.Accessory != nil {
+				if f := walk([]rawComponent{*c.Accessory}); f != nil {
+					return f
+				}
 			}
 		}
-		return false
+		return nil
 	}
 	return walk(comps)
 }

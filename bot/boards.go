@@ -276,8 +276,7 @@ func (bs *boards) lookupBoard(channelID, gameID string, bd store.Board) {
 // nor the one who clicked. The message speaks next's language, replies to
 // the board, links to it, and pings that player alone.
 func (bs *boards) pingMover(clicker string, next *match) {
-	bd := next.Board
-	if !outlivesToken(next) || bd.MessageID == "" {
+	if !outlivesToken(next) || next.Board.MessageID == "" {
 		return
 	}
 	turn := next.Turn()
@@ -285,21 +284,35 @@ func (bs *boards) pingMover(clicker string, next *match) {
 	if turn == next.Computer || mover == clicker {
 		return
 	}
-	link := "https://discord.com/channels/" + next.GuildID + "/" + bd.ChannelID + "/" + bd.MessageID
-	failIfGone := false
-	m := &discordgo.MessageSend{
-		Content:         bs.catalog.For(next.locale).T("move.your_turn", map[string]any{"Player": mention(mover), "Board": link}),
-		AllowedMentions: allowed(mover),
-		Reference:       &discordgo.MessageReference{MessageID: bd.MessageID, ChannelID: bd.ChannelID, GuildID: next.GuildID, FailIfNotExists: &failIfGone},
+	content := bs.catalog.For(next.locale).T("move.your_turn", map[string]any{"Player": mention(mover), "Board": boardLink(next)})
+	bs.pingInChannel(next, content, mover, "could not tell a player it is their move")
+}
+
+// pingInChannel posts content to next's channel in the background, as a
+// reply to its board when that message is known, pinging mover alone, and
+// keeps it as the ping of next's turn (keepPing); failure is logged as
+// failed, with the error.
+func (bs *boards) pingInChannel(next *match, content, mover, failed string) {
+	bd := next.Board
+	channelID := cmp.Or(bd.ChannelID, next.ChannelID)
+	m := &discordgo.MessageSend{Content: content, AllowedMentions: allowed(mover)}
+	if bd.MessageID != "" {
+		failIfGone := false
+		m.Reference = &discordgo.MessageReference{MessageID: bd.MessageID, ChannelID: channelID, GuildID: next.GuildID, FailIfNotExists: &failIfGone}
 	}
 	bs.run.queue(func(ctx context.Context) {
-		msg, err := bs.dc.ChannelMessageSendComplex(bd.ChannelID, m, discordgo.WithContext(ctx))
+		msg, err := bs.dc.ChannelMessageSendComplex(channelID, m, discordgo.WithContext(ctx))
 		if err != nil {
-			bs.log.Warn("could not tell a player it is their move", "channel", next.ChannelID, "user", mover, "err", err)
+			bs.log.Warn(failed, "channel", next.ChannelID, "user", mover, "err", err)
 			return
 		}
 		bs.keepPing(ctx, next, msg.ID)
 	})
+}
+
+// boardLink is the link to m's board message, which must be known.
+func boardLink(m *match) string {
+	return "https://discord.com/channels/" + cmp.Or(m.GuildID, "@me") + "/" + cmp.Or(m.Board.ChannelID, m.ChannelID) + "/" + m.Board.MessageID
 }
 
 // keepPing has keeper keep id, the ping just posted for the turn of
@@ -321,7 +334,7 @@ func (bs *boards) keepPing(ctx context.Context, next *match, id string) {
 func reminderText(l *i18n.Language, m *match) string {
 	data := map[string]any{"Player": mention(m.Players[m.Turn()]), "Deadline": m.Deadline.Unix()}
 	if bd := m.Board; bd.MessageID != "" {
-		data["Board"] = "https://discord.com/channels/" + cmp.Or(m.GuildID, "@me") + "/" + cmp.Or(bd.ChannelID, m.ChannelID) + "/" + bd.MessageID
+		data["Board"] = boardLink(m)
 		return l.T("move.reminder_board", data)
 	}
 	return l.T("move.reminder", data)
@@ -359,7 +372,6 @@ func (bs *boards) deletePing(p pingRef) {
 // installed the bot may have), as a reply to the board.
 func (bs *boards) remind(next *match) {
 	mover := next.Players[next.Turn()]
-	bd := next.Board
 	content := reminderText(bs.catalog.For(next.locale), next)
 	if ref := bs.boardRef(next); ref != nil && !outlivesToken(next) {
 		params := &discordgo.WebhookParams{Content: content, AllowedMentions: allowed(mover)}
@@ -373,20 +385,7 @@ func (bs *boards) remind(next *match) {
 		})
 		return
 	}
-	channelID := cmp.Or(bd.ChannelID, next.ChannelID)
-	m := &discordgo.MessageSend{Content: content, AllowedMentions: allowed(mover)}
-	if bd.MessageID != "" {
-		failIfGone := false
-		m.Reference = &discordgo.MessageReference{MessageID: bd.MessageID, ChannelID: channelID, GuildID: next.GuildID, FailIfNotExists: &failIfGone}
-	}
-	bs.run.queue(func(ctx context.Context) {
-		msg, err := bs.dc.ChannelMessageSendComplex(channelID, m, discordgo.WithContext(ctx))
-		if err != nil {
-			bs.log.Warn("could not remind a player of their move", "channel", next.ChannelID, "user", mover, "err", err)
-			return
-		}
-		bs.keepPing(ctx, next, msg.ID)
-	})
+	bs.pingInChannel(next, content, mover, "could not remind a player of their move")
 }
 
 // Tries of a follow-up that found no interaction answer yet (tellLater).

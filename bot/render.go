@@ -1,7 +1,6 @@
 package bot
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -71,18 +70,18 @@ func mark(p game.Player) string {
 // button, a marker of its own in the grid or the picture), the winning
 // line is named in the status line and drawn in green; no legend repeats
 // them.
-func renderMatch(l *i18n.Language, m *table.Match) view { return drawMatch(l, m, false, 0) }
+func renderMatch(l *i18n.Language, m *table.Match) view { return drawMatch(l, m, false, 0, false) }
 
 // renderPictured is renderMatch for a message whose board is a picture
 // (picture.go) of a board without buttons: the same text without the
 // grid, the legend naming the picture's colours.
-func renderPictured(l *i18n.Language, m *table.Match) view { return drawMatch(l, m, true, 0) }
+func renderPictured(l *i18n.Language, m *table.Match) view { return drawMatch(l, m, true, 0, false) }
 
 // renderPicker is renderMatch, or for pic renderPictured, with row open in
 // the picker of a board bigger than MaxButtonSize: its cells as buttons
 // under the menu of rows (see pickerComponents).
 func renderPicker(l *i18n.Language, m *table.Match, row int, pic bool) view {
-	return drawMatch(l, m, pic, row)
+	return drawMatch(l, m, pic, row, false)
 }
 
 // renderRetired is renderMatch for a finished board that a newer message
@@ -90,23 +89,16 @@ func renderPicker(l *i18n.Language, m *table.Match, row int, pic bool) view {
 // was drawn, the cell buttons disabled, without Rematch, which belongs to
 // the newest board alone.
 func renderRetired(l *i18n.Language, m *table.Match) view {
-	v := renderMatch(l, m)
+	v := drawMatch(l, m, false, 0, true)
 	v.ping = ""
-	v.components = slices.DeleteFunc(v.components, func(c discordgo.MessageComponent) bool {
-		row, ok := c.(discordgo.ActionsRow)
-		if !ok || len(row.Components) == 0 {
-			return false
-		}
-		btn, ok := row.Components[0].(discordgo.Button)
-		return ok && strings.HasPrefix(btn.CustomID, actRematch+"/")
-	})
 	return v
 }
 
 // drawMatch draws m with its grid in emoji, or for pic and a board without
 // buttons, or a board bigger than MaxEmojiSize, with none: a picture shows
-// it; open is the row open in the picker of a bigger board, or 0.
-func drawMatch(l *i18n.Language, m *table.Match, pic bool, open int) view {
+// it; open is the row open in the picker of a bigger board, or 0; retired
+// leaves out Rematch (renderRetired).
+func drawMatch(l *i18n.Language, m *table.Match, pic bool, open int, retired bool) view {
 	g := m.Judge
 	n := g.Size()
 	var b strings.Builder
@@ -162,7 +154,7 @@ func drawMatch(l *i18n.Language, m *table.Match, pic bool, open int) view {
 			v.ping = ""
 		}
 	}
-	v.components = matchComponents(l, m, win, last, hasLast, open)
+	v.components = matchComponents(l, m, win, last, hasLast, open, retired)
 	return v
 }
 
@@ -244,10 +236,10 @@ func statusLine(l *i18n.Language, m *table.Match, green bool) string {
 
 // matchComponents returns the cell buttons of a board up to MaxButtonSize,
 // the picker of a bigger one while it runs (with row open, if not 0), and,
-// once the game is over, a Rematch button. A 5×5 grid already uses all
+// once the game is over, a Rematch button (not on a retired board). A 5×5 grid already uses all
 // five action rows, so a finished 5×5 game shows Rematch alone (the emoji
 // board above still shows the final position).
-func matchComponents(l *i18n.Language, m *table.Match, win map[game.Cell]bool, last game.Move, hasLast bool, open int) []discordgo.MessageComponent {
+func matchComponents(l *i18n.Language, m *table.Match, win map[game.Cell]bool, last game.Move, hasLast bool, open int, retired bool) []discordgo.MessageComponent {
 	g := m.Judge
 	n := g.Size()
 	var rows []discordgo.MessageComponent
@@ -263,7 +255,7 @@ func matchComponents(l *i18n.Language, m *table.Match, win map[game.Cell]bool, l
 			rows = append(rows, row)
 		}
 	}
-	if m.Over() {
+	if m.Over() && !retired {
 		rows = append(rows, discordgo.ActionsRow{Components: []discordgo.MessageComponent{
 			discordgo.Button{
 				Label:    l.T("button.rematch", nil),

@@ -33,10 +33,7 @@ func (s *searcher) tick() bool {
 // nodes nodes (counted in s.nodes). It returns a move that starts a forced
 // win, and whether the search proved one; spent says it stopped early.
 func (s *searcher) threatSearch(a Player, depth int, threes bool, nodes int) (move int, won, spent bool) {
-	s.callLimit = s.nodes + nodes
-	s.spent = false
-	move, won = s.attackRoot(a, depth, threes)
-	return move, won, s.spent && !won
+	return s.deepen(a, depth, depth, threes, nodes)
 }
 
 // shortestThreats is threatSearch by iterative deepening: depth 1, 2, and
@@ -46,9 +43,15 @@ func (s *searcher) threatSearch(a Player, depth int, threes bool, nodes int) (mo
 // shallower searches proved not won. It stops at the first win, or when
 // nodes are spent.
 func (s *searcher) shortestThreats(a Player, depth int, threes bool, nodes int) (move int, won, spent bool) {
+	return s.deepen(a, 1, depth, threes, nodes)
+}
+
+// deepen runs the threat search of a at each depth from from to depth,
+// all within nodes nodes, until one proves a win or the nodes are spent.
+func (s *searcher) deepen(a Player, from, depth int, threes bool, nodes int) (move int, won, spent bool) {
 	s.callLimit = s.nodes + nodes
 	s.spent = false
-	for d := 1; d <= depth; d++ {
+	for d := from; d <= depth; d++ {
 		move, won = s.attackRoot(a, d, threes)
 		if won || s.spent {
 			break
@@ -67,24 +70,7 @@ func (s *searcher) attackRoot(a Player, depth int, threes bool) (int, bool) {
 	if w := f.winCells(a, 1, buf[:0]); len(w) > 0 {
 		return w[0], true
 	}
-	base := len(s.stack)
-	defer func() { s.stack = s.stack[:base] }()
-	moves, won := s.threatMoves(a, threes)
-	if won >= 0 {
-		return won, true
-	}
-	for _, m := range moves {
-		f.play(m, a)
-		ok := s.defend(a, depth, threes)
-		f.unplay()
-		if ok {
-			return m, true
-		}
-		if s.spent {
-			break
-		}
-	}
-	return -1, false
+	return s.attackMoves(a, depth, threes)
 }
 
 // threatEntry is a slot of the transposition table of the threat search:
@@ -135,7 +121,7 @@ func (s *searcher) attack(a Player, depth int, threes bool) bool {
 			return false
 		}
 	}
-	won := s.attackMoves(a, depth, threes)
+	_, won := s.attackMoves(a, depth, threes)
 	switch {
 	case won:
 		if e.key != key {
@@ -153,27 +139,28 @@ func (s *searcher) attack(a Player, depth int, threes bool) bool {
 	return won
 }
 
-// attackMoves is attack after the table: it tries a's threats.
-func (s *searcher) attackMoves(a Player, depth int, threes bool) bool {
+// attackMoves is attack after the table: it tries a's threats, and
+// returns the first that wins.
+func (s *searcher) attackMoves(a Player, depth int, threes bool) (int, bool) {
 	f := s.f
 	base := len(s.stack)
 	defer func() { s.stack = s.stack[:base] }()
 	moves, won := s.threatMoves(a, threes)
 	if won >= 0 {
-		return true
+		return won, true
 	}
 	for _, m := range moves {
 		f.play(m, a)
 		ok := s.defend(a, depth, threes)
 		f.unplay()
 		if ok {
-			return true
+			return m, true
 		}
 		if s.spent {
-			return false
+			break
 		}
 	}
-	return false
+	return -1, false
 }
 
 // threatMoves returns the moves of a to try, a having no win at once: the

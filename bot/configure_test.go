@@ -2,8 +2,6 @@ package bot
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"reflect"
 	"slices"
 	"strings"
@@ -49,10 +47,7 @@ func clockedBotOn(t *testing.T, st wholeStore, clk *clock) (*Bot, *recorder) {
 	cfg := DefaultConfig()
 	cfg.Now = clk.now
 	rec := new(recorder)
-	b := New(rec, StoresOf(st), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	b.SetSelf(botID)
-	t.Cleanup(b.Close)
-	return b, rec
+	return newBotOnStore(t, st, rec, cfg), rec
 }
 
 func storedSettings(t *testing.T, st wholeStore) store.Settings {

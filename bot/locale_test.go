@@ -2,8 +2,6 @@ package bot
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"regexp"
 	"slices"
 	"strings"
@@ -131,12 +129,7 @@ func (c *clock) advance(d time.Duration) {
 func newClockedBot(t *testing.T) (*Bot, *recorder, *clock) {
 	t.Helper()
 	clk := &clock{t: time.Now()}
-	cfg := DefaultConfig()
-	cfg.Now = clk.now
-	rec := new(recorder)
-	b := New(rec, StoresOf(new(store.Memory)), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	b.SetSelf(botID)
-	t.Cleanup(b.Close)
+	b, rec := clockedBotOn(t, new(store.Memory), clk)
 	return b, rec, clk
 }
 

@@ -247,6 +247,9 @@ func (e *engine) hard() int {
 			return i
 		}
 	}
+	if g.k == 5 && g.k < g.n {
+		return e.searchFive()
+	}
 	if g.k >= 2 && g.k <= maxSearchK && g.k < g.n {
 		return e.search()
 	}

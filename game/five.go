@@ -1,0 +1,383 @@
+package game
+
+// This file holds Hard's search for five in a row (k = 5 < n): forced wins
+// by fours (VCF) with their own table, then a principal-variation search by
+// iterative deepening, with late-move reductions, over the cells near the
+// play, rated by their patterns (pattern.go). When the opponent threatens
+// to make an open four or a four-three, only the moves that answer it are
+// searched. Every search is bounded by nodes, not by a clock.
+
+import "slices"
+
+const (
+	// fiveNodes bounds the nodes of one move of Hard at k = 5.
+	fiveNodes = 48_000
+	// fiveMaxPly bounds the plies of the search, forced replies included.
+	fiveMaxPly = 40
+	// fiveRoot and fiveWidth bound the moves searched at the root and
+	// below it, best first.
+	fiveRoot  = 20
+	fiveWidth = 10
+	// fiveVCF is the depth, in fours, of the search for forced wins by
+	// fours.
+	fiveVCF = 16
+	// fiveMargin is how far search moves may go from the game's marks.
+	fiveMargin = 6
+)
+
+// fsearch is one search of Hard for five in a row.
+type fsearch struct {
+	b     *pboard
+	me    Player
+	nodes int
+	limit int
+	abort bool
+	// vcfLimit stops the current VCF search (spent).
+	vcfLimit int
+	spent    bool
+	tt       []searchEntry
+	vcfTT    []threatEntry
+	bufs     [fiveMaxPly + 1][]int
+	keys     [fiveMaxPly + 1][]int32
+}
+
+// searchFive picks the move of Hard for k = 5.
+func (e *engine) searchFive() int {
+	g := e.g
+	if len(g.hist) == 0 {
+		return g.n/2*g.n + g.n/2
+	}
+	b := newPboard(g, fiveMargin)
+	s := &fsearch{b: b, me: e.me, limit: fiveNodes}
+	i := s.root()
+	c := b.cell(i)
+	return c.Row*g.n + c.Col
+}
+
+// root returns the local cell to play.
+func (s *fsearch) root() int {
+	b, me := s.b, s.me
+	q, o := int(me-1), int(2-me)
+	var buf [2]int
+	if w := b.cellsAt(q, lvF5, 1, buf[:0]); len(w) > 0 {
+		return w[0]
+	}
+	if w := b.cellsAt(o, lvF5, 1, buf[:0]); len(w) > 0 {
+		return w[0]
+	}
+	if w := b.cellsAt(q, lvF4, 1, buf[:0]); len(w) > 0 {
+		return w[0]
+	}
+	if m, won := s.vcfRoot(me, s.limit/8); won {
+		return m
+	}
+	moves := slices.Clone(s.gen(me, 0, fiveRoot))
+	if len(moves) == 0 {
+		for i, v := range b.cells {
+			if v == 0 {
+				return i
+			}
+		}
+	}
+	moves = moves[:min(len(moves), fiveRoot)]
+	// Keep the moves after which the opponent has no forced win by fours.
+	safe := moves[:0:0]
+	per := s.limit / 8 / len(moves)
+	for _, m := range moves {
+		b.play(m, me)
+		_, lost := s.vcfRoot(me.Other(), per)
+		b.unplay()
+		if !lost {
+			safe = append(safe, m)
+		}
+	}
+	if len(safe) > 0 {
+		moves = safe
+	}
+	if len(moves) == 1 {
+		return moves[0]
+	}
+	s.tt = make([]searchEntry, 1<<15)
+	best := moves[0]
+	scores := make([]int32, len(moves))
+	for depth := 1; depth <= fiveMaxPly; depth++ {
+		alpha := int32(-infScore)
+		iterBest := -1
+		for j, m := range moves {
+			b.play(m, me)
+			var v int32
+			if j == 0 {
+				v = -s.negamax(me.Other(), depth-1, 1, -infScore, -alpha)
+			} else {
+				v = -s.negamax(me.Other(), depth-1, 1, -alpha-1, -alpha)
+				if v > alpha && !s.abort {
+					v = -s.negamax(me.Other(), depth-1, 1, -infScore, -alpha)
+				}
+			}
+			b.unplay()
+			if s.abort {
+				break
+			}
+			scores[j] = v
+			if v > alpha {
+				alpha, iterBest = v, j
+			}
+		}
+		if iterBest >= 0 {
+			best = moves[iterBest]
+		}
+		if s.abort || alpha >= mateBound || alpha <= -mateBound {
+			break
+		}
+		sortByScore(moves, scores, iterBest)
+	}
+	return best
+}
+
+// gen returns the moves of p at ply, best first: the answers to the
+// opponent's threat of an open four or a four-three (the cells of the
+// opponent's fours, and p's own fours), else every cell near the play.
+// Only the best top are in order. The list is scratch space of the ply.
+func (s *fsearch) gen(p Player, ply, top int) []int {
+	b := s.b
+	q, o := int(p-1), int(2-p)
+	defend := b.atLeast(o, lvB43)
+	list, keys := s.bufs[ply][:0], s.keys[ply][:0]
+	for _, c := range b.cand {
+		if b.cells[c] != 0 {
+			continue
+		}
+		if defend && b.info[c].best[o] < patB4 && b.info[c].level[q] < lvB4 {
+			continue
+		}
+		list = append(list, int(c))
+		keys = append(keys, b.info[c].score[q]*6/5+b.info[c].score[o])
+	}
+	// Selection of the best top, in order; the rest stay unsorted.
+	for a := range min(top, len(list)) {
+		b := a
+		for j := a + 1; j < len(list); j++ {
+			if keys[j] > keys[b] {
+				b = j
+			}
+		}
+		keys[a], keys[b] = keys[b], keys[a]
+		list[a], list[b] = list[b], list[a]
+	}
+	s.bufs[ply], s.keys[ply] = list, keys
+	return list
+}
+
+// eval rates the position for p to move.
+func (s *fsearch) eval(p Player) int32 {
+	b := s.b
+	q, o := int(p-1), int(2-p)
+	v := b.sum[q]*6/5 - b.sum[o]
+	return int32(max(-mateBound+1, min(mateBound-1, v)))
+}
+
+// negamax returns the score of the position for p to move at ply, searched
+// depth plies deep (forced replies do not count) within (alpha, beta).
+func (s *fsearch) negamax(p Player, depth, ply int, alpha, beta int32) int32 {
+	b := s.b
+	s.nodes++
+	if s.nodes > s.limit {
+		s.abort = true
+		return 0
+	}
+	q, o := int(p-1), int(2-p)
+	if b.cnt[q][lvF5] > 0 {
+		return winScore - int32(ply) - 1
+	}
+	if b.cnt[o][lvF5] > 0 {
+		var buf [2]int
+		w := b.cellsAt(o, lvF5, 2, buf[:0])
+		if len(w) >= 2 || len(w) == 0 {
+			return -(winScore - int32(ply) - 2)
+		}
+		if ply >= fiveMaxPly {
+			return s.eval(p)
+		}
+		b.play(w[0], p)
+		v := -s.negamax(p.Other(), depth, ply+1, -beta, -alpha)
+		b.unplay()
+		return v
+	}
+	if b.cnt[q][lvF4] > 0 {
+		return winScore - int32(ply) - 3
+	}
+	if depth <= 0 || ply >= fiveMaxPly {
+		return s.eval(p)
+	}
+	e := &s.tt[b.hash&uint64(len(s.tt)-1)]
+	ttMove := -1
+	if e.key == b.hash && e.flag != 0 {
+		ttMove = int(e.move)
+		if int(e.depth) >= depth {
+			v := fromTT(e.score, ply)
+			switch e.flag {
+			case ttExact:
+				return v
+			case ttLower:
+				alpha = max(alpha, v)
+			case ttUpper:
+				beta = min(beta, v)
+			}
+			if alpha >= beta {
+				return v
+			}
+		}
+	}
+	moves := s.gen(p, ply, fiveWidth)
+	if len(moves) == 0 {
+		return s.eval(p)
+	}
+	width := min(len(moves), fiveWidth)
+	if ttMove >= 0 {
+		if j := slices.Index(moves, ttMove); j > 0 {
+			copy(moves[1:j+1], moves[:j])
+			moves[0] = ttMove
+			if j >= width {
+				width = min(len(moves), width+1)
+			}
+		}
+	}
+	a0 := alpha
+	best, bestMove := int32(-infScore), moves[0]
+	for j, m := range moves[:width] {
+		quiet := b.info[m].level[q] < lvF3 && b.info[m].level[o] < lvF3
+		b.play(m, p)
+		var v int32
+		if j == 0 {
+			v = -s.negamax(p.Other(), depth-1, ply+1, -beta, -alpha)
+		} else {
+			r := 0
+			if depth >= 3 && j >= 3 && quiet {
+				r = 1
+				if j >= 6 {
+					r = 2
+				}
+			}
+			v = -s.negamax(p.Other(), depth-1-r, ply+1, -alpha-1, -alpha)
+			if v > alpha && r > 0 && !s.abort {
+				v = -s.negamax(p.Other(), depth-1, ply+1, -alpha-1, -alpha)
+			}
+			if v > alpha && v < beta && !s.abort {
+				v = -s.negamax(p.Other(), depth-1, ply+1, -beta, -alpha)
+			}
+		}
+		b.unplay()
+		if s.abort {
+			return 0
+		}
+		if v > best {
+			best, bestMove = v, m
+		}
+		alpha = max(alpha, v)
+		if alpha >= beta {
+			break
+		}
+	}
+	*e = searchEntry{key: b.hash, score: toTT(best, ply), move: int32(bestMove), depth: int8(depth), flag: ttFlag(best, a0, beta)}
+	return best
+}
+
+// vcfRoot searches a's forced win by fours, a to move, within nodes nodes:
+// it returns the first move of a win, and whether it found one.
+func (s *fsearch) vcfRoot(a Player, nodes int) (int, bool) {
+	s.vcfLimit = s.nodes + nodes
+	s.spent = false
+	m, won := s.vcf(a, fiveVCF)
+	return m, won && m >= 0
+}
+
+// vcf returns a move of a, to move, that wins by at most depth fours, and
+// whether there is one.
+func (s *fsearch) vcf(a Player, depth int) (int, bool) {
+	b := s.b
+	s.nodes++
+	if s.nodes > s.vcfLimit || s.nodes > s.limit {
+		s.spent = true
+		return -1, false
+	}
+	q, o := int(a-1), int(2-a)
+	var buf [2]int
+	if w := b.cellsAt(q, lvF5, 1, buf[:0]); len(w) > 0 {
+		return w[0], true
+	}
+	var moves []int
+	if b.cnt[o][lvF5] > 0 {
+		// a must block; it goes on only if the block is a four.
+		w := b.cellsAt(o, lvF5, 2, buf[:0])
+		if len(w) != 1 || b.info[w[0]].level[q] < lvB4 {
+			return -1, false
+		}
+		var one [1]int
+		moves = append(one[:0], w[0])
+	} else {
+		if w := b.cellsAt(q, lvF4, 1, buf[:0]); len(w) > 0 {
+			return w[0], true
+		}
+		if depth <= 0 || !b.atLeast(q, lvB4) {
+			return -1, false
+		}
+	}
+	if s.vcfTT == nil {
+		s.vcfTT = make([]threatEntry, threatSlots)
+	}
+	key := b.hash ^ uint64(a)*0x9e3779b97f4a7c15
+	e := &s.vcfTT[key&(threatSlots-1)]
+	if e.key == key {
+		switch {
+		case e.won > 0 && depth >= int(e.won):
+			return -1, true
+		case depth <= int(e.notWon):
+			return -1, false
+		}
+	}
+	if moves == nil {
+		var fours [32]int
+		moves = b.cellsAt(q, lvB4, len(fours), fours[:0])
+		// The fours with the most behind them first.
+		slices.SortFunc(moves, func(x, y int) int {
+			return int(b.info[y].level[q]) - int(b.info[x].level[q])
+		})
+	}
+	won, move := false, -1
+	for _, m := range moves {
+		b.play(m, a)
+		w := b.cellsAt(q, lvF5, 2, buf[:0])
+		switch len(w) {
+		case 0:
+		case 1:
+			b.play(w[0], a.Other())
+			_, won = s.vcf(a, depth-1)
+			b.unplay()
+		default:
+			won = true
+		}
+		b.unplay()
+		if won {
+			move = m
+			break
+		}
+		if s.spent {
+			break
+		}
+	}
+	switch {
+	case won:
+		if e.key != key {
+			*e = threatEntry{key: key}
+		}
+		if e.won == 0 || depth < int(e.won) {
+			e.won = int8(depth)
+		}
+	case !s.spent:
+		if e.key != key {
+			*e = threatEntry{key: key}
+		}
+		e.notWon = max(e.notWon, int8(depth))
+	}
+	return move, won
+}

@@ -1,16 +1,35 @@
 package game
 
-// This file holds Hard's search for five in a row (k = 5 < n): forced wins
-// by fours (VCF) with their own table, then a principal-variation search by
-// iterative deepening, with late-move reductions, over the cells near the
-// play, rated by their patterns (pattern.go). When the opponent threatens
-// to make an open four or a four-three, only the moves that answer it are
-// searched. Every search is bounded by nodes, not by a clock.
+// This file holds Hard's search for five in a row (k = 5 < n), on the
+// pattern board of pattern.go:
+//
+//   - a win, a block, an open four, as the patterns show them;
+//   - its own forced win by fours (VCF), then by fours and threes (VCT),
+//     each with a table of the positions proven or refuted;
+//   - of the best fiveRoot moves, those after which the opponent has no
+//     forced win by fours (all of them, if none is safe);
+//   - a principal-variation search by iterative deepening over those
+//     moves, and below the root over the fiveWidth best cells near the
+//     play (by their patterns for both players), with late-move
+//     reductions for quiet moves, a transposition table, and forced
+//     replies to a four not counted as depth. When the opponent threatens
+//     an open four (an open three, or two fours at one cell), only the
+//     cells of the opponent's fours and the player's own fours are
+//     searched: every other move loses. Positions are rated by the sum of
+//     the ratings of the empty cells for each player.
+//
+// Every search is bounded by nodes, not by a clock, so that a position
+// always gets the same move.
 
 import "slices"
 
 const (
-	// fiveNodes bounds the nodes of one move of Hard at k = 5.
+	// fiveNodes bounds the nodes of one move of Hard at k = 5, the
+	// searches for forced wins included: at 15×15 about 20 ms a move on
+	// average and under 100 ms at worst on one core of a 2-core server
+	// (BenchmarkHardGame, TestRapfi). Of it, the own VCF gets an eighth,
+	// the own VCT a tenth, and the checks of the root moves for the
+	// opponent's VCF an eighth.
 	fiveNodes = 48_000
 	// fiveMaxPly bounds the plies of the search, forced replies included.
 	fiveMaxPly = 40
@@ -18,9 +37,10 @@ const (
 	// below it, best first.
 	fiveRoot  = 20
 	fiveWidth = 10
-	// fiveVCF is the depth, in fours, of the search for forced wins by
-	// fours.
+	// fiveVCF and fiveVCT are the depths, in moves of the attacker, of
+	// the searches for forced wins by fours and by fours and threes.
 	fiveVCF = 16
+	fiveVCT = 5
 	// fiveMargin is how far search moves may go from the game's marks.
 	fiveMargin = 6
 )
@@ -32,7 +52,7 @@ type fsearch struct {
 	nodes int
 	limit int
 	abort bool
-	// vcfLimit stops the current VCF search (spent).
+	// vcfLimit stops the current search for forced wins (spent).
 	vcfLimit int
 	spent    bool
 	tt       []searchEntry
@@ -54,7 +74,7 @@ func (e *engine) searchFive() int {
 	return c.Row*g.n + c.Col
 }
 
-// root returns the local cell to play.
+// root returns the local cell to play (see the top of the file).
 func (s *fsearch) root() int {
 	b, me := s.b, s.me
 	q, o := int(me-1), int(2-me)
@@ -69,6 +89,9 @@ func (s *fsearch) root() int {
 		return w[0]
 	}
 	if m, won := s.vcfRoot(me, s.limit/8); won {
+		return m
+	}
+	if m, won := s.threatRoot(me, fiveVCT, true, s.limit/10); won {
 		return m
 	}
 	moves := slices.Clone(s.gen(me, 0, fiveRoot))
@@ -141,7 +164,7 @@ func (s *fsearch) root() int {
 func (s *fsearch) gen(p Player, ply, top int) []int {
 	b := s.b
 	q, o := int(p-1), int(2-p)
-	defend := b.atLeast(o, lvB43)
+	defend := b.atLeast(o, lvF4)
 	list, keys := s.bufs[ply][:0], s.keys[ply][:0]
 	for _, c := range b.cand {
 		if b.cells[c] != 0 {
@@ -282,18 +305,27 @@ func (s *fsearch) negamax(p Player, depth, ply int, alpha, beta int32) int32 {
 	return best
 }
 
-// vcfRoot searches a's forced win by fours, a to move, within nodes nodes:
-// it returns the first move of a win, and whether it found one.
-func (s *fsearch) vcfRoot(a Player, nodes int) (int, bool) {
+// threatRoot searches a's forced win by fours (VCF), or by fours and
+// threes when threes is set (VCT), a to move, at most depth moves of a,
+// within nodes nodes: it returns the first move of a win, and whether it
+// found one.
+func (s *fsearch) threatRoot(a Player, depth int, threes bool, nodes int) (int, bool) {
 	s.vcfLimit = s.nodes + nodes
 	s.spent = false
-	m, won := s.vcf(a, fiveVCF)
+	m, won := s.threats(a, depth, threes)
 	return m, won && m >= 0
 }
 
-// vcf returns a move of a, to move, that wins by at most depth fours, and
-// whether there is one.
-func (s *fsearch) vcf(a Player, depth int) (int, bool) {
+// vcfRoot is threatRoot by fours alone.
+func (s *fsearch) vcfRoot(a Player, nodes int) (int, bool) {
+	return s.threatRoot(a, fiveVCF, false, nodes)
+}
+
+// threats returns a move of a, to move, that wins by at most depth
+// threats, and whether there is one. A four leaves the defender one
+// answer; a three (a mark after which a can make an open four) leaves the
+// defender the cells of a's fours and the defender's own fours.
+func (s *fsearch) threats(a Player, depth int, threes bool) (int, bool) {
 	b := s.b
 	s.nodes++
 	if s.nodes > s.vcfLimit || s.nodes > s.limit {
@@ -305,6 +337,7 @@ func (s *fsearch) vcf(a Player, depth int) (int, bool) {
 	if w := b.cellsAt(q, lvF5, 1, buf[:0]); len(w) > 0 {
 		return w[0], true
 	}
+	var one [1]int
 	var moves []int
 	if b.cnt[o][lvF5] > 0 {
 		// a must block; it goes on only if the block is a four.
@@ -312,20 +345,23 @@ func (s *fsearch) vcf(a Player, depth int) (int, bool) {
 		if len(w) != 1 || b.info[w[0]].level[q] < lvB4 {
 			return -1, false
 		}
-		var one [1]int
 		moves = append(one[:0], w[0])
 	} else {
 		if w := b.cellsAt(q, lvF4, 1, buf[:0]); len(w) > 0 {
 			return w[0], true
 		}
-		if depth <= 0 || !b.atLeast(q, lvB4) {
+		if depth <= 0 || !b.atLeast(q, lvB4) && !(threes && b.atLeast(q, lvF3)) {
 			return -1, false
 		}
 	}
 	if s.vcfTT == nil {
 		s.vcfTT = make([]threatEntry, threatSlots)
 	}
-	key := b.hash ^ uint64(a)*0x9e3779b97f4a7c15
+	salt := uint64(a)
+	if threes {
+		salt += 2
+	}
+	key := b.hash ^ salt*0x9e3779b97f4a7c15
 	e := &s.vcfTT[key&(threatSlots-1)]
 	if e.key == key {
 		switch {
@@ -335,26 +371,44 @@ func (s *fsearch) vcf(a Player, depth int) (int, bool) {
 			return -1, false
 		}
 	}
+	var list [48]int
 	if moves == nil {
-		var fours [32]int
-		moves = b.cellsAt(q, lvB4, len(fours), fours[:0])
-		// The fours with the most behind them first.
+		moves = b.cellsAt(q, lvB4, 32, list[:0])
+		fours := len(moves)
+		if threes {
+			for _, c := range b.cand {
+				if b.cells[c] == 0 && b.info[c].level[q] >= lvF3 && b.info[c].level[q] < lvB4 && len(moves) < len(list) {
+					moves = append(moves, int(c))
+				}
+			}
+		}
+		// The threats with the most behind them first, fours before
+		// threes; only the best threes are tried.
 		slices.SortFunc(moves, func(x, y int) int {
-			return int(b.info[y].level[q]) - int(b.info[x].level[q])
+			if d := int(b.info[y].level[q]) - int(b.info[x].level[q]); d != 0 {
+				return d
+			}
+			return int(b.info[y].score[q] - b.info[x].score[q])
 		})
+		moves = moves[:min(len(moves), fours+vctThrees)]
 	}
 	won, move := false, -1
 	for _, m := range moves {
+		four := b.info[m].level[q] >= lvB4
 		b.play(m, a)
-		w := b.cellsAt(q, lvF5, 2, buf[:0])
-		switch len(w) {
-		case 0:
-		case 1:
-			b.play(w[0], a.Other())
-			_, won = s.vcf(a, depth-1)
-			b.unplay()
-		default:
-			won = true
+		if four {
+			w := b.cellsAt(q, lvF5, 2, buf[:0])
+			switch len(w) {
+			case 0:
+			case 1:
+				b.play(w[0], a.Other())
+				_, won = s.threats(a, depth-1, threes)
+				b.unplay()
+			default:
+				won = true
+			}
+		} else if b.cnt[q][lvF4] > 0 && b.cnt[o][lvF5] == 0 {
+			won = s.answers(a, depth)
 		}
 		b.unplay()
 		if won {
@@ -380,4 +434,27 @@ func (s *fsearch) vcf(a Player, depth int) (int, bool) {
 		e.notWon = max(e.notWon, int8(depth))
 	}
 	return move, won
+}
+
+// answers reports whether a, who just made a three, wins whatever the
+// defender answers, within depth-1 more threats.
+func (s *fsearch) answers(a Player, depth int) bool {
+	b := s.b
+	q, o := int(a-1), int(2-a)
+	var list [64]int
+	replies := list[:0]
+	for _, c := range b.cand {
+		if b.cells[c] == 0 && (b.info[c].best[q] >= patB4 || b.info[c].level[o] >= lvB4) && len(replies) < len(list) {
+			replies = append(replies, int(c))
+		}
+	}
+	for _, r := range replies {
+		b.play(r, a.Other())
+		_, ok := s.threats(a, depth-1, true)
+		b.unplay()
+		if !ok {
+			return false
+		}
+	}
+	return true
 }

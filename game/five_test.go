@@ -1,0 +1,395 @@
+package game
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestLinePatterns checks the pattern of a mark on the centre (C) of lines
+// of nine cells: x the player's marks, o the other's (or off the board),
+// _ empty.
+func TestLinePatterns(t *testing.T) {
+	for _, tt := range []struct {
+		line string
+		want uint8
+	}{
+		{"xxxxC____", patF5},
+		{"__xxCxx__", patF5}, // five in the middle
+		{"_xxxCxx_o", patF5}, // six in a row also wins
+		{"___xCxx__", patF4}, // _xxxx_: two cells make five
+		{"_x_xCx_x_", patF4}, // x_xxx_x: the gaps make five
+		{"oxxxC____", patB4}, // blocked on one side
+		{"__x_Cxx__", patB4}, // x_xxx: one cell makes five
+		{"____Cxx__", patF3}, // _xxx_: an open three
+		{"___xC_x__", patF3}, // _xx_x_: a broken open three
+		{"___oCxx__", patB3}, // oxxx__: makes a four only
+		{"o_x_Cx_o_", patF3}, // _x_xx_: the gap makes an open four
+		{"oxx_C___o", patB3}, // xx_x with one side blocked: a four at most
+		{"____Cx___", patF2},
+		{"___oCx___", patB2},
+		{"____C____", patF1},
+		{"ooo_C_ooo", patNone}, // no room for five
+		{"oo__C_ooo", patNone}, // four cells between blocks
+		{"ooo_Cxooo", patNone},
+	} {
+		idx := 0
+		j := 0
+		for i, ch := range tt.line {
+			if i == 4 {
+				if ch != 'C' {
+					t.Fatalf("%q: the centre must be C", tt.line)
+				}
+				continue
+			}
+			switch ch {
+			case 'x':
+				idx += pow3[j]
+			case 'o':
+				idx += 2 * pow3[j]
+			}
+			j++
+		}
+		if got := lineClass[idx]; got != tt.want {
+			t.Errorf("%s: pattern %d, want %d", tt.line, got, tt.want)
+		}
+	}
+}
+
+// TestPboardIncremental plays and takes back random moves on the pattern
+// board and checks, after each, that what it keeps move by move (codes,
+// patterns, levels, ratings, counts, sums) equals what is computed from its
+// cells afresh.
+func TestPboardIncremental(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 15))
+	games := 40
+	if raceEnabled {
+		games = 5
+	}
+	for range games {
+		g := newGame(t, 15, WinLength(5))
+		for range 2 + r.IntN(10) {
+			if g.Status().Decided() {
+				break
+			}
+			play(t, g, computer(t, g, Medium, r))
+		}
+		if g.Status().Decided() {
+			continue
+		}
+		b := newPboard(g, fiveMargin)
+		p := g.Turn()
+		depth := 0
+		for step := range 60 {
+			if depth > 0 && (r.IntN(3) == 0 || depth > 25) {
+				b.unplay()
+				p = p.Other()
+				depth--
+			} else {
+				var empty []int
+				for _, c := range b.cand {
+					if b.cells[c] == 0 {
+						empty = append(empty, int(c))
+					}
+				}
+				if len(empty) == 0 {
+					break
+				}
+				b.play(empty[r.IntN(len(empty))], p)
+				p = p.Other()
+				depth++
+			}
+			checkPboard(t, b, fmt.Sprintf("%v, step %d", g.History(), step))
+		}
+		for ; depth > 0; depth-- {
+			b.unplay()
+		}
+		checkPboard(t, b, fmt.Sprintf("%v, all taken back", g.History()))
+		fresh := newPboard(g, fiveMargin)
+		if b.hash != fresh.hash || b.sum != fresh.sum || b.cnt != fresh.cnt || !slices.Equal(b.info, fresh.info) {
+			t.Fatalf("%v: after taking every move back, the board differs from a fresh one", g.History())
+		}
+	}
+}
+
+// checkPboard compares b with what its cells say.
+func checkPboard(t *testing.T, b *pboard, where string) {
+	t.Helper()
+	var cnt [2][levels]int32
+	var sum [2]int64
+	for i, v := range b.cells {
+		if v == 3 {
+			continue
+		}
+		for d, st := range b.step {
+			var want uint16
+			for j := range 8 {
+				want |= uint16(b.cells[i+lineOff(j)*st]) << (2 * j)
+			}
+			if b.code[d][i] != want {
+				t.Fatalf("%s: cell %v, direction %d: code %#x, want %#x", where, b.cell(i), d, b.code[d][i], want)
+			}
+		}
+		if v != 0 {
+			continue
+		}
+		kept := b.info[i]
+		b.rate(i)
+		if b.info[i] != kept {
+			t.Fatalf("%s: cell %v: kept %+v, want %+v", where, b.cell(i), kept, b.info[i])
+		}
+		for q := range 2 {
+			cnt[q][kept.level[q]]++
+			sum[q] += int64(kept.score[q])
+		}
+	}
+	if cnt != b.cnt || sum != b.sum {
+		t.Fatalf("%s: counts %v sums %v, want %v %v", where, b.cnt, b.sum, cnt, sum)
+	}
+}
+
+// TestFiveVCFAgreesWithThreatSearch: on positions of 15×15 with k = 5,
+// the five-in-a-row search's forced wins by fours are exactly those of the
+// window-counting threat search (threat.go), a separate implementation of
+// the same rule, at the same depth and without a node limit; and the first
+// move of every win claimed is checked by the other search.
+func TestFiveVCFAgreesWithThreatSearch(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(55, 15))
+	positions := 400
+	if raceEnabled {
+		positions = 40
+	}
+	wins := 0
+	for found := 0; found < positions; {
+		g := newGame(t, 15, WinLength(5))
+		stop := 6 + r.IntN(40)
+		for !g.Status().Decided() && g.Len() < stop {
+			play(t, g, computer(t, g, Medium, r))
+		}
+		if g.Status().Decided() {
+			continue
+		}
+		found++
+		a := g.Turn()
+		fs := &fsearch{b: newPboard(g, fiveMargin), me: a, limit: 1 << 30}
+		m, won := fs.threatRoot(a, fiveVCF, false, 1<<30)
+		old := &searcher{f: newField(g), me: a, limit: 1 << 30}
+		_, oldWon, spent := old.threatSearch(a, fiveVCF, false, 1<<30)
+		if spent {
+			t.Fatalf("%v: the threat search ran out of nodes", g.History())
+		}
+		if won != oldWon {
+			t.Fatalf("%v: %v wins by fours: %v by the five search, %v by the threat search", g.History(), a, won, oldWon)
+		}
+		if !won {
+			continue
+		}
+		wins++
+		c := fs.b.cell(m)
+		g2 := g.Clone()
+		play(t, g2, c)
+		if g2.Status() == Won {
+			continue
+		}
+		check := &searcher{f: newField(g2), me: a, limit: 1 << 30}
+		check.callLimit = 1 << 30
+		if !check.defend(a, fiveVCF, false) {
+			t.Fatalf("%v: the five search says %v wins by fours starting at %v; the threat search finds no win after it", g.History(), a, c)
+		}
+	}
+	t.Logf("%d positions, %d wins by fours, all agreed", positions, wins)
+}
+
+// TestFiveThreatsSound: every forced win by fours and threes (VCT) the
+// five-in-a-row search claims is a win by the exact search, on positions
+// of small boards with k = 5 and few enough empty cells for it.
+func TestFiveThreatsSound(t *testing.T) {
+	t.Parallel()
+	positions := 300
+	if raceEnabled {
+		positions = 15
+	}
+	for _, n := range []int{6, 7} {
+		t.Run(fmt.Sprintf("%dx%d,k=5", n, n), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(uint64(n), 5))
+			claims := 0
+			for found := 0; found < positions; {
+				g := newGame(t, n, WinLength(5))
+				for !g.Status().Decided() && len(g.board)-g.Len() > 12+r.IntN(3) {
+					play(t, g, computer(t, g, Medium, r))
+				}
+				if g.Status().Decided() || g.Len() == 0 {
+					continue
+				}
+				found++
+				p := g.Turn()
+				fs := &fsearch{b: newPboard(g, fiveMargin), me: p, limit: 1 << 30}
+				m, won := fs.threatRoot(p, fiveVCT, true, 1<<30)
+				if !won {
+					continue
+				}
+				claims++
+				c := fs.b.cell(m)
+				g2 := g.Clone()
+				play(t, g2, c)
+				if g2.Status() == Won {
+					continue
+				}
+				sv := newSolver(g2, 0)
+				if v := sv.negamax(p.Other(), 0, lossValue-1, winValue+1); v != lossValue {
+					t.Fatalf("%v: the five search says %v wins by threats starting at %v; the exact value after it is %d for the opponent, want %d",
+						g.History(), p, c, v, lossValue)
+				}
+			}
+			t.Logf("%d positions: %d wins by threats, all exact", positions, claims)
+		})
+	}
+}
+
+// TestHardAvoidsQuickLosses: on positions of 15×15 with k = 5 where some
+// move of Hard keeps the opponent from winning within its next two moves
+// (an open four, a double four, a four-three it can make at once), Hard
+// plays such a move. The check is a brute force over the judge.
+func TestHardAvoidsQuickLosses(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(3, 15))
+	positions := 30
+	if raceEnabled {
+		positions = 4
+	}
+	checked := 0
+	for tries := 0; checked < positions && tries < 200*positions; tries++ {
+		g := newGame(t, 15, WinLength(5))
+		stop := 8 + r.IntN(30)
+		for !g.Status().Decided() && g.Len() < stop {
+			play(t, g, computer(t, g, Medium, r))
+		}
+		me := g.Turn()
+		if g.Status().Decided() || len(winningCells(g, me)) > 0 || len(winningCells(g, me.Other())) > 0 {
+			continue
+		}
+		// Only positions where passing would lose: the opponent threatens.
+		if !losesQuickly(t, g, me, Cell{-1, -1}) {
+			continue
+		}
+		var safe []Cell
+		for i := range g.board {
+			c := Cell{i / 15, i % 15}
+			if g.board[i] == None && nearMark(g, i) && !losesQuickly(t, g, me, c) {
+				safe = append(safe, c)
+			}
+		}
+		if len(safe) == 0 {
+			continue
+		}
+		checked++
+		if c := computer(t, g, Hard, r); !slices.Contains(safe, c) {
+			t.Errorf("%v: Hard (%v) played %v, after which the opponent wins within two moves; these moves do not lose so: %v", g.History(), me, c, safe)
+		}
+	}
+	if checked < positions {
+		t.Errorf("found %d positions to check; want %d", checked, positions)
+	}
+}
+
+// losesQuickly reports whether, after me plays c (no move: c.Row < 0), the
+// opponent has a move after which me has no win at once and the opponent
+// has two cells that win, or a four that me must block after which it has
+// two again.
+func losesQuickly(t *testing.T, g *Judge, me Player, c Cell) bool {
+	t.Helper()
+	g = g.Clone()
+	if c.Row >= 0 {
+		play(t, g, c)
+		if g.Status() == Won {
+			return false
+		}
+	} else {
+		var ok bool
+		if g, ok = passTurn(t, g); !ok {
+			return false
+		}
+	}
+	opp := me.Other()
+	if len(winningCells(g, opp)) > 0 {
+		return true
+	}
+	for i := range g.board {
+		if g.board[i] != None || !nearMark(g, i) {
+			continue
+		}
+		g2 := g.Clone()
+		play(t, g2, Cell{i / 15, i % 15})
+		if len(winningCells(g2, me)) > 0 {
+			continue
+		}
+		w := winningCells(g2, opp)
+		if len(w) >= 2 {
+			return true
+		}
+		if len(w) == 1 {
+			// A four: me must block, then the opponent moves again.
+			g3 := g2.Clone()
+			play(t, g3, w[0])
+			if g3.Status() == Won || len(winningCells(g3, opp)) > 0 {
+				continue
+			}
+			for j := range g3.board {
+				if g3.board[j] != None || !nearMark(g3, j) {
+					continue
+				}
+				g4 := g3.Clone()
+				play(t, g4, Cell{j / 15, j % 15})
+				if len(winningCells(g4, me)) == 0 && len(winningCells(g4, opp)) >= 2 {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// nearMark reports whether cell i has a mark within two cells.
+func nearMark(g *Judge, i int) bool {
+	n := g.n
+	r0, c0 := i/n, i%n
+	for r := max(0, r0-2); r <= min(n-1, r0+2); r++ {
+		for c := max(0, c0-2); c <= min(n-1, c0+2); c++ {
+			if g.board[r*n+c] != None {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// passTurn returns g as if its player to move passed: the same marks, the
+// other player to move; false if that cannot be replayed (the player to
+// move has fewer marks than the other).
+func passTurn(t *testing.T, g *Judge) (*Judge, bool) {
+	t.Helper()
+	me := g.Turn()
+	var mine, theirs []Cell
+	for i, p := range g.board {
+		switch p {
+		case me:
+			mine = append(mine, Cell{i / g.n, i % g.n})
+		case me.Other():
+			theirs = append(theirs, Cell{i / g.n, i % g.n})
+		}
+	}
+	if len(mine) != len(theirs) {
+		return nil, false
+	}
+	g2, err := New(g.n, WinLength(g.k), FirstPlayer(me.Other()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j := range mine {
+		play(t, g2, theirs[j])
+		play(t, g2, mine[j])
+	}
+	return g2, true
+}

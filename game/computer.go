@@ -25,16 +25,23 @@ const (
 	// Hard plays perfectly on boards up to 4×4 (whatever the win length)
 	// and, on boards up to 16×16, once few enough cells are empty for an
 	// exact search to finish: it never turns a won or drawn position into
-	// a worse one. With 2 <= k <= 8 < n it searches: it takes a win, blocks
-	// one, plays a forced win by fours (VCF) or, with k >= 4, by fours and
-	// threes (VCT) when it finds one, keeps to the moves after which the
-	// opponent has none (checking every candidate, not only the best
-	// rated), and otherwise looks ahead by iterative deepening
-	// alpha-beta over the cells near the play, looking for its own forced
-	// wins two plies deep. Every search is bounded by a number of positions
-	// (searchNodes), not by a clock, so that a position always gets the
-	// same move. With k = n, or k > 8, it plays the heuristic of Medium
-	// without the random moves, and makes or stops double threats.
+	// a worse one. With five in a row (k = 5 < n, gomoku) it plays as the
+	// classical gomoku engines do (five.go): it rates every cell by the
+	// patterns a mark there makes (fives, fours, threes, twos, in each
+	// direction), takes a win, blocks one, plays a forced win by fours
+	// (VCF) or by fours and threes (VCT) when it finds one, keeps to the
+	// moves after which the opponent has no forced win by fours, answers
+	// an open three, and otherwise looks ahead by a principal-variation
+	// search. With other 2 <= k <= 8 < n it searches threats by counting
+	// windows (search.go): it takes a win, blocks one, plays a forced win
+	// by fours or, with k >= 4, by fours and threes, keeps to the moves
+	// after which the opponent has none (checking every candidate, not
+	// only the best rated), and otherwise looks ahead by iterative
+	// deepening alpha-beta over the cells near the play. Every search is
+	// bounded by a number of positions (fiveNodes, searchNodes), not by a
+	// clock, so that a position always gets the same move. With k = n, or
+	// k > 8, it plays the heuristic of Medium without the random moves,
+	// and makes or stops double threats.
 	Hard
 )
 
@@ -80,10 +87,11 @@ func ParseLevel(s string) (Level, error) {
 // a small constant (a few milliseconds at n = MaxSize). Hard's searches are
 // bounded by node counts, not by a clock: at most about 160,000 positions
 // for the exact search of the empty 4×4 board, exactNodes on larger
-// boards, and searchNodes for the threat search (whose field is the
-// bounding box of the marks plus a margin, O(area) to set up): on one
-// core of a 2-core server at 15×15 with k = 5, about 25 ms a move on
-// average and under 100 ms at worst, see BenchmarkHardGame and TestRapfi.
+// boards, and fiveNodes (k = 5) or searchNodes for the searches on
+// larger boards (whose board is the bounding box of the marks plus a
+// margin, O(area) to set up): on one core of a 2-core server at 15×15
+// with k = 5, about 20 ms a move on average and under 100 ms at worst, see
+// BenchmarkHardGame and TestRapfi.
 func ComputerMove(g *Judge, l Level, r *rand.Rand) (Cell, error) {
 	if l < Easy || l > Hard {
 		return Cell{}, fmt.Errorf("computer move: level %d: %w", l, ErrLevel)

@@ -3,7 +3,8 @@ package game
 import "slices"
 
 // This file holds the threat search of Hard on boards larger than the
-// exact search handles, for 2 <= k <= maxSearchK < n: threats first (a win,
+// exact search handles, for 2 <= k <= maxSearchK < n except k = 5 (five in
+// a row has its own search, five.go): threats first (a win,
 // a block, a forced win by fours or threes, see threat.go), then iterative
 // deepening alpha-beta over the cells near the play, bounded by a number of
 // nodes rather than by a clock, so that a position always gets the same
@@ -12,11 +13,11 @@ import "slices"
 // Budget of the threat search.
 //
 // searchNodes bounds the nodes of one move, alpha-beta and threat searches
-// together, for k = 5: a node costs about a microsecond at 15×15, so a
-// move takes about 25 ms on average and at most about 100 ms (see
-// BenchmarkHardGame, which reports the slowest move, and TestRapfi); the
-// cost of a node grows as k², so the budget shrinks by that factor above
-// k = 5. Below k = 5 it is smallSearchNodes: the deeper search of the
+// together, as it was set for k = 5 before five.go took that over: a node
+// costs about a microsecond at 15×15 with k = 5, so a move took about 25 ms
+// on average and at most about 100 ms; the cost of a node grows as k², so
+// the budget shrinks by that factor above k = 5 (BenchmarkHardGame times
+// 7×7 with k = 4). Below k = 5 it is smallSearchNodes: the deeper search of the
 // larger budget prefers a losing block in some 7×7 openings with k = 4.
 // Of the budget, Hard's own forced wins by fours and by threats get a
 // tenth and a quarter (searched shortest first, see shortestThreats), the

@@ -12,11 +12,8 @@ import "slices"
 // holds a mark of the game; search moves are played within margin cells of
 // the marks, where windows reaching beyond the rectangle count as blocked.
 type field struct {
+	rect
 	k      int
-	w      int     // columns of the rectangle, border included
-	r0, c0 int     // game coordinates of local cell 0 (maybe off the board)
-	cells  []uint8 // 0 empty, 1 X, 2 O, 3 off the board or the rectangle
-	step   [4]int  // local index steps of the four directions
 	weight []int64 // weight[m]: value of a window with m marks of one player only
 
 	// For player p (index p-1) and cell i: val[p-1][i] sums weight[m] over
@@ -25,14 +22,12 @@ type field struct {
 	// m = k-1 (a mark at i wins), k-2 (makes a four), k-3 (makes a three).
 	val              [2][]int32
 	win, four, three [2][]uint8
-	near             []uint8 // marks within two cells (Chebyshev)
 	total            [2]int64
 
-	// Stacks of cells, each pushed when its count went from 0 to 1 (near,
-	// win, four) and popped when the move is undone; entries that are no
-	// longer true are skipped by the readers. Every empty cell with near,
-	// win or four above 0 is on the matching stack.
-	cand       []int32
+	// Stacks of cells, each pushed when its count went from 0 to 1 (win,
+	// four; near: rect.cand) and popped when the move is undone; entries
+	// that are no longer true are skipped by the readers. Every empty cell
+	// with win or four above 0 is on the matching stack.
 	wins, fors [2][]int32
 	moves      []undo
 	hash       uint64
@@ -54,57 +49,27 @@ func fieldMargin(k int) int { return k + 1 }
 // newField copies the part of g's board around its marks; g must have at
 // least one mark and 2 <= k < n.
 func newField(g *Judge) *field {
-	n, k := g.n, g.k
-	minR, minC, maxR, maxC := n, n, -1, -1
-	for _, h := range g.hist {
-		r, c := int(h)/n, int(h)%n
-		minR, maxR = min(minR, r), max(maxR, r)
-		minC, maxC = min(minC, c), max(maxC, c)
-	}
-	m := fieldMargin(k)
-	// The playable rectangle, clipped to the board, then the border.
-	pr0, pc0 := max(0, minR-m), max(0, minC-m)
-	pr1, pc1 := min(n-1, maxR+m), min(n-1, maxC+m)
-	pad := k - 1
-	f := &field{k: k, r0: pr0 - pad, c0: pc0 - pad}
-	f.w = pc1 - pc0 + 1 + 2*pad
-	h := pr1 - pr0 + 1 + 2*pad
-	size := f.w * h
-	f.step = [4]int{1, f.w, f.w + 1, f.w - 1}
-	f.cells = make([]uint8, size)
-	for i := range f.cells {
-		r, c := i/f.w, i%f.w
-		if r < pad || r >= h-pad || c < pad || c >= f.w-pad {
-			f.cells[i] = 3
-		}
-	}
+	k := g.k
+	// The playable rectangle, then the border.
+	f := &field{k: k, rect: newRect(g, fieldMargin(k), k-1)}
+	size := len(f.cells)
 	for p := range 2 {
 		f.val[p] = make([]int32, size)
 		f.win[p] = make([]uint8, size)
 		f.four[p] = make([]uint8, size)
 		f.three[p] = make([]uint8, size)
 	}
-	f.near = make([]uint8, size)
 	f.weight = make([]int64, k+1)
 	for m := 1; m < k; m++ {
 		f.weight[m] = 1 << (3 * m)
 	}
-	for j, h := range g.hist {
-		p := g.first
-		if j%2 == 1 {
-			p = p.Other()
-		}
-		f.play(f.local(int(h)/n, int(h)%n), p)
+	for j := range g.hist {
+		m := g.moveAt(j)
+		f.play(f.local(m.Row, m.Col), m.Player)
 	}
 	f.moves = f.moves[:0]
 	return f
 }
-
-// local returns the local index of the game's cell (r, c).
-func (f *field) local(r, c int) int { return (r-f.r0)*f.w + c - f.c0 }
-
-// cell returns the game's cell of local index i.
-func (f *field) cell(i int) Cell { return Cell{f.r0 + i/f.w, f.c0 + i%f.w} }
 
 // play puts p's mark on the empty cell i.
 func (f *field) play(i int, p Player) {
@@ -116,19 +81,7 @@ func (f *field) play(i int, p Player) {
 	f.update(i, p, 1)
 	f.cells[i] = uint8(p)
 	f.hash ^= zobrist(i, p)
-	w := f.w
-	for dr := -2; dr <= 2; dr++ {
-		for dc := -2; dc <= 2; dc++ {
-			j := i + dr*w + dc
-			if j < 0 || j >= len(f.cells) || f.cells[j] == 3 {
-				continue
-			}
-			f.near[j]++
-			if f.near[j] == 1 {
-				f.cand = append(f.cand, int32(j))
-			}
-		}
-	}
+	f.addNear(i)
 }
 
 // unplay takes back the last move.
@@ -136,15 +89,7 @@ func (f *field) unplay() {
 	u := f.moves[len(f.moves)-1]
 	f.moves = f.moves[:len(f.moves)-1]
 	i := int(u.cell)
-	w := f.w
-	for dr := -2; dr <= 2; dr++ {
-		for dc := -2; dc <= 2; dc++ {
-			j := i + dr*w + dc
-			if j >= 0 && j < len(f.cells) && f.cells[j] != 3 {
-				f.near[j]--
-			}
-		}
-	}
+	f.removeNear(i)
 	f.cells[i] = 0
 	f.hash ^= zobrist(i, u.p)
 	f.update(i, u.p, -1)

@@ -121,40 +121,20 @@ func (s *fsearch) root() int {
 		return moves[0]
 	}
 	s.tt = make([]searchEntry, 1<<15)
-	best := moves[0]
-	scores := make([]int32, len(moves))
-	for depth := 1; depth <= fiveMaxPly; depth++ {
-		alpha := int32(-infScore)
-		iterBest := -1
-		for j, m := range moves {
-			b.play(m, me)
-			var v int32
-			if j == 0 {
-				v = -s.negamax(me.Other(), depth-1, 1, -infScore, -alpha)
-			} else {
-				v = -s.negamax(me.Other(), depth-1, 1, -alpha-1, -alpha)
-				if v > alpha && !s.abort {
-					v = -s.negamax(me.Other(), depth-1, 1, -infScore, -alpha)
-				}
-			}
-			b.unplay()
-			if s.abort {
-				break
-			}
-			scores[j] = v
-			if v > alpha {
-				alpha, iterBest = v, j
-			}
+	// The first move with the full window, the others with a null window
+	// first (are they better?), then a full one if they are.
+	return deepenRoot(moves, fiveMaxPly, func(m, depth int, alpha int32) (int32, bool) {
+		b.play(m, me)
+		defer b.unplay()
+		if alpha == -infScore {
+			return -s.negamax(me.Other(), depth-1, 1, -infScore, infScore), s.abort
 		}
-		if iterBest >= 0 {
-			best = moves[iterBest]
+		v := -s.negamax(me.Other(), depth-1, 1, -alpha-1, -alpha)
+		if v > alpha && !s.abort {
+			v = -s.negamax(me.Other(), depth-1, 1, -infScore, -alpha)
 		}
-		if s.abort || alpha >= mateBound || alpha <= -mateBound {
-			break
-		}
-		sortByScore(moves, scores, iterBest)
-	}
-	return best
+		return v, s.abort
+	})
 }
 
 // gen returns the moves of p at ply, best first: the answers to the
@@ -176,17 +156,7 @@ func (s *fsearch) gen(p Player, ply, top int) []int {
 		list = append(list, int(c))
 		keys = append(keys, b.info[c].score[q]*6/5+b.info[c].score[o])
 	}
-	// Selection of the best top, in order; the rest stay unsorted.
-	for a := range min(top, len(list)) {
-		b := a
-		for j := a + 1; j < len(list); j++ {
-			if keys[j] > keys[b] {
-				b = j
-			}
-		}
-		keys[a], keys[b] = keys[b], keys[a]
-		list[a], list[b] = list[b], list[a]
-	}
+	selectTop(list, keys, top)
 	s.bufs[ply], s.keys[ply] = list, keys
 	return list
 }
@@ -233,38 +203,15 @@ func (s *fsearch) negamax(p Player, depth, ply int, alpha, beta int32) int32 {
 		return s.eval(p)
 	}
 	e := &s.tt[b.hash&uint64(len(s.tt)-1)]
-	ttMove := -1
-	if e.key == b.hash && e.flag != 0 {
-		ttMove = int(e.move)
-		if int(e.depth) >= depth {
-			v := fromTT(e.score, ply)
-			switch e.flag {
-			case ttExact:
-				return v
-			case ttLower:
-				alpha = max(alpha, v)
-			case ttUpper:
-				beta = min(beta, v)
-			}
-			if alpha >= beta {
-				return v
-			}
-		}
+	ttMove, v, cut := e.probe(b.hash, depth, ply, &alpha, &beta)
+	if cut {
+		return v
 	}
 	moves := s.gen(p, ply, fiveWidth)
 	if len(moves) == 0 {
 		return s.eval(p)
 	}
-	width := min(len(moves), fiveWidth)
-	if ttMove >= 0 {
-		if j := slices.Index(moves, ttMove); j > 0 {
-			copy(moves[1:j+1], moves[:j])
-			moves[0] = ttMove
-			if j >= width {
-				width = min(len(moves), width+1)
-			}
-		}
-	}
+	width := ttFirst(moves, ttMove, min(len(moves), fiveWidth))
 	a0 := alpha
 	best, bestMove := int32(-infScore), moves[0]
 	for j, m := range moves[:width] {
@@ -363,13 +310,8 @@ func (s *fsearch) threats(a Player, depth int, threes bool) (int, bool) {
 	}
 	key := b.hash ^ salt*0x9e3779b97f4a7c15
 	e := &s.vcfTT[key&(threatSlots-1)]
-	if e.key == key {
-		switch {
-		case e.won > 0 && depth >= int(e.won):
-			return -1, true
-		case depth <= int(e.notWon):
-			return -1, false
-		}
+	if won, known := e.known(key, depth); known {
+		return -1, won
 	}
 	var list [48]int
 	if moves == nil {
@@ -419,20 +361,7 @@ func (s *fsearch) threats(a Player, depth int, threes bool) (int, bool) {
 			break
 		}
 	}
-	switch {
-	case won:
-		if e.key != key {
-			*e = threatEntry{key: key}
-		}
-		if e.won == 0 || depth < int(e.won) {
-			e.won = int8(depth)
-		}
-	case !s.spent:
-		if e.key != key {
-			*e = threatEntry{key: key}
-		}
-		e.notWon = max(e.notWon, int8(depth))
-	}
+	e.record(key, depth, won, s.spent)
 	return move, won
 }
 

@@ -231,17 +231,7 @@ func TestFiveThreatsSound(t *testing.T) {
 					continue
 				}
 				claims++
-				c := fs.b.cell(m)
-				g2 := g.Clone()
-				play(t, g2, c)
-				if g2.Status() == Won {
-					continue
-				}
-				sv := newSolver(g2, 0)
-				if v := sv.negamax(p.Other(), 0, lossValue-1, winValue+1); v != lossValue {
-					t.Fatalf("%v: the five search says %v wins by threats starting at %v; the exact value after it is %d for the opponent, want %d",
-						g.History(), p, c, v, lossValue)
-				}
+				checkExactWin(t, g, fs.b.cell(m), "the five search's VCT")
 			}
 			t.Logf("%d positions: %d wins by threats, all exact", positions, claims)
 		})

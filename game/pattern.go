@@ -165,11 +165,8 @@ func buildLinePat() *[2][1 << 16]uint8 {
 // game's board around its marks (as field), with four cells of border
 // that count as off the board.
 type pboard struct {
-	w      int     // columns, border included
-	r0, c0 int     // game coordinates of local cell 0
-	cells  []uint8 // 0 empty, 1 X, 2 O, 3 off the board
-	step   [4]int
-	code   [4][]uint16 // code[d][i]: the neighbours of i along d, two bits each
+	rect
+	code [4][]uint16 // code[d][i]: the neighbours of i along d, two bits each
 
 	// What a mark on each empty cell makes, for both players; for empty
 	// cells only, cnt counts the cells of each level and sum adds up the
@@ -178,8 +175,6 @@ type pboard struct {
 	cnt  [2][levels]int32
 	sum  [2]int64
 
-	near  []uint8 // marks within two cells (Chebyshev)
-	cand  []int32 // stack of cells whose near count became 1 (see field)
 	moves []pundo
 	hash  uint64
 }
@@ -206,33 +201,12 @@ const pboardPad = 4
 // newPboard copies the part of g's board around its marks (at least one):
 // their bounding box grown by margin cells, clipped to the board.
 func newPboard(g *Judge, margin int) *pboard {
-	n := g.n
-	minR, minC, maxR, maxC := n, n, -1, -1
-	for _, h := range g.hist {
-		r, c := int(h)/n, int(h)%n
-		minR, maxR = min(minR, r), max(maxR, r)
-		minC, maxC = min(minC, c), max(maxC, c)
-	}
-	pr0, pc0 := max(0, minR-margin), max(0, minC-margin)
-	pr1, pc1 := min(n-1, maxR+margin), min(n-1, maxC+margin)
-	pad := pboardPad
-	b := &pboard{r0: pr0 - pad, c0: pc0 - pad}
-	b.w = pc1 - pc0 + 1 + 2*pad
-	h := pr1 - pr0 + 1 + 2*pad
-	size := b.w * h
-	b.step = [4]int{1, b.w, b.w + 1, b.w - 1}
-	b.cells = make([]uint8, size)
-	for i := range b.cells {
-		r, c := i/b.w, i%b.w
-		if r < pad || r >= h-pad || c < pad || c >= b.w-pad {
-			b.cells[i] = 3
-		}
-	}
+	b := &pboard{rect: newRect(g, margin, pboardPad)}
+	size := len(b.cells)
 	for d := range b.code {
 		b.code[d] = make([]uint16, size)
 	}
 	b.info = make([]cellInfo, size)
-	b.near = make([]uint8, size)
 	for i, v := range b.cells {
 		if v == 3 {
 			continue
@@ -247,12 +221,9 @@ func newPboard(g *Judge, margin int) *pboard {
 		b.rate(i)
 		b.count(i, 1)
 	}
-	for j, h := range g.hist {
-		p := g.first
-		if j%2 == 1 {
-			p = p.Other()
-		}
-		b.play(b.local(int(h)/n, int(h)%n), p)
+	for j := range g.hist {
+		m := g.moveAt(j)
+		b.play(b.local(m.Row, m.Col), m.Player)
 	}
 	b.moves = b.moves[:0]
 	return b
@@ -265,12 +236,6 @@ func lineOff(j int) int {
 	}
 	return j - 4
 }
-
-// local returns the local index of the game's cell (r, c).
-func (b *pboard) local(r, c int) int { return (r-b.r0)*b.w + c - b.c0 }
-
-// cell returns the game's cell of local index i.
-func (b *pboard) cell(i int) Cell { return Cell{b.r0 + i/b.w, b.c0 + i%b.w} }
 
 // rate computes the patterns, levels, ratings and best patterns of the
 // cell i from its codes.
@@ -357,19 +322,7 @@ func (b *pboard) play(i int, p Player) {
 	b.cells[i] = uint8(p)
 	b.hash ^= zobrist(i, p)
 	b.touch(i, uint16(p))
-	w := b.w
-	for dr := -2; dr <= 2; dr++ {
-		for dc := -2; dc <= 2; dc++ {
-			j := i + dr*w + dc
-			if b.cells[j] == 3 {
-				continue
-			}
-			b.near[j]++
-			if b.near[j] == 1 {
-				b.cand = append(b.cand, int32(j))
-			}
-		}
-	}
+	b.addNear(i)
 }
 
 // unplay takes back the last move.
@@ -377,14 +330,7 @@ func (b *pboard) unplay() {
 	u := b.moves[len(b.moves)-1]
 	b.moves = b.moves[:len(b.moves)-1]
 	i := int(u.cell)
-	w := b.w
-	for dr := -2; dr <= 2; dr++ {
-		for dc := -2; dc <= 2; dc++ {
-			if j := i + dr*w + dc; b.cells[j] != 3 {
-				b.near[j]--
-			}
-		}
-	}
+	b.removeNear(i)
 	b.cand = b.cand[:u.cand]
 	b.hash ^= zobrist(i, Player(b.cells[i]))
 	b.cells[i] = 0

@@ -154,16 +154,32 @@ func (s *searcher) root() int {
 		return moves[0]
 	}
 	s.tt = make([]searchEntry, 1<<14)
+	return deepenRoot(moves, maxPly, func(m, depth int, alpha int32) (int32, bool) {
+		f.play(m, me)
+		v := -s.negamax(opp, depth-1, 1, -infScore, -alpha)
+		f.unplay()
+		return v, s.abort
+	})
+}
+
+// deepenRoot searches the root moves by iterative deepening, 1 to
+// maxDepth plies, and returns the best: value(m, depth, alpha) is the
+// score of move m searched depth plies deep, where alpha is the best score
+// of the moves before it in this iteration (a score not above it needs
+// not be exact), and whether the nodes ran out, which ends the search. It
+// stops at a proven win or loss. An unfinished iteration still counts:
+// the moves it searched were searched fully, the previous best first.
+// The moves are reordered, the best of each depth first at the next.
+func deepenRoot(moves []int, maxDepth int, value func(m, depth int, alpha int32) (int32, bool)) int {
 	best := moves[0]
 	scores := make([]int32, len(moves))
-	for depth := 1; depth <= maxPly; depth++ {
+	for depth := 1; depth <= maxDepth; depth++ {
 		alpha := int32(-infScore)
 		iterBest := -1
+		spent := false
 		for j, m := range moves {
-			f.play(m, me)
-			v := -s.negamax(opp, depth-1, 1, -infScore, -alpha)
-			f.unplay()
-			if s.abort {
+			var v int32
+			if v, spent = value(m, depth, alpha); spent {
 				break
 			}
 			scores[j] = v
@@ -171,16 +187,13 @@ func (s *searcher) root() int {
 				alpha, iterBest = v, j
 			}
 		}
-		// An unfinished iteration still counts: the moves it searched
-		// were searched fully, the previous best first.
 		if iterBest >= 0 {
 			best = moves[iterBest]
 		}
-		if s.abort || alpha >= mateBound || alpha <= -mateBound {
+		if spent || alpha >= mateBound || alpha <= -mateBound {
 			break
 		}
-		// Search the best moves of this depth first at the next.
-		sortByScore(moves, scores[:len(moves)], iterBest)
+		sortByScore(moves, scores, iterBest)
 	}
 	return best
 }
@@ -308,19 +321,24 @@ func (s *searcher) order(p Player, ply, top int) ([]int, []int64) {
 		list = append(list, int(c))
 		sc = append(sc, v)
 	}
-	// Selection of the best top moves, in order; the rest stay unsorted.
+	selectTop(list, sc, top)
+	s.bufs[ply], s.scores[ply] = list, sc
+	return list, sc
+}
+
+// selectTop puts the top moves of the list with the highest keys first,
+// in order, by selection; the rest stay unsorted.
+func selectTop[K int32 | int64](list []int, keys []K, top int) {
 	for a := range min(top, len(list)) {
 		b := a
 		for j := a + 1; j < len(list); j++ {
-			if sc[j] > sc[b] {
+			if keys[j] > keys[b] {
 				b = j
 			}
 		}
-		sc[a], sc[b] = sc[b], sc[a]
+		keys[a], keys[b] = keys[b], keys[a]
 		list[a], list[b] = list[b], list[a]
 	}
-	s.bufs[ply], s.scores[ply] = list, sc
-	return list, sc
 }
 
 // eval rates the position for p to move, from the windows both players
@@ -387,39 +405,15 @@ func (s *searcher) negamax(p Player, depth, ply int, alpha, beta int32) int32 {
 	}
 	// Transposition table.
 	e := &s.tt[f.hash&uint64(len(s.tt)-1)]
-	ttMove := -1
-	if e.key == f.hash && e.flag != 0 {
-		ttMove = int(e.move)
-		if int(e.depth) >= depth {
-			v := fromTT(e.score, ply)
-			switch e.flag {
-			case ttExact:
-				return v
-			case ttLower:
-				alpha = max(alpha, v)
-			case ttUpper:
-				beta = min(beta, v)
-			}
-			if alpha >= beta {
-				return v
-			}
-		}
+	ttMove, v, cut := e.probe(f.hash, depth, ply, &alpha, &beta)
+	if cut {
+		return v
 	}
 	moves, _ := s.order(p, ply, beam)
 	if len(moves) == 0 {
 		return 0
 	}
-	width := min(len(moves), beam)
-	if ttMove >= 0 {
-		// The best move found before is searched first.
-		if j := slices.Index(moves, ttMove); j > 0 {
-			copy(moves[1:j+1], moves[:j])
-			moves[0] = ttMove
-			if j >= width {
-				width = min(len(moves), width+1)
-			}
-		}
-	}
+	width := ttFirst(moves, ttMove, min(len(moves), beam))
 	a0 := alpha
 	best, bestMove := int32(-infScore), moves[0]
 	for _, m := range moves[:width] {
@@ -440,6 +434,46 @@ func (s *searcher) negamax(p Player, depth, ply int, alpha, beta int32) int32 {
 	flag := ttFlag(best, a0, beta)
 	*e = searchEntry{key: f.hash, score: toTT(best, ply), move: int32(bestMove), depth: int8(depth), flag: flag}
 	return best
+}
+
+// ttFirst moves the table's move ttMove (-1: none) to the front of the
+// moves searched, the first width, and returns their number: one more if
+// it was not among them.
+func ttFirst(moves []int, ttMove, width int) int {
+	if ttMove < 0 {
+		return width
+	}
+	if j := slices.Index(moves, ttMove); j > 0 {
+		copy(moves[1:j+1], moves[:j])
+		moves[0] = ttMove
+		if j >= width {
+			width = min(len(moves), width+1)
+		}
+	}
+	return width
+}
+
+// probe reads the slot e for the position of hash, to be searched depth
+// plies deep at ply within (*alpha, *beta): it returns the best move
+// stored for the position (-1 for none), and its score and true when that
+// settles the search; otherwise it narrows the window by the bound stored.
+func (e *searchEntry) probe(hash uint64, depth, ply int, alpha, beta *int32) (move int, v int32, cut bool) {
+	if e.key != hash || e.flag == 0 {
+		return -1, 0, false
+	}
+	if int(e.depth) < depth {
+		return int(e.move), 0, false
+	}
+	v = fromTT(e.score, ply)
+	switch e.flag {
+	case ttExact:
+		return int(e.move), v, true
+	case ttLower:
+		*alpha = max(*alpha, v)
+	case ttUpper:
+		*beta = min(*beta, v)
+	}
+	return int(e.move), v, *alpha >= *beta
 }
 
 // toTT and fromTT store win and loss scores relative to the position, not

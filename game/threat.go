@@ -113,30 +113,46 @@ func (s *searcher) attack(a Player, depth int, threes bool) bool {
 	}
 	key := s.threatKey(a, threes)
 	e := &s.threatTT[key&(threatSlots-1)]
-	if e.key == key {
-		switch {
-		case e.won > 0 && depth >= int(e.won):
-			return true
-		case depth <= int(e.notWon):
-			return false
-		}
+	if won, known := e.known(key, depth); known {
+		return won
 	}
 	_, won := s.attackMoves(a, depth, threes)
+	e.record(key, depth, won, s.spent)
+	return won
+}
+
+// known reports what the slot e knows of the position of key searched
+// depth threats deep: whether it is won, and whether that is known.
+func (e *threatEntry) known(key uint64, depth int) (won, known bool) {
+	if e.key != key {
+		return false, false
+	}
 	switch {
-	case won:
-		if e.key != key {
-			*e = threatEntry{key: key}
-		}
+	case e.won > 0 && depth >= int(e.won):
+		return true, true
+	case depth <= int(e.notWon):
+		return false, true
+	}
+	return false, false
+}
+
+// record keeps in the slot e what a search depth threats deep found of
+// the position of key: won, or not won unless it was spent (which proves
+// nothing).
+func (e *threatEntry) record(key uint64, depth int, won, spent bool) {
+	if !won && spent {
+		return
+	}
+	if e.key != key {
+		*e = threatEntry{key: key}
+	}
+	if won {
 		if e.won == 0 || depth < int(e.won) {
 			e.won = int8(depth)
 		}
-	case !s.spent:
-		if e.key != key {
-			*e = threatEntry{key: key}
-		}
-		e.notWon = max(e.notWon, int8(depth))
+		return
 	}
-	return won
+	e.notWon = max(e.notWon, int8(depth))
 }
 
 // attackMoves is attack after the table: it tries a's threats, and

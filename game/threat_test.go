@@ -43,21 +43,28 @@ func TestThreatSearchSound(t *testing.T) {
 						continue
 					}
 					claims[j]++
-					c := s.f.cell(m)
-					g2 := g.Clone()
-					play(t, g2, c)
-					if g2.Status() == Won {
-						continue
-					}
-					sv := newSolver(g2, 0)
-					if v := sv.negamax(p.Other(), 0, lossValue-1, winValue+1); v != lossValue {
-						t.Fatalf("%v: threat search (threes %v) says %v wins by %v; the exact value after it is %d for the opponent, want %d",
-							g.History(), threes, p, c, v, lossValue)
-					}
+					checkExactWin(t, g, s.f.cell(m), fmt.Sprintf("the threat search (threes %v)", threes))
 				}
 			}
 			t.Logf("%d positions: %d wins by fours, %d by threats, all exact", positions, claims[0], claims[1])
 		})
+	}
+}
+
+// checkExactWin fails the test unless the player to move in g wins by
+// playing c, by the exact search; who says so names the claim.
+func checkExactWin(t *testing.T, g *Judge, c Cell, who string) {
+	t.Helper()
+	p := g.Turn()
+	g2 := g.Clone()
+	play(t, g2, c)
+	if g2.Status() == Won {
+		return
+	}
+	sv := newSolver(g2, 0)
+	if v := sv.negamax(p.Other(), 0, lossValue-1, winValue+1); v != lossValue {
+		t.Fatalf("%v: %s says %v wins by %v; the exact value after it is %d for the opponent, want %d",
+			g.History(), who, p, c, v, lossValue)
 	}
 }
 

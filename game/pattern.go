@@ -207,8 +207,21 @@ func newPboard(g *Judge, margin int) *pboard {
 		b.code[d] = make([]uint16, size)
 	}
 	b.info = make([]cellInfo, size)
+	// Cells more than four from the border see only empty cells: their
+	// codes are 0, and what they rate is the same for all of them.
+	var open cellInfo
+	h := len(b.cells) / b.w
 	for i, v := range b.cells {
 		if v == 3 {
+			continue
+		}
+		if r, c := i/b.w, i%b.w; r >= 2*pboardPad && r < h-2*pboardPad && c >= 2*pboardPad && c < b.w-2*pboardPad {
+			if open.pat[0][0] == patNone {
+				b.rate(i)
+				open = b.info[i]
+			}
+			b.info[i] = open
+			b.count(i, 1)
 			continue
 		}
 		for d, st := range b.step {

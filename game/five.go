@@ -70,11 +70,15 @@ func (e *engine) searchFive() int {
 	b := newPboard(g, fiveMargin)
 	s := &fsearch{b: b, me: e.me, limit: fiveNodes}
 	i := s.root()
+	if i < 0 {
+		return randomEmpty(g, e.r) // every empty cell is off the rectangle
+	}
 	c := b.cell(i)
 	return c.Row*g.n + c.Col
 }
 
-// root returns the local cell to play (see the top of the file).
+// root returns the local cell to play (see the top of the file), or -1 if
+// the rectangle has no empty cell.
 func (s *fsearch) root() int {
 	b, me := s.b, s.me
 	q, o := int(me-1), int(2-me)
@@ -96,11 +100,8 @@ func (s *fsearch) root() int {
 	}
 	moves := slices.Clone(s.gen(me, 0, fiveRoot))
 	if len(moves) == 0 {
-		for i, v := range b.cells {
-			if v == 0 {
-				return i
-			}
-		}
+		// No empty cell near the marks (a small, nearly full board).
+		return slices.Index(b.cells, 0)
 	}
 	moves = moves[:min(len(moves), fiveRoot)]
 	// Keep the moves after which the opponent has no forced win by fours.
@@ -137,9 +138,10 @@ func (s *fsearch) root() int {
 	})
 }
 
-// gen returns the moves of p at ply, best first: the answers to the
-// opponent's threat of an open four or a four-three (the cells of the
-// opponent's fours, and p's own fours), else every cell near the play.
+// gen returns the moves of p at ply, best first: when the opponent
+// threatens an open four (it has a cell that makes one, or two fours), the
+// answers: the cells of the opponent's fours, and p's own fours; else every
+// empty cell near the play.
 // Only the best top are in order. The list is scratch space of the ply.
 func (s *fsearch) gen(p Player, ply, top int) []int {
 	b := s.b

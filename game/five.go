@@ -104,18 +104,7 @@ func (s *fsearch) root() int {
 		return slices.Index(b.cells, 0)
 	}
 	moves = moves[:min(len(moves), fiveRoot)]
-	// Keep the moves after which the opponent has no forced win by fours.
-	safe := moves[:0:0]
-	per := s.limit / 8 / len(moves)
-	for _, m := range moves {
-		b.play(m, me)
-		_, lost := s.vcfRoot(me.Other(), per)
-		b.unplay()
-		if !lost {
-			safe = append(safe, m)
-		}
-	}
-	if len(safe) > 0 {
+	if safe := s.keepSafe(moves, s.limit/8/len(moves)); len(safe) > 0 {
 		moves = safe
 	}
 	if len(moves) == 1 {
@@ -136,6 +125,21 @@ func (s *fsearch) root() int {
 		}
 		return v, s.abort
 	})
+}
+
+// keepSafe returns the moves of s.me after which the opponent is not
+// proven to win by fours, each searched within per nodes.
+func (s *fsearch) keepSafe(moves []int, per int) []int {
+	var safe []int
+	for _, m := range moves {
+		s.b.play(m, s.me)
+		_, lost := s.vcfRoot(s.me.Other(), per)
+		s.b.unplay()
+		if !lost {
+			safe = append(safe, m)
+		}
+	}
+	return safe
 }
 
 // gen returns the moves of p at ply, best first: when the opponent
@@ -261,8 +265,7 @@ func (s *fsearch) negamax(p Player, depth, ply int, alpha, beta int32) int32 {
 func (s *fsearch) threatRoot(a Player, depth int, threes bool, nodes int) (int, bool) {
 	s.vcfLimit = s.nodes + nodes
 	s.spent = false
-	m, won := s.threats(a, depth, threes)
-	return m, won && m >= 0
+	return s.threats(a, depth, threes, true)
 }
 
 // vcfRoot is threatRoot by fours alone.
@@ -273,8 +276,9 @@ func (s *fsearch) vcfRoot(a Player, nodes int) (int, bool) {
 // threats returns a move of a, to move, that wins by at most depth
 // threats, and whether there is one. A four leaves the defender one
 // answer; a three (a mark after which a can make an open four) leaves the
-// defender the cells of a's fours and the defender's own fours.
-func (s *fsearch) threats(a Player, depth int, threes bool) (int, bool) {
+// defender the cells of a's fours and the defender's own fours. Below the
+// root (root false) the move may be -1 for a win the table knows.
+func (s *fsearch) threats(a Player, depth int, threes, root bool) (int, bool) {
 	b := s.b
 	s.nodes++
 	if s.nodes > s.vcfLimit || s.nodes > s.limit {
@@ -303,17 +307,23 @@ func (s *fsearch) threats(a Player, depth int, threes bool) (int, bool) {
 			return -1, false
 		}
 	}
-	if s.vcfTT == nil {
-		s.vcfTT = make([]threatEntry, threatSlots)
-	}
+	// The table, below the root (whose move is needed) and for depths it
+	// can hold (a forced block may come at depth 0).
+	var e threatEntry
+	slot := &e
 	salt := uint64(a)
 	if threes {
 		salt += 2
 	}
 	key := b.hash ^ salt*0x9e3779b97f4a7c15
-	e := &s.vcfTT[key&(threatSlots-1)]
-	if won, known := e.known(key, depth); known {
-		return -1, won
+	if !root && depth > 0 {
+		if s.vcfTT == nil {
+			s.vcfTT = make([]threatEntry, threatSlots)
+		}
+		slot = &s.vcfTT[key&(threatSlots-1)]
+		if won, known := slot.known(key, depth); known {
+			return -1, won
+		}
 	}
 	var list [48]int
 	if moves == nil {
@@ -346,7 +356,7 @@ func (s *fsearch) threats(a Player, depth int, threes bool) (int, bool) {
 			case 0:
 			case 1:
 				b.play(w[0], a.Other())
-				_, won = s.threats(a, depth-1, threes)
+				_, won = s.threats(a, depth-1, threes, false)
 				b.unplay()
 			default:
 				won = true
@@ -363,7 +373,7 @@ func (s *fsearch) threats(a Player, depth int, threes bool) (int, bool) {
 			break
 		}
 	}
-	e.record(key, depth, won, s.spent)
+	slot.record(key, depth, won, s.spent)
 	return move, won
 }
 
@@ -375,13 +385,16 @@ func (s *fsearch) answers(a Player, depth int) bool {
 	var list [64]int
 	replies := list[:0]
 	for _, c := range b.cand {
-		if b.cells[c] == 0 && (b.info[c].best[q] >= patB4 || b.info[c].level[o] >= lvB4) && len(replies) < len(list) {
+		if b.cells[c] == 0 && (b.info[c].best[q] >= patB4 || b.info[c].level[o] >= lvB4) {
+			if len(replies) == len(list) {
+				return false // more answers than it tries: not proven
+			}
 			replies = append(replies, int(c))
 		}
 	}
 	for _, r := range replies {
 		b.play(r, a.Other())
-		_, ok := s.threats(a, depth-1, true)
+		_, ok := s.threats(a, depth-1, true, false)
 		b.unplay()
 		if !ok {
 			return false

@@ -383,3 +383,117 @@ func passTurn(t *testing.T, g *Judge) (*Judge, bool) {
 	}
 	return g2, true
 }
+
+// TestFiveKeepSafe: the root's check of its moves keeps exactly those
+// after which the opponent has no forced win by fours, by the window
+// threat search (threat.go) as the oracle, on positions of 15×15 with
+// k = 5 where some but not all of the moves lose so.
+func TestFiveKeepSafe(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(9, 15))
+	positions := 40
+	if raceEnabled {
+		positions = 5
+	}
+	checked := 0
+	for tries := 0; checked < positions && tries < 200*positions; tries++ {
+		g := newGame(t, 15, WinLength(5))
+		stop := 8 + r.IntN(40)
+		for !g.Status().Decided() && g.Len() < stop {
+			play(t, g, computer(t, g, Medium, r))
+		}
+		if g.Status().Decided() {
+			continue
+		}
+		me := g.Turn()
+		fs := &fsearch{b: newPboard(g, fiveMargin), me: me, limit: 1 << 40}
+		moves := slices.Clone(fs.gen(me, 0, fiveRoot))
+		moves = moves[:min(len(moves), fiveRoot)]
+		var lose []int
+		for _, m := range moves {
+			c := fs.b.cell(m)
+			g2 := g.Clone()
+			play(t, g2, c)
+			if g2.Status().Decided() {
+				continue
+			}
+			old := &searcher{f: newField(g2), me: me.Other(), limit: 1 << 30}
+			if _, won, spent := old.threatSearch(me.Other(), fiveVCF, false, 1<<30); spent {
+				t.Fatalf("%v: the threat search ran out of nodes", g.History())
+			} else if won {
+				lose = append(lose, m)
+			}
+		}
+		if len(lose) == 0 || len(lose) == len(moves) {
+			continue
+		}
+		checked++
+		safe := fs.keepSafe(moves, 1<<30)
+		for _, m := range moves {
+			if slices.Contains(lose, m) == slices.Contains(safe, m) {
+				t.Errorf("%v: after %v at %v the opponent wins by fours: %v; keepSafe keeps it: %v",
+					g.History(), me, fs.b.cell(m), slices.Contains(lose, m), slices.Contains(safe, m))
+			}
+		}
+	}
+	if checked < positions {
+		t.Errorf("found %d positions to check; want %d", checked, positions)
+	}
+}
+
+// TestFiveAnswersComplete: when the five search claims a forced win that
+// starts with a three, every empty cell of the board as the defender's
+// reply still leaves a forced win, not only the answers the search tries.
+// (With the fours, whose one answer is forced, this makes every win it
+// claims a win.)
+func TestFiveAnswersComplete(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(1, 2))
+	want := 25
+	if raceEnabled {
+		want = 3
+	}
+	claims, maxReplies := 0, 0
+	for tries := 0; claims < want && tries < 400*want; tries++ {
+		g := newGame(t, 15, WinLength(5))
+		stop := 6 + r.IntN(40)
+		for !g.Status().Decided() && g.Len() < stop {
+			play(t, g, computer(t, g, Medium, r))
+		}
+		if g.Status().Decided() {
+			continue
+		}
+		p := g.Turn()
+		q, o := int(p-1), int(2-p)
+		fs := &fsearch{b: newPboard(g, fiveMargin), me: p, limit: 1 << 40}
+		m, won := fs.threatRoot(p, fiveVCT, true, 1<<40)
+		b := fs.b
+		if !won || b.info[m].level[q] >= lvB4 {
+			continue // no win, or one that starts with a four
+		}
+		claims++
+		replies := 0
+		b.play(m, p)
+		for c, v := range b.cells {
+			if v != 0 {
+				continue
+			}
+			if b.info[c].best[q] >= patB4 || b.info[c].level[o] >= lvB4 {
+				replies++
+			}
+			b.play(c, p.Other())
+			fs.vcfLimit, fs.spent = 1<<40, false
+			_, ok := fs.threats(p, fiveVCT-1, true, false)
+			b.unplay()
+			if !ok {
+				t.Errorf("%v: %v's three at %v, claimed to win, is refuted by %v, which the search never tried", g.History(), p, b.cell(m), b.cell(c))
+			}
+		}
+		maxReplies = max(maxReplies, replies)
+		b.unplay()
+	}
+	if claims < want {
+		t.Errorf("found %d wins that start with a three; want %d", claims, want)
+	}
+	t.Logf("%d wins that start with a three, every reply checked; the search tries at most %d", claims, maxReplies)
+}

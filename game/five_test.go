@@ -241,7 +241,8 @@ func TestFiveThreatsSound(t *testing.T) {
 // TestHardAvoidsQuickLosses: on positions of 15×15 with k = 5 where some
 // move of Hard keeps the opponent from winning within its next two moves
 // (an open four, a double four, a four-three it can make at once), Hard
-// plays such a move. The check is a brute force over the judge.
+// plays such a move, as X and as O. The check is a brute force over the
+// judge.
 func TestHardAvoidsQuickLosses(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(3, 15))
@@ -250,8 +251,11 @@ func TestHardAvoidsQuickLosses(t *testing.T) {
 		positions = 4
 	}
 	checked := 0
-	for tries := 0; checked < positions && tries < 200*positions; tries++ {
-		g := newGame(t, 15, WinLength(5))
+	var as [2]int // positions with Hard as X, as O
+	for tries := 0; (checked < positions || as[0] == 0 || as[1] == 0) && tries < 200*positions; tries++ {
+		// Either player may move first: the pass below needs the player
+		// to move to have as many marks as the other.
+		g := newGame(t, 15, WinLength(5), FirstPlayer(Player(1+r.IntN(2))))
 		stop := 8 + r.IntN(30)
 		for !g.Status().Decided() && g.Len() < stop {
 			play(t, g, computer(t, g, Medium, r))
@@ -275,12 +279,13 @@ func TestHardAvoidsQuickLosses(t *testing.T) {
 			continue
 		}
 		checked++
+		as[me-1]++
 		if c := computer(t, g, Hard, r); !slices.Contains(safe, c) {
 			t.Errorf("%v: Hard (%v) played %v, after which the opponent wins within two moves; these moves do not lose so: %v", g.History(), me, c, safe)
 		}
 	}
-	if checked < positions {
-		t.Errorf("found %d positions to check; want %d", checked, positions)
+	if checked < positions || as[0] == 0 || as[1] == 0 {
+		t.Errorf("found %d positions to check (Hard as X %d, as O %d); want %d, both", checked, as[0], as[1], positions)
 	}
 }
 

@@ -161,9 +161,9 @@ func buildLinePat() *[2][1 << 16]uint8 {
 	return &t
 }
 
-// pboard is the board of the five-in-a-row search: a rectangle of the
-// game's board around its marks (as field), with four cells of border
-// that count as off the board.
+// pboard is the board of the five-in-a-row search: a rect of the game's
+// board around its marks, with four cells of border that count as off the
+// board.
 type pboard struct {
 	rect
 	code [4][]uint16 // code[d][i]: the neighbours of i along d, two bits each
@@ -179,7 +179,7 @@ type pboard struct {
 	hash  uint64
 }
 
-// cellInfo is what a mark on a cell makes, for player index q: the
+// cellInfo is what a mark on a cell makes, for each player index q: the
 // patterns of the four directions, the level, the rating and the strongest
 // pattern.
 type cellInfo struct {
@@ -189,6 +189,7 @@ type cellInfo struct {
 	best  [2]uint8
 }
 
+// pundo is what unplay needs: the cell, and the length of cand before.
 type pundo struct {
 	cell int32
 	cand int32

@@ -171,8 +171,7 @@ func (s *fsearch) gen(p Player, ply, top int) []int {
 func (s *fsearch) eval(p Player) int32 {
 	b := s.b
 	q, o := int(p-1), int(2-p)
-	v := b.sum[q]*6/5 - b.sum[o]
-	return int32(max(-mateBound+1, min(mateBound-1, v)))
+	return clampEval(b.sum[q]*6/5 - b.sum[o])
 }
 
 // negamax returns the score of the position for p to move at ply, searched
@@ -254,7 +253,7 @@ func (s *fsearch) negamax(p Player, depth, ply int, alpha, beta int32) int32 {
 			break
 		}
 	}
-	*e = searchEntry{key: b.hash, score: toTT(best, ply), move: int32(bestMove), depth: int8(depth), flag: ttFlag(best, a0, beta)}
+	e.store(b.hash, best, bestMove, depth, ply, a0, beta)
 	return best
 }
 

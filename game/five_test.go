@@ -69,12 +69,7 @@ func TestPboardIncremental(t *testing.T) {
 	}
 	for range games {
 		g := newGame(t, 15, WinLength(5))
-		for range 2 + r.IntN(10) {
-			if g.Status().Decided() {
-				break
-			}
-			play(t, g, computer(t, g, Medium, r))
-		}
+		playMedium(t, g, r, 2+r.IntN(10))
 		if g.Status().Decided() {
 			continue
 		}
@@ -164,10 +159,7 @@ func TestFiveVCFAgreesWithThreatSearch(t *testing.T) {
 	wins := 0
 	for found := 0; found < positions; {
 		g := newGame(t, 15, WinLength(5))
-		stop := 6 + r.IntN(40)
-		for !g.Status().Decided() && g.Len() < stop {
-			play(t, g, computer(t, g, Medium, r))
-		}
+		playMedium(t, g, r, 6+r.IntN(40))
 		if g.Status().Decided() {
 			continue
 		}
@@ -256,10 +248,7 @@ func TestHardAvoidsQuickLosses(t *testing.T) {
 		// Either player may move first: the pass below needs the player
 		// to move to have as many marks as the other.
 		g := newGame(t, 15, WinLength(5), FirstPlayer(Player(1+r.IntN(2))))
-		stop := 8 + r.IntN(30)
-		for !g.Status().Decided() && g.Len() < stop {
-			play(t, g, computer(t, g, Medium, r))
-		}
+		playMedium(t, g, r, 8+r.IntN(30))
 		me := g.Turn()
 		if g.Status().Decided() || len(winningCells(g, me)) > 0 || len(winningCells(g, me.Other())) > 0 {
 			continue
@@ -403,10 +392,7 @@ func TestFiveKeepSafe(t *testing.T) {
 	checked := 0
 	for tries := 0; checked < positions && tries < 200*positions; tries++ {
 		g := newGame(t, 15, WinLength(5))
-		stop := 8 + r.IntN(40)
-		for !g.Status().Decided() && g.Len() < stop {
-			play(t, g, computer(t, g, Medium, r))
-		}
+		playMedium(t, g, r, 8+r.IntN(40))
 		if g.Status().Decided() {
 			continue
 		}
@@ -461,10 +447,7 @@ func TestFiveAnswersComplete(t *testing.T) {
 	claims, maxReplies := 0, 0
 	for tries := 0; claims < want && tries < 400*want; tries++ {
 		g := newGame(t, 15, WinLength(5))
-		stop := 6 + r.IntN(40)
-		for !g.Status().Decided() && g.Len() < stop {
-			play(t, g, computer(t, g, Medium, r))
-		}
+		playMedium(t, g, r, 6+r.IntN(40))
 		if g.Status().Decided() {
 			continue
 		}

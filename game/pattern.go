@@ -143,21 +143,19 @@ func lineFives(line *[9]uint8) int {
 
 func buildLinePat() *[2][1 << 16]uint8 {
 	var t [2][1 << 16]uint8
-	for code := range 1 << 16 {
-		for q := range 2 {
-			idx := 0
-			for j := range 8 {
-				switch v := code >> (2 * j) & 3; {
-				case v == 0:
-				case v == q+1:
-					idx += pow3[j]
-				default:
-					idx += 2 * pow3[j]
-				}
-			}
-			t[q][code] = lineClass[idx]
+	// fill sets the codes whose neighbours before j are given (code), with
+	// the lineClass indexes they make so far for X (i0) and O (i1).
+	var fill func(j, code, i0, i1 int)
+	fill = func(j, code, i0, i1 int) {
+		if j == 8 {
+			t[0][code], t[1][code] = lineClass[i0], lineClass[i1]
+			return
+		}
+		for v, s := range [4][2]int{{0, 0}, {1, 2}, {2, 1}, {2, 2}} {
+			fill(j+1, code|v<<(2*j), i0+s[0]*pow3[j], i1+s[1]*pow3[j])
 		}
 	}
+	fill(0, 0, 0, 0)
 	return &t
 }
 

@@ -358,8 +358,7 @@ func (s *searcher) eval(p Player) int32 {
 	case theirDouble && !myFours:
 		v -= threatScore / 4
 	}
-	// Keep clear of the scores of wins.
-	return int32(max(-mateBound+1, min(mateBound-1, v)))
+	return clampEval(v)
 }
 
 // negamax returns the score of the position for p to move at ply, searched
@@ -431,8 +430,7 @@ func (s *searcher) negamax(p Player, depth, ply int, alpha, beta int32) int32 {
 			break
 		}
 	}
-	flag := ttFlag(best, a0, beta)
-	*e = searchEntry{key: f.hash, score: toTT(best, ply), move: int32(bestMove), depth: int8(depth), flag: flag}
+	e.store(f.hash, best, bestMove, depth, ply, a0, beta)
 	return best
 }
 
@@ -474,6 +472,18 @@ func (e *searchEntry) probe(hash uint64, depth, ply int, alpha, beta *int32) (mo
 		*beta = min(*beta, v)
 	}
 	return int(e.move), v, *alpha >= *beta
+}
+
+// store keeps in the slot e the result of searching the position of hash
+// depth plies deep at ply within (alpha, beta): its score best and its
+// best move.
+func (e *searchEntry) store(hash uint64, best int32, move, depth, ply int, alpha, beta int32) {
+	*e = searchEntry{key: hash, score: toTT(best, ply), move: int32(move), depth: int8(depth), flag: ttFlag(best, alpha, beta)}
+}
+
+// clampEval returns an evaluation v kept clear of the scores of wins.
+func clampEval(v int64) int32 {
+	return int32(max(-mateBound+1, min(mateBound-1, v)))
 }
 
 // toTT and fromTT store win and loss scores relative to the position, not

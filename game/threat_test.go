@@ -68,6 +68,15 @@ func checkExactWin(t *testing.T, g *Judge, c Cell, who string) {
 	}
 }
 
+// playMedium plays Medium for both players until g has stop moves or is
+// decided: positions for the tests of Hard.
+func playMedium(t testing.TB, g *Judge, r *rand.Rand, stop int) {
+	t.Helper()
+	for !g.Status().Decided() && g.Len() < stop {
+		play(t, g, computer(t, g, Medium, r))
+	}
+}
+
 // TestHardStopsFours: in positions of 15×15 with k = 5 where the opponent
 // would win by fours (VCF) if Hard passed, and some move of Hard stops
 // every such win, Hard plays one of those moves. Positions come from games
@@ -88,10 +97,7 @@ func TestHardStopsFours(t *testing.T) {
 	checked := 0
 	for tries := 0; checked < positions && tries < 100*positions; tries++ {
 		g := newGame(t, 15, WinLength(5))
-		stop := 8 + r.IntN(30)
-		for !g.Status().Decided() && g.Len() < stop {
-			play(t, g, computer(t, g, Medium, r))
-		}
+		playMedium(t, g, r, 8+r.IntN(30))
 		me := g.Turn()
 		if g.Status().Decided() || len(winningCells(g, me)) > 0 || len(winningCells(g, me.Other())) > 0 || vcf(g, me) {
 			continue

@@ -294,7 +294,7 @@ func (bs *boards) pingMover(clicker string, next *match) {
 // failed, with the error.
 func (bs *boards) pingInChannel(next *match, content, mover, failed string) {
 	bd := next.Board
-	channelID := cmp.Or(bd.ChannelID, next.ChannelID)
+	channelID := boardChannel(next)
 	m := &discordgo.MessageSend{Content: content, AllowedMentions: allowed(mover)}
 	if bd.MessageID != "" {
 		failIfGone := false
@@ -312,7 +312,7 @@ func (bs *boards) pingInChannel(next *match, content, mover, failed string) {
 
 // boardLink is the link to m's board message, which must be known.
 func boardLink(m *match) string {
-	return "https://discord.com/channels/" + cmp.Or(m.GuildID, "@me") + "/" + cmp.Or(m.Board.ChannelID, m.ChannelID) + "/" + m.Board.MessageID
+	return "https://discord.com/channels/" + cmp.Or(m.GuildID, "@me") + "/" + boardChannel(m) + "/" + m.Board.MessageID
 }
 
 // keepPing has keeper keep id, the ping just posted for the turn of
@@ -388,39 +388,20 @@ func (bs *boards) remind(next *match) {
 	bs.pingInChannel(next, content, mover, "could not remind a player of their move")
 }
 
-// Tries of a follow-up that found no interaction answer yet (tellLater).
-const (
-	tellTries      = 5
-	tellFirstPause = 50 * time.Millisecond // doubled after each try
-)
-
 // tellLater sends text, in the background, to the user of the interaction
 // ref alone, as a follow-up of its answer. Over the HTTP endpoint Discord
 // reads the answer from the response, perhaps after the follow-up arrives,
-// and then knows no message to follow up: that is tried again a few times,
-// after a pause.
+// and then knows no message to follow up: that is tried again
+// (retryUnanswered).
 func (bs *boards) tellLater(ref *discordgo.Interaction, text string) {
 	bs.run.queue(func(ctx context.Context) {
 		params := &discordgo.WebhookParams{Content: text, Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: allowed("")}
-		pause := tellFirstPause
-		for try := 1; ; try++ {
+		err := retryUnanswered(ctx, func() error {
 			_, err := bs.dc.FollowupMessageCreate(ref, false, params, discordgo.WithContext(ctx))
-			if err == nil {
-				return
-			}
-			if !notAnsweredYet(err) || try == tellTries {
-				bs.log.Warn("could not send a follow-up to the player alone", "channel", ref.ChannelID, "err", err)
-				return
-			}
-			t := time.NewTimer(pause)
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-				t.Stop()
-				bs.log.Warn("could not send a follow-up to the player alone", "channel", ref.ChannelID, "err", err)
-				return
-			}
-			pause *= 2
+			return err
+		}, notAnsweredYet)
+		if err != nil {
+			bs.log.Warn("could not send a follow-up to the player alone", "channel", ref.ChannelID, "err", err)
 		}
 	})
 }

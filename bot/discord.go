@@ -1,7 +1,9 @@
 package bot
 
 import (
+	"context"
 	"errors"
+	"time"
 
 	"github.com/bwmarrin/discordgo"
 )
@@ -37,8 +39,36 @@ func unknownMessage(err error) bool {
 // interaction had no answer yet: no message, or no webhook, known for it.
 func notAnsweredYet(err error) bool {
 	var rerr *discordgo.RESTError
-	if !errors.As(err, &rerr) || rerr.Message == nil {
-		return false
+	return unknownMessage(err) || errors.As(err, &rerr) && rerr.Message != nil && rerr.Message.Code == discordgo.ErrCodeUnknownWebhook
+}
+
+// Tries of a request that Discord may refuse only because an
+// interaction's answer is not there yet (retryUnanswered).
+const (
+	answerTries      = 5
+	answerFirstPause = 50 * time.Millisecond // doubled after each try
+)
+
+// retryUnanswered calls try until it succeeds, at most answerTries times,
+// with a pause between tries, while again says that its error may only
+// mean the interaction's answer is not there yet: over the HTTP endpoint,
+// Discord creates an answer's message once it has read the response,
+// perhaps after the bot's next request arrives. It returns the last
+// error, also when ctx ends first.
+func retryUnanswered(ctx context.Context, try func() error, again func(error) bool) error {
+	pause := answerFirstPause
+	for n := 1; ; n++ {
+		err := try()
+		if err == nil || n == answerTries || !again(err) {
+			return err
+		}
+		t := time.NewTimer(pause)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		}
+		pause *= 2
 	}
-	return rerr.Message.Code == discordgo.ErrCodeUnknownMessage || rerr.Message.Code == discordgo.ErrCodeUnknownWebhook
 }

@@ -172,11 +172,15 @@ type pingRef struct {
 // the bot's token (boards.remind): it is deleted through that token.
 const followupPing = "followup:"
 
+// boardChannel returns the channel of m's board message: the board's own
+// when it names one, else the game's.
+func boardChannel(m *match) string { return cmp.Or(m.Board.ChannelID, m.ChannelID) }
+
 // pingOf names ping, a ping kept with m (or about to be), as a message to
 // delete: in the board's channel, or a follow-up of m's board token.
 func pingOf(m *match, ping string) pingRef {
 	id, followup := strings.CutPrefix(ping, followupPing)
-	p := pingRef{channelID: cmp.Or(m.Board.ChannelID, m.ChannelID), id: id}
+	p := pingRef{channelID: boardChannel(m), id: id}
 	if followup {
 		p.hook = &discordgo.Interaction{AppID: m.Board.AppID, Token: m.Board.Token}
 		p.until = m.Board.At.Add(tokenLife)

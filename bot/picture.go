@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
-	"sync/atomic"
-	"time"
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/tttbot/tttbot/game"
@@ -120,19 +118,13 @@ func (p *pictures) logPictureFailure(channelID string, current func() bool, err 
 	p.log.Warn("could not show a board as a picture; /ttt board draws it again", "channel", channelID, "err", err)
 }
 
-// Retries of a picture's edit that found no message (see editPicture).
-const (
-	pictureTries      = 5
-	pictureFirstPause = 50 * time.Millisecond // doubled after each try
-)
-
 // editPicture edits the message ref with g's picture, attached as
 // pictureName in place of any attachment, and text; with comps, its
 // buttons too. A message that is not there may not be there yet: over
 // the HTTP endpoint, Discord creates an answer's message once it has read
 // the response, perhaps after the bot's edit arrives. So Unknown Message
-// is tried again a few times, after a pause, while current says the edit
-// is still the message's newest.
+// is tried again (retryUnanswered) while current says the edit is still
+// the message's newest.
 func (p *pictures) editPicture(ctx context.Context, ref *discordgo.Interaction, g *game.Judge, text string, comps *[]discordgo.MessageComponent, current func() bool) error {
 	var png bytes.Buffer
 	if err := picture.Draw(&png, g); err != nil {
@@ -146,25 +138,15 @@ func (p *pictures) editPicture(ctx context.Context, ref *discordgo.Interaction, 
 		Attachments:     &[]*discordgo.MessageAttachment{},
 		AllowedMentions: allowed(""),
 	}
-	pause := pictureFirstPause
-	for try := 1; ; try++ {
+	err := retryUnanswered(ctx, func() error {
 		file.Reader = bytes.NewReader(png.Bytes()) // each try reads it all
 		_, err := p.dc.InteractionResponseEdit(ref, e, discordgo.WithContext(ctx))
-		if err == nil {
-			return nil
-		}
-		if !unknownMessage(err) || try == pictureTries || !current() {
-			return fmt.Errorf("edit message with a picture: %w", err)
-		}
-		t := time.NewTimer(pause)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return fmt.Errorf("edit message with a picture: %w", err)
-		}
-		pause *= 2
+		return err
+	}, func(err error) bool { return unknownMessage(err) && current() })
+	if err != nil {
+		return fmt.Errorf("edit message with a picture: %w", err)
 	}
+	return nil
 }
 
 // boardEdits puts the background edits of each big board's message in the
@@ -178,7 +160,6 @@ func (p *pictures) editPicture(ctx context.Context, ref *discordgo.Interaction, 
 // value is ready to use and safe for concurrent use; it holds a game only
 // while an edit of its board is waiting or running.
 type boardEdits struct {
-	busy   atomic.Int64 // len(boards)
 	mu     sync.Mutex
 	boards map[string]*boardTurns // by game
 }
@@ -212,7 +193,6 @@ func (e *boardEdits) take(key string) editTurn {
 		}
 		t = new(boardTurns)
 		e.boards[key] = t
-		e.busy.Add(1)
 	}
 	t.newest++
 	t.pending++
@@ -248,6 +228,5 @@ func (et editTurn) do(f func(current func() bool)) {
 	defer et.e.mu.Unlock()
 	if et.t.pending--; et.t.pending == 0 {
 		delete(et.e.boards, et.key)
-		et.e.busy.Add(-1)
 	}
 }

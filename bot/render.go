@@ -243,7 +243,7 @@ func matchComponents(l *i18n.Language, m *table.Match, win map[game.Cell]bool, l
 	g := m.Judge
 	n := g.Size()
 	var rows []discordgo.MessageComponent
-	if n > MaxButtonSize && !m.Over() {
+	if hasPicker(m) {
 		return pickerComponents(l, m, open, last, hasLast)
 	}
 	if hasButtons(m) {

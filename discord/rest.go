@@ -113,6 +113,8 @@ func filesOf(body any) []*discordgo.File {
 	switch b := body.(type) {
 	case *discordgo.WebhookEdit:
 		return b.Files
+	case *discordgo.WebhookParams:
+		return b.Files
 	case *discordgo.InteractionResponse:
 		if b.Data != nil {
 			return b.Data.Files

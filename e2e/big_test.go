@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bwmarrin/discordgo"
+	"github.com/tttbot/tttbot/bot"
 	"github.com/tttbot/tttbot/discord/discordtest"
 	"github.com/tttbot/tttbot/store"
 	"github.com/tttbot/tttbot/store/storetest"
@@ -295,7 +296,7 @@ func (p tapper) playToWin(board discordtest.Message, first, second discordtest.M
 // board over 10×10 each move's picture is waited for.
 func (p tapper) playComputer(board discordtest.Message, who discordtest.Member, n int) {
 	p.t.Helper()
-	if n > maxEmoji {
+	if n > bot.MaxEmojiSize {
 		board = p.h.waitPictureOf(p.channel, board)
 	}
 	for moves := 0; ; moves++ {
@@ -319,7 +320,7 @@ func (p tapper) playComputer(board discordtest.Message, who discordtest.Member, 
 		r := p.click(who, board.ID, p.cell(opened, row, col))
 		wantBoard(p.t, r, discordgo.InteractionResponseUpdateMessage)
 		board = r.Message
-		if n > maxEmoji {
+		if n > bot.MaxEmojiSize {
 			// Each move's picture follows the answer, before the next tap.
 			board = p.h.waitPictureOf(p.channel, board)
 		}
@@ -327,14 +328,10 @@ func (p tapper) playComputer(board discordtest.Message, who discordtest.Member, 
 	if !strings.Contains(board.Content, "wins") && !strings.Contains(board.Content, "Draw") {
 		p.t.Errorf("the final board says %q; want a result", board.Content)
 	}
-	if n > maxEmoji && (len(board.Attachments) != 1 || strings.Contains(board.Content, "⬜")) {
+	if n > bot.MaxEmojiSize && (len(board.Attachments) != 1 || strings.Contains(board.Content, "⬜")) {
 		p.t.Errorf("the final %d×%d board carries %d attachments and says %q; want its picture alone", n, n, len(board.Attachments), board.Content)
 	}
 }
-
-// maxEmoji is the largest board drawn as an emoji grid; bigger ones are
-// always a picture.
-const maxEmoji = 10
 
 // waitPictureOf waits until board message m, as an answer left it, carries
 // a new picture with the same text: the picture of that state, which its

@@ -107,17 +107,14 @@ type Choice struct {
 	Value any    `json:"value"` // a string, or a float64
 }
 
-// parseModal reads the data of a MODAL callback: its text inputs in
-// action rows (or in labels).
+// parseModal reads the data of a MODAL callback: its text inputs, in
+// action rows (modalRows has checked the layout).
 func parseModal(raw json.RawMessage) *Modal {
 	var m struct {
 		CustomID   string `json:"custom_id"`
 		Title      string `json:"title"`
 		Components []struct {
-			Type       int               `json:"type"`
 			Components []json.RawMessage `json:"components"`
-			Component  json.RawMessage   `json:"component"`
-			Label      string            `json:"label"`
 		} `json:"components"`
 	}
 	if json.Unmarshal(raw, &m) != nil {
@@ -125,19 +122,12 @@ func parseModal(raw json.RawMessage) *Modal {
 	}
 	out := &Modal{CustomID: m.CustomID, Title: m.Title}
 	for _, c := range m.Components {
-		inner := c.Components
-		if c.Component != nil {
-			inner = []json.RawMessage{c.Component}
-		}
-		for _, r := range inner {
+		for _, r := range c.Components {
 			var ti TextInput
 			var typ struct {
 				Type int `json:"type"`
 			}
 			if json.Unmarshal(r, &typ) == nil && typ.Type == componentTextIn && json.Unmarshal(r, &ti) == nil {
-				if ti.Label == "" {
-					ti.Label = c.Label
-				}
 				out.Inputs = append(out.Inputs, ti)
 			}
 		}
@@ -145,7 +135,7 @@ func parseModal(raw json.RawMessage) *Modal {
 	return out
 }
 
-// validateModalInputs checks the components of a MODAL: action rows, each
+// modalRows checks the components of a MODAL: action rows, each
 // with one text input.
 func (c *componentChecker) modalRows(prefix string, comps []rawComponent) {
 	for i, row := range comps {

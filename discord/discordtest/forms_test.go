@@ -205,15 +205,17 @@ func TestAutocomplete(t *testing.T) {
 	cmds := tttCommands()
 	move := cmds[0].Options[1]
 	move.Options[0].Autocomplete = true
+	move.Options[1].Autocomplete = true
 	if _, err := g.bot.ApplicationCommandBulkOverwrite(g.srv.AppID, g.guild, cmds); err != nil {
 		t.Fatal(err)
 	}
-	for name, opts := range map[string][]Option{
-		"no focus":        {Int("row", 1)},
-		"no autocomplete": {Int("row", 1), Focused("col", "2")},
-		"two focused":     {Focused("row", "1"), Focused("col", "2")},
+	for name, sub := range map[string]Option{
+		"no focus":        Sub("move", Int("row", 1)),
+		"no autocomplete": Sub("start", Focused("size", "3")),
+		"two focused":     Sub("move", Focused("row", "1"), Focused("col", "2")),
+		"focused twice":   Sub("move", Focused("row", "1"), Focused("row", "2")),
 	} {
-		if err := g.srv.Send(g.ctx, g.srv.Autocomplete(g.guild, g.channel, g.alice, "ttt", Sub("move", opts...))); !errors.Is(err, ErrBadOption) {
+		if err := g.srv.Send(g.ctx, g.srv.Autocomplete(g.guild, g.channel, g.alice, "ttt", sub)); !errors.Is(err, ErrBadOption) {
 			t.Errorf("%s: Send() = %v; want ErrBadOption", name, err)
 		}
 	}

@@ -771,6 +771,8 @@ func checkOptions(path string, schema []*discordgo.ApplicationCommandOption, giv
 		switch {
 		case o == nil:
 			return bad("no option %q", g.Name)
+		case seen[g.Name]:
+			return bad("option %q given twice", g.Name)
 		case g.Focused && !auto:
 			return bad("option %q is focused outside an autocomplete", g.Name)
 		case g.Focused:
@@ -781,8 +783,6 @@ func checkOptions(path string, schema []*discordgo.ApplicationCommandOption, giv
 			continue
 		case o.Type != g.Type:
 			return bad("option %q is of type %v, not %v", g.Name, o.Type, g.Type)
-		case seen[g.Name]:
-			return bad("option %q given twice", g.Name)
 		}
 		seen[g.Name] = true
 		if err := checkValue(o, g); err != nil {

@@ -122,6 +122,15 @@ func deleted(channel, id string) func(discordtest.Request) bool {
 	}
 }
 
+// shiftBack moves the start, the deadline, the board's time and the
+// moves' times of g back by d.
+func shiftBack(g *store.Game, d time.Duration) {
+	g.StartedAt, g.Deadline, g.Board.At = g.StartedAt.Add(-d), g.Deadline.Add(-d), g.Board.At.Add(-d)
+	for i := range g.Moves {
+		g.Moves[i].At = g.Moves[i].At.Add(-d)
+	}
+}
+
 // dayLater moves every time of the channels' games a day back, and their
 // deadlines to a second from now, as if a day had passed.
 func dayLater(t *testing.T, dbPath string, channels ...string) {
@@ -140,11 +149,7 @@ func dayLater(t *testing.T, dbPath string, channels ...string) {
 		if turn := g.Deadline.Sub(g.Board.At); turn < 23*time.Hour {
 			t.Fatalf("the game in %s has a turn of %v; want a day", ch, turn)
 		}
-		back := g.Deadline.Sub(time.Now()) - time.Second
-		g.StartedAt, g.Deadline, g.Board.At = g.StartedAt.Add(-back), g.Deadline.Add(-back), g.Board.At.Add(-back)
-		for i := range g.Moves {
-			g.Moves[i].At = g.Moves[i].At.Add(-back)
-		}
+		shiftBack(g, g.Deadline.Sub(time.Now())-time.Second)
 		if err := st.Save(ctx, g); err != nil {
 			t.Fatal(err)
 		}

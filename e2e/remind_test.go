@@ -96,10 +96,7 @@ func movedBack(t *testing.T, dbPath, channel string, d time.Duration) string {
 	if err != nil || g == nil || !g.Running() {
 		t.Fatalf("Current(%s) = %+v, %v; want a running game", channel, g, err)
 	}
-	g.StartedAt, g.Deadline, g.Board.At = g.StartedAt.Add(-d), g.Deadline.Add(-d), g.Board.At.Add(-d)
-	for i := range g.Moves {
-		g.Moves[i].At = g.Moves[i].At.Add(-d)
-	}
+	shiftBack(g, d)
 	if err := st.Save(ctx, g); err != nil {
 		t.Fatal(err)
 	}

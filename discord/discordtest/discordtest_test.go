@@ -206,10 +206,17 @@ func (g *game) send(t *testing.T, in *Interaction) *discordgo.InteractionCreate 
 // board message.
 func (g *game) start(t *testing.T) Message {
 	t.Helper()
+	return g.startWith(t, board(3, nil))
+}
+
+// startWith answers /ttt start with a board of comps and returns the
+// message.
+func (g *game) startWith(t *testing.T, comps []discordgo.MessageComponent) Message {
+	t.Helper()
 	in := g.srv.SlashCommand(g.guild, g.channel, g.alice, "ttt", Sub("start", User("opponent", g.bob)))
 	i := g.send(t, in)
 	err := g.bot.respond(i, discordgo.InteractionResponseChannelMessageWithSource,
-		&discordgo.InteractionResponseData{Content: "alice vs bob", Components: board(3, nil)})
+		&discordgo.InteractionResponseData{Content: "alice vs bob", Components: comps})
 	if err != nil {
 		t.Fatalf("InteractionRespond() = %v", err)
 	}

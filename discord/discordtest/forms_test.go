@@ -25,17 +25,7 @@ func menuBoard(def string) []discordgo.MessageComponent {
 // startMenu answers /ttt start with menuBoard and returns the message.
 func (g *game) startMenu(t *testing.T) Message {
 	t.Helper()
-	in := g.srv.SlashCommand(g.guild, g.channel, g.alice, "ttt", Sub("start", User("opponent", g.bob)))
-	i := g.send(t, in)
-	if err := g.bot.respond(i, discordgo.InteractionResponseChannelMessageWithSource,
-		&discordgo.InteractionResponseData{Content: "alice vs bob", Components: menuBoard("")}); err != nil {
-		t.Fatalf("InteractionRespond(a select menu) = %v", err)
-	}
-	resp, err := in.Response(g.ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.Message
+	return g.startWith(t, menuBoard(""))
 }
 
 // A choice in a string select menu reaches the bot as Discord sends it,

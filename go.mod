@@ -3,18 +3,15 @@ module github.com/tttbot/tttbot
 go 1.26.8
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/bwmarrin/discordgo v0.29.0
 	github.com/gorilla/websocket v1.4.2
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/joho/godotenv v1.5.1
+	github.com/nicksnyder/go-i18n/v2 v2.7.0
 	github.com/prometheus/client_golang v1.25.0
+	golang.org/x/image v0.47.0
 	modernc.org/sqlite v1.62.0
-)
-
-require (
-	github.com/BurntSushi/toml v1.6.0 // indirect
-	github.com/nicksnyder/go-i18n/v2 v2.7.0 // indirect
-	golang.org/x/image v0.47.0 // indirect
 )
 
 require (
@@ -35,7 +32,7 @@ require (
 	golang.org/x/crypto v0.0.0-20210421170649-83a5a9bb288b // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
-	golang.org/x/text v0.43.0 // indirect
+	golang.org/x/text v0.43.0
 	google.golang.org/protobuf v1.36.12 // indirect
 	// modernc.org/libc: exactly the version modernc.org/sqlite requires (.ci/run checks it).
 	modernc.org/libc v1.80.1 // indirect

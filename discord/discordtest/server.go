@@ -128,6 +128,7 @@ type Server struct {
 
 	requests   []Request
 	faults     []fault
+	holds      []*Hold
 	identifies []Identify
 	heartbeats int
 	resumes    int

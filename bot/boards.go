@@ -401,7 +401,7 @@ func (bs *boards) tellLater(ref *discordgo.Interaction, text string) {
 	})
 }
 
-// Keeping boards in line with their games (see below).
+// The edits of a game's board, in its slot (boardSlots, below).
 
 // show draws m, a state of a game just saved, on its board in the
 // background: with comps, its buttons too (else they stay as an answer

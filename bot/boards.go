@@ -413,7 +413,12 @@ func (bs *boards) tellLater(ref *discordgo.Interaction, text string) {
 // drawn instead when it is newer, and after the edit too when it moved on
 // meanwhile.
 func (bs *boards) show(m *match, comps bool) {
-	bs.want(m.ID, &boardEdit{m: m, comps: comps}, nil)
+	e := &boardEdit{m: m, comps: comps}
+	if ref := bs.boardRef(m); !comps && ref != nil {
+		// Its answer drew its buttons, after any row picked before it.
+		e.await, e.picked = ref, m
+	}
+	bs.want(m.ID, e, nil)
 }
 
 // checkShown has the board of m, which the answer to ref (a row picked in
@@ -422,7 +427,7 @@ func (bs *boards) show(m *match, comps bool) {
 // Discord: another process may have saved a move between the read and the
 // answer, which would then hide it.
 func (bs *boards) checkShown(m *match, ref *discordgo.Interaction) {
-	bs.want(m.ID, &boardEdit{m: m, comps: true, check: true, await: ref}, nil)
+	bs.want(m.ID, &boardEdit{m: m, check: true, await: ref, picked: m, wait: true}, nil)
 }
 
 // want has the slot of game key want e, and the deletion del first (either
@@ -443,8 +448,13 @@ func (bs *boards) step(ctx context.Context, key string, slot *boardSlot) {
 	}
 	var check *boardEdit
 	if e != nil {
-		if drawn := bs.bring(ctx, slot, e, bs.slots.current(slot, asked)); drawn != nil {
-			check = &boardEdit{m: drawn, comps: e.comps, check: true, drawn: true}
+		if drawn, comps := bs.bring(ctx, slot, e, bs.slots.current(slot, asked)); drawn != nil {
+			check = &boardEdit{m: drawn, check: true}
+			if ref := bs.boardRef(drawn); comps && ref != nil {
+				check.await, check.picked = ref, drawn
+			} else {
+				check.comps = comps
+			}
 		}
 	}
 	if bs.slots.done(key, slot, check) {
@@ -456,11 +466,11 @@ func (bs *boards) step(ctx context.Context, key string, slot *boardSlot) {
 // reads the stored game, and draws it in place of e.m if it is newer; for
 // a check, only if it shows something else than e.m, and Discord does not
 // show it already; never what the slot's last edit drew. It returns what it
-// drew, or nil if it drew nothing or failed. current says whether e is
-// still the newest edit wanted of the board.
-func (bs *boards) bring(ctx context.Context, slot *boardSlot, e *boardEdit, current func() bool) *match {
+// drew, and whether with its buttons, or nil if it drew nothing or failed.
+// current says whether e is still the newest edit wanted of the board.
+func (bs *boards) bring(ctx context.Context, slot *boardSlot, e *boardEdit, current func() bool) (*match, bool) {
 	m := e.m
-	if e.await != nil {
+	if e.wait {
 		// Over the HTTP endpoint Discord takes an answer once it has read
 		// the response: the store is read once it has.
 		bs.onDiscordNow(ctx, e.await, m.ChannelID)
@@ -471,28 +481,32 @@ func (bs *boards) bring(ctx context.Context, slot *boardSlot, e *boardEdit, curr
 		if !sameMessage(e.m, stored) {
 			// A newer message of the game replaced this one, and is
 			// drawn by whoever drew it; this one is being deleted.
-			return nil
+			return nil, false
 		}
 		m = stored
 	}
 	if e.check && bs.sameShown(m, e.m) {
-		return nil
+		return nil, false
 	}
-	if e.check && e.await != nil {
-		// What is newer may have been answered after the row was picked:
-		// a redraw would then only close the row its player opened.
-		if msg := bs.onDiscordNow(ctx, e.await, m.ChannelID); msg != nil && bs.onDiscord(msg, m) {
-			return nil
+	comps := e.comps
+	if e.picked != nil && !bs.sameShown(m, e.picked) {
+		// The board's buttons are picked's, or those of an answer since.
+		// A redraw of buttons that Discord shows already would only
+		// close the row their player has just opened.
+		msg := bs.onDiscordNow(ctx, e.await, m.ChannelID)
+		if e.check && msg != nil && bs.onDiscord(msg, m) {
+			return nil, false
 		}
+		comps = comps || msg == nil || !showsButtons(msg, renderMatch(bs.catalog.For(m.locale), m.Match))
 	}
-	if last := slot.drew; last != nil && bs.sameShown(m, last.m) && (last.comps || !e.comps) {
-		return nil // drawn just before
+	if last := slot.drew; last != nil && bs.sameShown(m, last.m) && (last.comps || !comps) {
+		return nil, false // drawn just before
 	}
-	if !bs.draw(ctx, m, e.comps, current) {
-		return nil
+	if !bs.draw(ctx, m, comps, current) {
+		return nil, false
 	}
-	slot.drew = &boardEdit{m: m, comps: e.comps}
-	return m
+	slot.drew = &boardEdit{m: m, comps: comps}
+	return m, comps
 }
 
 // onDiscordNow reads the message that ref's answer drew, once Discord has
@@ -535,6 +549,12 @@ func (bs *boards) onDiscord(msg *discordgo.Message, m *match) bool {
 	if msg.Content != v.content && msg.Content != renderPictured(l, m.Match).content {
 		return false
 	}
+	return showsButtons(msg, v)
+}
+
+// showsButtons says whether msg has every button and menu of v (and
+// perhaps more: a row of the picker open).
+func showsButtons(msg *discordgo.Message, v view) bool {
 	shown := make(map[string]bool)
 	for _, id := range customIDs(msg.Components) {
 		shown[id] = true
@@ -643,20 +663,19 @@ type boardEdit struct {
 	// check says m is on the board already (just drawn, or answered): the
 	// stored game is drawn only if it shows something else.
 	check bool
-	// await, if set, is an interaction whose answer drew m: it is waited
-	// for before the stored game is read (checkShown).
-	await *discordgo.Interaction
-	// drawn says this process's last edit drew m (a check after it): with
-	// comps, the buttons it drew are set again by whatever is drawn next.
-	drawn bool
+	// await, if set, is an interaction on the board whose answer (or the
+	// slot's edit) drew picked with its buttons: it is waited for before
+	// the stored game is read, and a state other than picked is drawn with
+	// its buttons unless Discord shows them already (checkShown).
+	await  *discordgo.Interaction
+	picked *match
+	// wait says await's answer may not be on Discord yet (a row picked).
+	wait bool
 }
 
 // merge returns what a slot that wants a wants once b is wanted too: the
 // newer state (b's on a tie, or of another game), the buttons if either
-// sets them (the check of an answer only if its state is the newer: an
-// edit of a newer state follows an answer that drew its buttons; the
-// check of an edit always, since that edit drew them), and a check only if
-// both are.
+// sets them, the newest answer to wait for, and a check only if both are.
 func (a *boardEdit) merge(b *boardEdit) *boardEdit {
 	if a == nil {
 		return b
@@ -668,11 +687,11 @@ func (a *boardEdit) merge(b *boardEdit) *boardEdit {
 	if a.m.ID == b.m.ID && a.m.Version > b.m.Version {
 		out.m = a.m
 	}
-	sets := func(e *boardEdit) bool { return e.comps && (!e.check || e.drawn || e.m == out.m) }
-	out.comps = sets(a) || sets(b)
+	out.comps = a.comps || b.comps
 	out.check = a.check && b.check
-	if out.await == nil {
-		out.await = a.await
+	out.wait = a.wait || b.wait
+	if out.await == nil || a.picked != nil && out.picked.Version < a.picked.Version {
+		out.await, out.picked = a.await, a.picked
 	}
 	return &out
 }

@@ -850,25 +850,43 @@ func (s *sqlStore) Ping(ctx context.Context) error {
 // running games' rows, not their moves.
 //
 // As the bot sweeps with it, Due also forgets the interaction tokens of
-// boards drawn more than TokenLife before before (up to forgetBatch of
-// them each time): they are secrets, and useless once Discord refuses
-// them. Only the token is cleared, not the game's version: no save
-// conflicts with it. A failure to forget is not Due's: the next sweep
-// tries again, and a database that cannot be written fails saves and
-// Ping anyway.
+// boards drawn more than TokenLife before before: they are secrets, and
+// useless once Discord refuses them. It forgets them all, however many
+// are due (a backlog, or more games ending than one batch a sweep),
+// forgetBatch at a time, each batch in a write of its own: the SQLite
+// writer is held for one batch, and the writes that queued meanwhile (a
+// move's save) go before the next batch, which queues behind them. Only the token is cleared, not the
+// game's version: no save conflicts with it. A failure to forget is not
+// Due's: the next sweep tries again, and a database that cannot be
+// written fails saves and Ping anyway.
 func (s *sqlStore) Due(ctx context.Context, before time.Time) (_ []string, err error) {
 	defer s.observe.done("due", time.Now(), &err)
 	channels, err := s.column(ctx, `SELECT channel_id FROM games WHERE ending = 0 AND deadline IS NOT NULL AND deadline <= ? ORDER BY channel_id`, before.UnixMicro())
 	if err != nil {
 		return nil, fmt.Errorf("store: games due: %w", err)
 	}
-	_ = s.write(ctx, func(t tx) error {
-		_, err := t.exec(ctx, `UPDATE games SET board_token = '' WHERE id IN
-			(SELECT id FROM games WHERE board_token <> '' AND board_at < ? LIMIT `+strconv.Itoa(forgetBatch)+`)`,
-			before.Add(-TokenLife).UnixMicro())
-		return err
-	})
+	s.forgetTokens(ctx, before.Add(-TokenLife))
 	return channels, nil
+}
+
+// forgetTokens clears the tokens of the boards drawn before drawn, in
+// writes of up to forgetBatch games, until none is left or a write fails
+// or ctx ends. It returns how many it cleared.
+func (s *sqlStore) forgetTokens(ctx context.Context, drawn time.Time) (forgot int64) {
+	for ctx.Err() == nil {
+		var n int64
+		err := s.write(ctx, func(t tx) (err error) {
+			n, err = t.exec(ctx, `UPDATE games SET board_token = '' WHERE id IN
+				(SELECT id FROM games WHERE board_token <> '' AND board_at < ? LIMIT `+strconv.Itoa(forgetBatch)+`)`,
+				drawn.UnixMicro())
+			return err
+		})
+		forgot += n
+		if err != nil || n < forgetBatch {
+			return forgot
+		}
+	}
+	return forgot
 }
 
 // DueReminders returns the channels whose running game has a turn's
@@ -888,9 +906,9 @@ func (s *sqlStore) DueReminders(ctx context.Context, before time.Time) (_ []stri
 // board token is forgotten once it is over (see Due).
 const TokenLife = 15 * time.Minute
 
-// forgetBatch bounds the tokens one Due forgets: its write holds the
-// SQLite writer.
-const forgetBatch = 1000
+// forgetBatch bounds the tokens one write of Due forgets: the write holds
+// the SQLite writer.
+const forgetBatch = 500
 
 // column returns the one text column of the rows that query finds, read
 // outside a transaction.

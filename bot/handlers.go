@@ -216,21 +216,17 @@ func (b *Bot) start(ctx context.Context, req *request) error {
 		}
 		c = table.NewChallenge(tc, newID(), user.ID, to, so.size, so.win, b.cfg.Now())
 	}
-	var undo func()
+	var end func(started bool)
 	if c != nil {
-		undo, err = b.starts.begin(user.ID, b.cfg.Now(), c.ID, c.Expires)
+		end, err = b.starts.begin(ctx, user.ID, b.cfg.Now(), c.ID, c.Expires)
 	} else {
-		undo, err = b.starts.begin(user.ID, b.cfg.Now(), "", time.Time{})
+		end, err = b.starts.begin(ctx, user.ID, b.cfg.Now(), "", time.Time{})
 	}
 	if err != nil {
 		return err
 	}
 	started := false // what follows may not start anything: then it costs nothing
-	defer func() {
-		if !started {
-			undo()
-		}
-	}()
+	defer func() { end(started) }()
 
 	ch, err := b.tables.lock(ctx, req.ChannelID, false)
 	if err != nil {

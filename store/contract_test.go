@@ -36,6 +36,7 @@ type storeUnderTest interface {
 	OpenChallenge(ctx context.Context, c *Challenge) error
 	CloseChallenge(ctx context.Context, id string) (bool, error)
 	Challenges(ctx context.Context) ([]*Challenge, error)
+	ChallengesFrom(ctx context.Context, user string) ([]*Challenge, error)
 	Settings(ctx context.Context, guildID string) (Settings, error)
 	SaveSettings(ctx context.Context, s Settings) error
 	CommandGuilds(ctx context.Context) ([]string, error)
@@ -956,6 +957,12 @@ func testChallenges(t *testing.T, s storeUnderTest) {
 	if err != nil || len(all) != 2 || all[0].ID != "ch2" || all[1].ID != "ch1" {
 		t.Errorf("Challenges() = %v, %v; want ch2 (c0), ch1 (c1)", all, err)
 	}
+	if mine, err := s.ChallengesFrom(ctx, "alice"); err != nil || len(mine) != 2 || mine[0].ID != "ch2" || !reflect.DeepEqual(mine[1], &want) {
+		t.Errorf("ChallengesFrom(alice) = %v, %v; want ch2 (c0), ch1 (c1)", mine, err)
+	}
+	if theirs, err := s.ChallengesFrom(ctx, "bob"); err != nil || len(theirs) != 0 {
+		t.Errorf("ChallengesFrom(bob), who made none = %v, %v; want none", theirs, err)
+	}
 	var wg sync.WaitGroup
 	var closed atomic.Int32
 	for range 8 {
@@ -980,6 +987,9 @@ func testChallenges(t *testing.T, s storeUnderTest) {
 	}
 	if err := s.OpenChallenge(ctx, &Challenge{ID: "ch3", ChannelID: "c1", From: "bob", To: "alice", Size: 3, Win: 3, Expires: t0}); err != nil {
 		t.Errorf("a new challenge once the old one closed: %v", err)
+	}
+	if mine, err := s.ChallengesFrom(ctx, "alice"); err != nil || len(mine) != 1 || mine[0].ID != "ch2" {
+		t.Errorf("ChallengesFrom(alice) once ch1 closed = %v, %v; want ch2", mine, err)
 	}
 }
 

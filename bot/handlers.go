@@ -643,7 +643,15 @@ func (b *Bot) decline(ctx context.Context, req *request, r route) error {
 	return req.respond(ctx, discordgo.InteractionResponseUpdateMessage, v, false)
 }
 
+// rematch answers a click on Rematch: a new game, so a start, paced as
+// /ttt start is (startLimits); a rematch that starts nothing costs nothing.
 func (b *Bot) rematch(ctx context.Context, req *request, r route) error {
+	end, err := b.starts.begin(ctx, req.user.ID, b.cfg.Now(), "", time.Time{})
+	if err != nil {
+		return err
+	}
+	started := false
+	defer func() { end(started) }()
 	ch, err := b.tables.lock(ctx, req.ChannelID, false)
 	if err != nil {
 		return err
@@ -675,5 +683,7 @@ func (b *Bot) rematch(ctx context.Context, req *request, r route) error {
 	}
 	// A rematch speaks the language of the game before it, or the
 	// guild's (postBoard).
-	return b.boards.followUp(b.postBoard(ctx, req, ch, &match{Match: next, locale: m.locale}, true, pictured(set, next)))
+	fu, err := b.postBoard(ctx, req, ch, &match{Match: next, locale: m.locale}, true, pictured(set, next))
+	started = !rejected(err) && ch.match != nil && ch.match.ID == next.ID
+	return b.boards.followUp(fu, err)
 }

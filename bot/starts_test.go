@@ -215,3 +215,50 @@ func TestOpenChallengesAcrossReplicas(t *testing.T) {
 		})
 	}
 }
+
+// A rematch is a start: paced with /ttt start, refused in the same words.
+// Resigning and rematching in a loop starts startBurst games at once,
+// then one per startEvery; and a player whom /ttt start refuses gets no
+// rematch either. A rematch that starts nothing costs nothing.
+func TestRematchIsAStart(t *testing.T) {
+	ctx := context.Background()
+	l := english()
+	b, rec, clk := newClockedBot(t)
+	if r := startBy(t, b, rec, mason, fixtureChannel); !public(r) {
+		t.Fatalf("start answered %q; want a board", r.Data.Content)
+	}
+	rematch := func() *discordgo.InteractionResponse {
+		t.Helper()
+		b.serveIC(ctx, slashPayload(t, "resign", nil, nil))
+		g, err := b.stores.Games.Current(ctx, fixtureChannel)
+		if err != nil || g == nil || g.End == 0 {
+			t.Fatalf("game after resigning = %+v, %v; want one over", g, err)
+		}
+		b.serveIC(ctx, as(clickIn(t, fixtureChannel, route{action: actRematch, id: g.ID}.String()), mason))
+		return rec.last(t)
+	}
+	for i := 1; i < startBurst; i++ {
+		if r := rematch(); !public(r) {
+			t.Fatalf("rematch %d answered %q; want a board", i, r.Data.Content)
+		}
+	}
+	before, _ := b.stores.Games.Current(ctx, fixtureChannel)
+	wait := l.T("start.cooldown", map[string]any{"At": clk.now().Add(startEvery + time.Second - 1).Unix()})
+	wantEphemeral(t, rematch(), wait)
+	if g, _ := b.stores.Games.Current(ctx, fixtureChannel); g.ID != before.ID {
+		t.Errorf("a refused rematch started game %s", g.ID)
+	}
+	wantEphemeral(t, startBy(t, b, rec, mason, "elsewhere"), wait)
+
+	clk.advance(startEvery)
+	// Refused for another reason (not a player): it costs nothing.
+	g, _ := b.stores.Games.Current(ctx, fixtureChannel)
+	b.serveIC(ctx, as(clickIn(t, fixtureChannel, route{action: actRematch, id: g.ID}.String()), "77"))
+	if r := rec.last(t); public(r) {
+		t.Fatalf("a rematch by a stranger answered %q; want a refusal", r.Data.Content)
+	}
+	b.serveIC(ctx, as(clickIn(t, fixtureChannel, route{action: actRematch, id: g.ID}.String()), mason))
+	if r := rec.last(t); !public(r) {
+		t.Fatalf("a rematch %v later answered %q; want a board", startEvery, r.Data.Content)
+	}
+}

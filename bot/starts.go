@@ -59,10 +59,6 @@ type openEntry struct {
 	stored uint64
 }
 
-// pruneAbove is how many users the pace map holds before begin drops
-// those whose starts are paid off.
-const pruneAbove = 1024
-
 // begin lets a start by user at now through, or refuses it in words. For
 // a challenge, challengeID and expires name it: it counts as open until
 // expires or until closed, or the store, says otherwise; begin reads the
@@ -91,7 +87,7 @@ func (s *startLimits) begin(ctx context.Context, user string, now time.Time, cha
 			return nil, refuseN("start.too_many_challenges", maxOpenChallenges, nil)
 		}
 	}
-	due, err := s.paceLocked(user, now) // again: other starts went on while the store was read
+	next, err := s.paceLocked(user, now) // again: other starts went on while the store was read
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +110,7 @@ func (s *startLimits) begin(ctx context.Context, user string, now time.Time, cha
 			}
 		}
 	}
-	s.due[user] = due.Add(startEvery)
+	s.due[user] = next
 	return func(started bool) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -136,19 +132,14 @@ func (s *startLimits) begin(ctx context.Context, user string, now time.Time, cha
 	}, nil
 }
 
-// paceLocked says when user's starts are paid off before one more at
+// paceLocked says when user's starts are paid off after one more at
 // now, or refuses that start in words.
 func (s *startLimits) paceLocked(user string, now time.Time) (time.Time, error) {
-	due, had := s.due[user]
-	if !had || due.Before(now) {
-		due = now
+	next, retry, ok := paced(s.due[user], now, startBurst, startEvery)
+	if !ok {
+		return time.Time{}, refuse("start.cooldown", map[string]any{"At": retry.Unix()})
 	}
-	if ahead := due.Sub(now); ahead > (startBurst-1)*startEvery {
-		// At is rounded up to the second, the most that <t:…:R> shows.
-		at := now.Add(ahead - (startBurst-1)*startEvery + time.Second - 1)
-		return time.Time{}, refuse("start.cooldown", map[string]any{"At": at.Unix()})
-	}
-	return due, nil
+	return next, nil
 }
 
 // countLocked counts user's challenges open here at now, forgetting those

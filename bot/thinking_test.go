@@ -90,7 +90,7 @@ func TestMovesAgainstTheComputerArePaced(t *testing.T) {
 // The computer thinks for at most thinkSlots moves at once. A move that
 // finds no slot within its wait is refused in words, the game unchanged;
 // once a slot is free, moves are answered again. A move against a person
-// needs no slot.
+// needs no slot; a rematch in which the computer moves first does.
 func TestComputerThinksInSlots(t *testing.T) {
 	l := english()
 	b, rec, _ := newClockedBot(t)
@@ -117,12 +117,36 @@ func TestComputerThinksInSlots(t *testing.T) {
 		t.Errorf("a move against a person answered %q; want the board", r.Data.Content)
 	}
 
+	// A rematch in which the computer moves first needs a slot too.
+	b.serveIC(ctx, func() *discordgo.InteractionCreate {
+		ic := slashPayload(t, "resign", nil, nil)
+		ic.ChannelID = "c1"
+		return ic
+	}())
+	over, err := b.stores.Games.Current(ctx, "c1")
+	if err != nil || over == nil || over.Running() {
+		t.Fatalf("game in c1 after resigning = %+v, %v; want one over", over, err)
+	}
+	b.serveIC(ctx, as(clickIn(t, "c1", route{action: actRematch, id: over.ID}.String()), mason))
+	wantEphemeral(t, rec.last(t), l.T("move.computer_busy", nil))
+	if g, _ := b.stores.Games.Current(ctx, "c1"); g.ID != over.ID {
+		t.Errorf("a rematch the computer had no time for started game %s", g.ID)
+	}
+
 	<-b.think.slots // one search ends
-	if r := moveBy(t, b, rec, mason, "c1", 1, 1); !public(r) {
+	b.serveIC(ctx, as(clickIn(t, "c1", route{action: actRematch, id: over.ID}.String()), mason))
+	if r := rec.last(t); !public(r) {
+		t.Fatalf("a rematch once a slot was free answered %q; want the board", r.Data.Content)
+	}
+	if g, _ := b.stores.Games.Current(ctx, "c1"); len(g.Moves) != 1 {
+		t.Errorf("the rematch's game has %d moves; want 1, the computer's first", len(g.Moves))
+	}
+	row, col := freeCell(t, b, "c1")
+	if r := moveBy(t, b, rec, mason, "c1", row, col); !public(r) {
 		t.Errorf("a move once a slot was free answered %q; want the board", r.Data.Content)
 	}
-	if n := storedMoves(t, b, "c1"); n != 2 {
-		t.Errorf("%d moves after the computer answered; want 2", n)
+	if n := storedMoves(t, b, "c1"); n != 3 {
+		t.Errorf("%d moves after the computer answered; want 3", n)
 	}
 	if got := len(b.think.slots); got != cap(b.think.slots)-1 {
 		t.Errorf("%d slots held after the move; want %d (the move gave its slot back)", got, cap(b.think.slots)-1)

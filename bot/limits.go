@@ -54,10 +54,11 @@ const (
 // who move as fast as the answers come could take every core and slow
 // everyone, so the computer thinks for at most thinkSlots moves at once,
 // a move waits for its turn at most thinkWait, and each player's moves
-// against the computer are paced: moveBurst at once, then one per
-// moveEvery (faster than anyone who reads the board plays).
+// against the computer are paced: moveBurst at once (a quick game's
+// worth), then one per moveEvery (faster than anyone who reads the board
+// plays).
 const (
-	moveBurst = 10
+	moveBurst = 20
 	moveEvery = 500 * time.Millisecond
 	thinkWait = time.Second
 	// thinkReserve is what an answer needs once the computer may think:

@@ -16,7 +16,7 @@ func New(dc Discord, st Stores, cfg Config, log *slog.Logger) *Bot {
 		cfg.Now = time.Now
 	}
 	b := &Bot{dc: dc, cfg: cfg, log: log, stores: st, meter: noMeter{},
-		starts: new(startLimits), self: new(self), run: newRunner()}
+		starts: &startLimits{stored: st.Challenges.ChallengesFrom}, think: newThinking(thinkSlots()), self: new(self), run: newRunner()}
 	b.catalog, b.catalogErr = catalog()
 	if cfg.Meter != nil {
 		b.meter = cfg.Meter

@@ -33,6 +33,7 @@ type Bot struct {
 	routes   routes
 	recent   recent // ids of the latest interactions, to act on each once
 	starts   *startLimits
+	think    *thinking
 	self     *self
 	settings *settings
 	tables   *tables

@@ -37,12 +37,15 @@ type GameStore interface {
 // ChallengeStore keeps the open challenges. Challenge returns the
 // channel's open challenge, or nil; OpenChallenge stores one
 // (store.ErrConflict if the channel has one); CloseChallenge removes one
-// and reports whether this call did; Challenges lists them.
+// and reports whether this call did; Challenges lists them, and
+// ChallengesFrom those one user made (expired or not), which the limit on
+// a user's open challenges counts (startLimits).
 type ChallengeStore interface {
 	Challenge(ctx context.Context, channelID string) (*store.Challenge, error)
 	OpenChallenge(ctx context.Context, c *store.Challenge) error
 	CloseChallenge(ctx context.Context, id string) (bool, error)
 	Challenges(ctx context.Context) ([]*store.Challenge, error)
+	ChallengesFrom(ctx context.Context, user string) ([]*store.Challenge, error)
 }
 
 // SettingsStore keeps the servers' /ttt config. Settings returns a guild's

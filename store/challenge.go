@@ -113,6 +113,34 @@ func (s *sqlStore) Challenges(ctx context.Context) (out []*Challenge, err error)
 	return out, nil
 }
 
+// ChallengesFrom returns the open challenges that user made, by channel
+// id, expired or not (whoever asks decides what has expired, by its
+// clock): the limit on a user's open challenges counts them here, where
+// every process sharing the database closes them.
+func (s *sqlStore) ChallengesFrom(ctx context.Context, user string) (out []*Challenge, err error) {
+	defer s.observe.done("challenges_from", time.Now(), &err)
+	err = s.direct(ctx, func(t tx) error {
+		out = nil
+		rs, err := t.query(ctx, `SELECT `+challengeColumns+` FROM challenges WHERE from_user = ? ORDER BY channel_id`, user)
+		if err != nil {
+			return err
+		}
+		defer rs.Close()
+		for rs.Next() {
+			c, err := scanChallenge(rs)
+			if err != nil {
+				return err
+			}
+			out = append(out, c)
+		}
+		return rs.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: open challenges from %s: %w", user, err)
+	}
+	return out, nil
+}
+
 // Challenge returns the channel's open challenge, or nil if it has none.
 func (m *Memory) Challenge(ctx context.Context, channelID string) (_ *Challenge, err error) {
 	defer m.observe.done("challenge", time.Now(), &err)
@@ -167,6 +195,23 @@ func (m *Memory) Challenges(ctx context.Context) (_ []*Challenge, err error) {
 	for _, c := range m.challenges {
 		cc := *c
 		out = append(out, &cc)
+	}
+	slices.SortFunc(out, func(a, b *Challenge) int { return strings.Compare(a.ChannelID, b.ChannelID) })
+	return out, nil
+}
+
+// ChallengesFrom returns the open challenges that user made, by channel
+// id, as the SQL stores' ChallengesFrom does.
+func (m *Memory) ChallengesFrom(ctx context.Context, user string) (_ []*Challenge, err error) {
+	defer m.observe.done("challenges_from", time.Now(), &err)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []*Challenge
+	for _, c := range m.challenges {
+		if c.From == user {
+			cc := *c
+			out = append(out, &cc)
+		}
 	}
 	slices.SortFunc(out, func(a, b *Challenge) int { return strings.Compare(a.ChannelID, b.ChannelID) })
 	return out, nil

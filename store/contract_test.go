@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -35,6 +36,7 @@ type storeUnderTest interface {
 	OpenChallenge(ctx context.Context, c *Challenge) error
 	CloseChallenge(ctx context.Context, id string) (bool, error)
 	Challenges(ctx context.Context) ([]*Challenge, error)
+	ChallengesFrom(ctx context.Context, user string) ([]*Challenge, error)
 	Settings(ctx context.Context, guildID string) (Settings, error)
 	SaveSettings(ctx context.Context, s Settings) error
 	CommandGuilds(ctx context.Context) ([]string, error)
@@ -155,6 +157,7 @@ func runContract(t *testing.T, open func(t *testing.T) storeUnderTest) {
 		{"Settings", testSettings},
 		{"CommandGuilds", testCommandGuilds},
 		{"Tokens", testTokens},
+		{"TokenBacklog", testTokenBacklog},
 		{"DueReminders", testDueReminders},
 	}
 	for _, tt := range tests {
@@ -954,6 +957,12 @@ func testChallenges(t *testing.T, s storeUnderTest) {
 	if err != nil || len(all) != 2 || all[0].ID != "ch2" || all[1].ID != "ch1" {
 		t.Errorf("Challenges() = %v, %v; want ch2 (c0), ch1 (c1)", all, err)
 	}
+	if mine, err := s.ChallengesFrom(ctx, "alice"); err != nil || len(mine) != 2 || mine[0].ID != "ch2" || !reflect.DeepEqual(mine[1], &want) {
+		t.Errorf("ChallengesFrom(alice) = %v, %v; want ch2 (c0), ch1 (c1)", mine, err)
+	}
+	if theirs, err := s.ChallengesFrom(ctx, "bob"); err != nil || len(theirs) != 0 {
+		t.Errorf("ChallengesFrom(bob), who made none = %v, %v; want none", theirs, err)
+	}
 	var wg sync.WaitGroup
 	var closed atomic.Int32
 	for range 8 {
@@ -978,6 +987,9 @@ func testChallenges(t *testing.T, s storeUnderTest) {
 	}
 	if err := s.OpenChallenge(ctx, &Challenge{ID: "ch3", ChannelID: "c1", From: "bob", To: "alice", Size: 3, Win: 3, Expires: t0}); err != nil {
 		t.Errorf("a new challenge once the old one closed: %v", err)
+	}
+	if mine, err := s.ChallengesFrom(ctx, "alice"); err != nil || len(mine) != 1 || mine[0].ID != "ch2" {
+		t.Errorf("ChallengesFrom(alice) once ch1 closed = %v, %v; want ch2", mine, err)
 	}
 }
 
@@ -1093,6 +1105,98 @@ func testTokens(t *testing.T, s storeUnderTest) {
 	sameGame(t, "Game(g3), whose token is 7 minutes old", mustGame(t, s, "g3"), stored(fresh, fresh.Version))
 	// The game goes on: the next move brings a new token, and saves.
 	mustSave(t, s, play(mustGame(t, s, "g2"), [2]int{0, 0}))
+}
+
+// A backlog of expired tokens (a database where games ended faster than
+// one batch a sweep, or a bot that was down) is forgotten by one sweep,
+// however many there are: 5,000 boards drawn before the token's life.
+func testTokenBacklog(t *testing.T, s storeUnderTest) {
+	ctx := context.Background()
+	const n = 5000
+	ended := play(newGame("g0", "guild", "c0", "alice", "bob"), xWins...)
+	ended.Board = Board{AppID: "app", Token: "old-secret", At: t0, ChannelID: "c0", MessageID: "m0"}
+	mustSave(t, s, end(ended, game.EndWon, game.None, 1))
+	copyGame(t, s, "g0", n-1)
+	fresh := newGame("g-fresh", "guild", "c-fresh", "carol", "dave")
+	fresh.Board = Board{AppID: "app", Token: "fresh-secret", At: t0.Add(10 * time.Minute)}
+	mustSave(t, s, fresh)
+	if got := tokensKept(t, s); got != n+1 {
+		t.Fatalf("tokens kept before the sweep = %d; want %d", got, n+1)
+	}
+	if _, err := s.Due(ctx, t0.Add(TokenLife+2*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if got := tokensKept(t, s); got != 1 {
+		t.Errorf("tokens kept after one sweep of %d expired ones = %d; want 1 (the fresh board's)", n, got)
+	}
+	sameGame(t, "Game(g-fresh), whose token is 7 minutes old", mustGame(t, s, "g-fresh"), stored(fresh, fresh.Version))
+}
+
+// copyGame stores n copies of the ended game id (ids and channels id-1 …
+// id-n), fast: one statement on the SQL stores.
+func copyGame(t *testing.T, s storeUnderTest, id string, n int) {
+	t.Helper()
+	ctx := context.Background()
+	switch s := s.(type) {
+	case *Memory:
+		g := mustGame(t, s, id)
+		for i := 1; i <= n; i++ {
+			c := *g
+			c.ID, c.ChannelID, c.Version = id+"-"+strconv.Itoa(i), id+"-"+strconv.Itoa(i), 0
+			mustSave(t, s, &c)
+		}
+	case *SQLite, *Postgres:
+		var sq *sqlStore
+		if l, ok := s.(*SQLite); ok {
+			sq = &l.sqlStore
+		} else {
+			sq = &s.(*Postgres).sqlStore
+		}
+		cols := strings.TrimPrefix(updateColumns, "guild_id, channel_id, ")
+		err := sq.write(ctx, func(tx tx) error {
+			_, err := tx.exec(ctx, `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+				INSERT INTO games (id, guild_id, channel_id, `+cols+`)
+				SELECT id || '-' || n.i, guild_id, id || '-' || n.i, `+cols+` FROM games, n WHERE id = ?`, n, id)
+			return err
+		})
+		if err != nil {
+			t.Fatalf("copy %s %d times: %v", id, n, err)
+		}
+	default:
+		t.Fatalf("copyGame: no way to copy games into a %T", s)
+	}
+}
+
+// tokensKept counts the games that keep a board token.
+func tokensKept(t *testing.T, s storeUnderTest) int {
+	t.Helper()
+	ctx := context.Background()
+	switch s := s.(type) {
+	case *Memory:
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		n := 0
+		for _, g := range s.games {
+			if g.Board.Token != "" {
+				n++
+			}
+		}
+		return n
+	case *SQLite, *Postgres:
+		var sq *sqlStore
+		if l, ok := s.(*SQLite); ok {
+			sq = &l.sqlStore
+		} else {
+			sq = &s.(*Postgres).sqlStore
+		}
+		ids, err := sq.column(ctx, `SELECT id FROM games WHERE board_token <> ''`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(ids)
+	}
+	t.Fatalf("tokensKept: no way to count tokens in a %T", s)
+	return 0
 }
 
 // The reminders due are those of running games whose RemindAt is at or

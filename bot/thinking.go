@@ -1,0 +1,83 @@
+package bot
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"time"
+)
+
+// thinkSlots is how many moves the computer thinks about at once: the
+// cores but one, which is left to everyone else (bystanders' answers,
+// boards, pictures), and at least one.
+func thinkSlots() int { return max(1, runtime.GOMAXPROCS(0)-1) }
+
+// thinking admits the computer's moves: a player's pace (moveBurst,
+// moveEvery) and a slot among thinkSlots. The zero value is not ready:
+// use newThinking. Safe for concurrent use.
+type thinking struct {
+	slots chan struct{} // a token held by each move the computer thinks about
+	wait  time.Duration // the longest a move waits for a slot
+
+	mu  sync.Mutex
+	due map[string]time.Time // user → when their moves so far are paid off
+}
+
+func newThinking(slots int) *thinking {
+	return &thinking{slots: make(chan struct{}, slots), wait: thinkWait}
+}
+
+// pace lets a move by user against the computer at now through, or
+// refuses it in words. undo takes it back, for a move that was not made.
+func (t *thinking) pace(user string, now time.Time) (undo func(), err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	next, retry, ok := paced(t.due[user], now, moveBurst, moveEvery)
+	if !ok {
+		return nil, refuse("move.too_fast", map[string]any{"At": retry.Unix()})
+	}
+	if t.due == nil {
+		t.due = make(map[string]time.Time)
+	}
+	if len(t.due) > pruneAbove {
+		for u, d := range t.due {
+			if !d.After(now) {
+				delete(t.due, u) // paid off: as good as no entry
+			}
+		}
+	}
+	t.due[user] = next
+	return func() {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if d, ok := t.due[user]; ok {
+			t.due[user] = d.Add(-moveEvery)
+		}
+	}, nil
+}
+
+// slot waits for the computer to have time for one more move: at most
+// t.wait, and never so long that less than thinkReserve is left of ctx.
+// It refuses in words when none came; release gives the slot back.
+func (t *thinking) slot(ctx context.Context) (release func(), err error) {
+	select {
+	case t.slots <- struct{}{}:
+		return func() { <-t.slots }, nil
+	default:
+	}
+	wait := t.wait
+	if dl, ok := ctx.Deadline(); ok {
+		wait = min(wait, time.Until(dl)-thinkReserve)
+	}
+	if wait > 0 {
+		timer := time.NewTimer(wait)
+		defer timer.Stop()
+		select {
+		case t.slots <- struct{}{}:
+			return func() { <-t.slots }, nil
+		case <-timer.C:
+		case <-ctx.Done():
+		}
+	}
+	return nil, refuse("move.computer_busy", nil)
+}

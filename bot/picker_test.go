@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bwmarrin/discordgo"
+	"github.com/tttbot/tttbot/discord"
 	"github.com/tttbot/tttbot/game"
 	"github.com/tttbot/tttbot/store"
 	"github.com/tttbot/tttbot/table"
@@ -64,15 +66,30 @@ func selectIn(t *testing.T, channelID, customID string, values ...string) *disco
 // board message in channelID, with typed in its text field.
 func modalIn(t *testing.T, channelID, customID, typed string) *discordgo.InteractionCreate {
 	t.Helper()
+	return modalSubmit(t, channelID, customID, map[string]any{"type": 18, "id": 1,
+		"component": map[string]any{"type": 4, "id": 2, "custom_id": typedField, "value": typed}})
+}
+
+// modalSubmit is a MODAL_SUBMIT in the channel of the modal customID with
+// one component (Discord's Label Interaction Response Structure, or an
+// action row), decoded as package discord decodes interactions.
+func modalSubmit(t *testing.T, channelID, customID string, component map[string]any) *discordgo.InteractionCreate {
+	t.Helper()
 	m := fixture(t, "button_component_interaction_legacy.json")
 	m["type"] = int(discordgo.InteractionModalSubmit)
 	m["channel_id"] = channelID
-	m["data"] = map[string]any{"custom_id": customID, "components": []any{map[string]any{
-		"type": 1, "components": []any{map[string]any{"type": 4, "custom_id": typedField, "value": typed}},
-	}}}
-	ic := decode(t, m)
-	ic.Token = "token-" + ic.ID
-	return ic
+	m["data"] = map[string]any{"custom_id": customID, "components": []any{component}}
+	m["id"] = strconv.FormatUint(payloadIDs.Add(1), 10)
+	m["token"] = "token-" + m["id"].(string)
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := discord.DecodeInteraction(b)
+	if err != nil {
+		t.Fatalf("a modal submit cannot be decoded: %v", err)
+	}
+	return &discordgo.InteractionCreate{Interaction: in}
 }
 
 // suggestIn is the autocomplete of /ttt move with opts, one of them
@@ -348,10 +365,22 @@ func TestPickerModal(t *testing.T) {
 	if r.Data.CustomID != typed {
 		t.Errorf("the modal's custom_id is %q; want %q", r.Data.CustomID, typed)
 	}
-	in, ok := r.Data.Components[0].(discordgo.ActionsRow).Components[0].(discordgo.TextInput)
-	if !ok || in.CustomID != typedField || in.Label != de.T("modal.move.label", nil) || !in.Required || in.Style != discordgo.TextInputShort {
-		t.Errorf("the modal's field is %+v; want a required short field %q", in, typedField)
+	// A Label (Discord's component reference: type 18, label, component)
+	// of a text input without a label of its own (deprecated there).
+	got, err := json.Marshal(r.Data.Components)
+	if err != nil {
+		t.Fatal(err)
 	}
+	want := `[{"type":18,"label":` + strconv.Quote(de.T("modal.move.label", nil)) + `,"component":` +
+		`{"type":4,"custom_id":"` + typedField + `","style":1,"placeholder":"5 5","required":true,"min_length":3,"max_length":12}}]`
+	if string(got) != want {
+		t.Errorf("the modal's components are\n%s\nwant\n%s", got, want)
+	}
+
+	// The form before Labels, an action row, is read too.
+	b.serveIC(ctx, modalSubmit(t, fixtureChannel, typed, map[string]any{"type": 1,
+		"components": []any{map[string]any{"type": 4, "custom_id": typedField, "value": "99 99"}}}))
+	wantEphemeral(t, rec.last(t), "There is no row 99, column 99")
 
 	type refused struct{ typed, says string }
 	for _, tt := range []refused{

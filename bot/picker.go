@@ -249,7 +249,8 @@ const maxChoices = 25
 // the channel's game with a free cell; for col, the free columns of the
 // row given (every column with one, before a row is given). What the user
 // typed so far narrows them to the numbers that start with it. Anything
-// wrong (no game, a game over) suggests nothing.
+// wrong (no game, a game over) suggests nothing. A channel without a game
+// is read from the store once per noGameFor, not at each keystroke.
 func (b *Bot) suggestMove(ctx context.Context, req *request) error {
 	var choices []*discordgo.ApplicationCommandOptionChoice
 	data := req.commandData()
@@ -267,15 +268,13 @@ func (b *Bot) suggestMove(ctx context.Context, req *request) error {
 		return req.suggest(ctx, nil)
 	}
 	typed := strings.TrimSpace(optionText(focused))
-	ch, err := b.tables.lock(ctx, req.ChannelID, true)
-	if err != nil {
-		return err
-	}
 	// A kept match is never changed in place (changes are made on a
 	// clone), so it is read after the unlock: moves in the channel do not
 	// wait for the answer to a keystroke.
-	m := ch.match
-	b.tables.unlock(ch)
+	m, err := b.tables.running(ctx, req.ChannelID)
+	if err != nil {
+		return err
+	}
 	if m == nil || m.Over() {
 		return req.suggest(ctx, nil)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -651,5 +652,69 @@ func TestPickerOnPicture(t *testing.T) {
 	rec.mu.Unlock()
 	if e.Components != nil {
 		t.Errorf("the picture's edit sets the components %v; want the picker left as answered", *e.Components)
+	}
+}
+
+// Autocomplete in a channel without a game reads the store (the game and
+// the challenge) once per noGameFor, not at each keystroke; a game started
+// by this process is suggested from at once, one started by another
+// process sharing the database once noGameFor has passed.
+func TestMoveAutocompleteNoGameCached(t *testing.T) {
+	ctx := context.Background()
+	var mu sync.Mutex
+	reads := 0
+	newStore := func() *store.Memory {
+		return store.NewMemory(store.Observe(func(op string, _ time.Duration, _ error) {
+			if op == "current" || op == "challenge" {
+				mu.Lock()
+				reads++
+				mu.Unlock()
+			}
+		}))
+	}
+	readsNow := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return reads
+	}
+	clk := &clock{t: time.Now()}
+	suggest := func(b *Bot, rec *recorder) int {
+		t.Helper()
+		b.serveIC(ctx, suggestIn(t, focused("row", "")))
+		r := rec.last(t)
+		if r.Type != discordgo.InteractionApplicationCommandAutocompleteResult {
+			t.Fatalf("the autocomplete answered type %d; want choices", r.Type)
+		}
+		return len(r.Data.Choices)
+	}
+
+	b, rec := clockedBotOn(t, newStore(), clk)
+	before := readsNow()
+	for range 20 {
+		if n := suggest(b, rec); n != 0 {
+			t.Fatalf("with no game, %d choices; want none", n)
+		}
+	}
+	if got := readsNow() - before; got > 2 {
+		t.Errorf("20 keystrokes in a channel without a game read the store %d times; want at most 2 (the game, the challenge)", got)
+	}
+	bigGame(t, b, 10, 5, opponent)
+	if n := suggest(b, rec); n != 10 {
+		t.Errorf("after a game started in this process, %d rows suggested; want 10", n)
+	}
+
+	st := newStore()
+	b, rec = clockedBotOn(t, st, clk)
+	other, _ := clockedBotOn(t, st, clk) // another process on the same database
+	if n := suggest(b, rec); n != 0 {
+		t.Fatalf("with no game, %d choices; want none", n)
+	}
+	bigGame(t, other, 10, 5, opponent)
+	if n := suggest(b, rec); n != 0 {
+		t.Errorf("a game started by another process was seen before noGameFor (%d rows): the answer was not cached", n)
+	}
+	clk.advance(noGameFor)
+	if n := suggest(b, rec); n != 10 {
+		t.Errorf("noGameFor after another process started a game, %d rows suggested; want 10", n)
 	}
 }

@@ -34,6 +34,7 @@ type gatewayLock struct {
 	mu       sync.Mutex
 	held     []*store.Lock
 	released bool
+	done     chan struct{} // closed by release: the watch ends
 
 	notHeld  atomic.Pointer[string] // why the locks are not all held, for /readyz
 	gone     chan struct{}          // closed when another process took a lock
@@ -62,7 +63,7 @@ func (cfg config) gatewayLocks() []lockSpec {
 // error that says which other process holds one.
 func (g *gatewayLock) take(ctx context.Context, cfg config) error {
 	if g.gone == nil {
-		g.gone = make(chan struct{})
+		g.gone, g.done = make(chan struct{}), make(chan struct{})
 	}
 	specs := cfg.gatewayLocks()
 	sharded := len(specs) > 1
@@ -130,6 +131,8 @@ func (g *gatewayLock) keep(ctx context.Context, cfg config, log *slog.Logger, i 
 		select {
 		case <-ctx.Done():
 			return
+		case <-g.done:
+			return
 		case <-h.Lost():
 		}
 		why := "the gateway lock's connection to the database was lost: taking the lock again"
@@ -141,6 +144,9 @@ func (g *gatewayLock) keep(ctx context.Context, cfg config, log *slog.Logger, i 
 				t := time.NewTimer(every)
 				select {
 				case <-ctx.Done():
+					t.Stop()
+					return
+				case <-g.done:
 					t.Stop()
 					return
 				case <-t.C:
@@ -224,6 +230,9 @@ func (g *gatewayLock) goneCause() error {
 func (g *gatewayLock) release() {
 	g.mu.Lock()
 	held := g.held
+	if !g.released && g.done != nil {
+		close(g.done)
+	}
 	g.held, g.released = nil, true
 	g.mu.Unlock()
 	for _, l := range held {

@@ -36,9 +36,9 @@ type gatewayLock struct {
 	released bool
 	done     chan struct{} // closed by release: the watch ends
 
-	notHeld  atomic.Pointer[string] // why the locks are not all held, for /readyz
-	gone     chan struct{}          // closed when another process took a lock
-	goneErr  error                  // why, written before gone is closed
+	lost     atomic.Int32  // locks lost and not yet taken again
+	gone     chan struct{} // closed when another process took a lock
+	goneErr  error         // why, written before gone is closed
 	goneOnce sync.Once
 }
 
@@ -135,8 +135,7 @@ func (g *gatewayLock) keep(ctx context.Context, cfg config, log *slog.Logger, i 
 			return
 		case <-h.Lost():
 		}
-		why := "the gateway lock's connection to the database was lost: taking the lock again"
-		g.notHeld.Store(&why)
+		g.lost.Add(1)
 		log.Warn("the gateway lock's connection to the database was lost (a restart, a failover, or a killed connection); taking the lock again",
 			"lock", spec.name, "err", h.Cause())
 		for try := 0; ; try++ {
@@ -180,7 +179,7 @@ func (g *gatewayLock) keep(ctx context.Context, cfg config, log *slog.Logger, i 
 			g.held[i] = nh
 			g.mu.Unlock()
 			h = nh
-			g.notHeld.Store(nil)
+			g.lost.Add(-1)
 			log.Info("took the gateway lock again", "lock", spec.name)
 			break
 		}
@@ -196,8 +195,6 @@ func (g *gatewayLock) isReleased() bool {
 // lose marks the locks gone for good, for err.
 func (g *gatewayLock) lose(err error) {
 	g.goneOnce.Do(func() {
-		why := err.Error()
-		g.notHeld.Store(&why)
 		g.goneErr = err
 		close(g.gone)
 	})
@@ -210,8 +207,11 @@ func (g *gatewayLock) Gone() <-chan struct{} { return g.gone }
 // Err is nil while every lock taken is held: the reason /readyz fails
 // otherwise.
 func (g *gatewayLock) Err() error {
-	if p := g.notHeld.Load(); p != nil {
-		return errors.New(*p)
+	if err := g.goneCause(); err != nil {
+		return err
+	}
+	if g.lost.Load() > 0 {
+		return errors.New("the gateway lock's connection to the database was lost: taking the lock again")
 	}
 	return nil
 }

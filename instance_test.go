@@ -251,9 +251,11 @@ func (r *lockRig) waitReadyz(ok bool) string {
 func TestGatewayLockTakenAgain(t *testing.T) {
 	t.Parallel()
 	r := startLockRig(t)
+	began := time.Now()
 	old := r.kill()
 	r.waitLog("the gateway lock's connection to the database was lost")
 	r.waitLog("took the gateway lock again")
+	t.Logf("the lock was lost and taken again %v after pg_terminate_backend", time.Since(began).Round(time.Millisecond)) // a figure, not a verdict
 	if pid := r.backend(); pid == 0 || pid == old {
 		t.Errorf("after the retake the lock's backend is %d (the killed one was %d); want a new one", pid, old)
 	}

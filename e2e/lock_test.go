@@ -62,6 +62,7 @@ func TestE2EGatewayLockLost(t *testing.T) {
 	if err := db.QueryRow(ctx, "SELECT pg_terminate_backend($1)", pid).Scan(&ok); err != nil || !ok {
 		t.Fatalf("pg_terminate_backend(%d) = %v, %v", pid, ok, err)
 	}
+	killed := time.Now()
 	b := startBotProcess(t, "B", env)
 
 	bReady := make(chan error, 1)
@@ -75,6 +76,7 @@ func TestE2EGatewayLockLost(t *testing.T) {
 		if err := a.waitLog(ctx, "took the gateway lock again"); err != nil {
 			t.Fatalf("B was refused, and A did not take its lock again: %v\n%s", err, a.tail(4000))
 		}
+		t.Logf("B was refused %v after the kill", time.Since(killed).Round(time.Millisecond)) // a figure, not a verdict
 		if n := len(srv.Identifies()); n != 1 {
 			t.Errorf("%d gateway connections identified; want A's alone", n)
 		}

@@ -17,6 +17,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -162,6 +163,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 	var opened atomic.Bool // st is set
 	counters := new(discord.Counters)
 	var gw *discord.Gateway // set before ready, read by Ready only after it
+	locks := &gatewayLock{every: cfg.lockCheck}
 	m := metrics.New(metrics.Sources{
 		ActiveGames: func(ctx context.Context) (int, error) {
 			if !opened.Load() {
@@ -175,6 +177,9 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 		Ready: func(ctx context.Context) error {
 			if p := phase.Load(); p != nil {
 				return errors.New(*p)
+			}
+			if err := locks.Err(); err != nil {
+				return err
 			}
 			if gw != nil && !gw.Connected() {
 				return errors.New("the gateway is not connected")
@@ -232,12 +237,13 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 
 	if cfg.useGateway() {
 		lctx, cancel := context.WithTimeout(ctx, cfg.openTimeout())
-		release, err := lockGateway(lctx, cfg)
+		err := locks.take(lctx, cfg)
 		cancel()
 		if err != nil {
 			return stopped(err)
 		}
-		defer release()
+		defer locks.release()
+		locks.watch(ctx, cfg, log)
 	}
 
 	setPhase("starting: connecting to Discord")
@@ -253,9 +259,17 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 		if err != nil {
 			return stopped(err)
 		}
-		defer func() {
+		closeGateway := sync.OnceFunc(func() {
 			if err := gw.Close(); err != nil {
 				log.Warn("closing the gateway connection", "err", err)
+			}
+		})
+		defer closeGateway()
+		go func() { // another process took the gateway lock: it answers now
+			select {
+			case <-locks.Gone():
+				closeGateway()
+			case <-ctx.Done():
 			}
 		}()
 		rest, me = gw.REST(), gw.Ready()
@@ -280,7 +294,13 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 	b.SetSelf(me.UserID)
 	handle := func(i *discordgo.Interaction, r discord.Responder) { b.Handle(i, r) }
 	if gw != nil {
-		gw.Handle(handle)
+		gw.Handle(func(i *discordgo.Interaction, r discord.Responder) {
+			select {
+			case <-locks.Gone(): // the other process answers it
+			default:
+				handle(i, r)
+			}
+		})
 	}
 	// The bot closes after the servers have stopped taking interactions
 	// (deferred calls run in reverse).
@@ -314,7 +334,12 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 	}
 	attrs = append(attrs, listening...)
 	log.Info("ready", append(attrs, "invite", bot.InviteURL(me.AppID))...)
-	<-ctx.Done()
+	var gone error // another process took the gateway lock
+	select {
+	case <-ctx.Done():
+	case <-locks.Gone():
+		gone = locks.goneCause()
+	}
 
 	// Drain: /readyz fails at once, so that a load balancer stops sending
 	// here; for a while the servers still answer what arrives (a request
@@ -337,7 +362,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 	}
 	shutdown(servers, log)
 	servers = nil
-	return nil
+	return gone
 }
 
 // drainer serves h; once draining is set, every answer asks the client to

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -31,6 +32,7 @@ type tables struct {
 	upkeep     upkeep
 	channels   registry
 	settings   *settings // whether a guild has reminders (remind)
+	noGame     noGames   // channels found without a running game, for autocomplete
 }
 
 // upkeep is what tables tells the keeper of the Discord messages (boards)
@@ -57,6 +59,7 @@ type upkeep interface {
 // the processes that do not time the game) unless the guild, as far as
 // this process knows, has turned reminders off.
 func (t *tables) put(ctx context.Context, m *match) error {
+	t.noGame.forget(m.ChannelID) // a new game, perhaps
 	g := toStored(m)
 	if !g.RemindAt.IsZero() && !t.settings.reminds(ctx, m.GuildID) {
 		g.RemindAt = time.Time{}
@@ -100,6 +103,93 @@ func (t *tables) lock(ctx context.Context, channelID string, cached bool) (*chan
 }
 
 func (t *tables) unlock(ch *channel) { t.channels.unlock(ch) }
+
+// running returns the channel's running game for an autocomplete, or nil:
+// the one this process holds, else the stored one (lock), read at most
+// once per noGameFor while the channel has none (noGames). It answers
+// keystrokes, not moves: a game another process started here may be
+// missed for up to noGameFor.
+func (t *tables) running(ctx context.Context, channelID string) (*match, error) {
+	if d, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, d.Add(-lockMargin))
+		defer cancel()
+	}
+	ch, err := t.channels.lock(ctx, channelID)
+	if err != nil {
+		return nil, err
+	}
+	defer t.channels.unlock(ch)
+	if m := ch.match; m != nil && !m.Over() {
+		t.syncTurn(ctx, ch) // a deadline passed since: the game is lost first
+		return ch.match, nil
+	}
+	now := t.now()
+	if t.noGame.recent(channelID, now) {
+		return nil, nil
+	}
+	if err := t.load(ctx, ch); err != nil {
+		return nil, err
+	}
+	if m := ch.match; m != nil && !m.Over() {
+		return m, nil
+	}
+	t.noGame.note(channelID, now) // under the channel's lock: a start here (put) comes after
+	return nil, nil
+}
+
+// noGameFor is how long a channel found without a running game is
+// believed to have none, by autocomplete alone.
+const noGameFor = 5 * time.Second
+
+// maxNoGames bounds the channels noGames remembers.
+const maxNoGames = 10_000
+
+// noGames remembers, for noGameFor, the channels where autocomplete found
+// no running game, so that each keystroke of /ttt move there does not read
+// the store (the game, then the challenge). A game started in this process
+// forgets its channel at once (tables.put). The zero value is empty; it
+// is safe for concurrent use.
+type noGames struct {
+	mu sync.Mutex
+	at map[string]time.Time // when the channel was found without a game
+}
+
+// recent says whether channelID was found without a game within noGameFor
+// of now.
+func (n *noGames) recent(channelID string, now time.Time) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	at, ok := n.at[channelID]
+	return ok && now.Sub(at) < noGameFor && !now.Before(at)
+}
+
+// note remembers that channelID had no running game at now.
+func (n *noGames) note(channelID string, now time.Time) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.at == nil {
+		n.at = make(map[string]time.Time)
+	}
+	if len(n.at) >= maxNoGames {
+		for id, at := range n.at {
+			if now.Sub(at) >= noGameFor {
+				delete(n.at, id)
+			}
+		}
+		if len(n.at) >= maxNoGames {
+			clear(n.at)
+		}
+	}
+	n.at[channelID] = now
+}
+
+// forget drops channelID.
+func (n *noGames) forget(channelID string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	delete(n.at, channelID)
+}
 
 // errStale is a save that lost the race against another process while the
 // game it changed came from this process's memory, not from the store:

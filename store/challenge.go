@@ -53,7 +53,9 @@ func (s *sqlStore) Challenge(ctx context.Context, channelID string) (c *Challeng
 }
 
 // OpenChallenge stores c as its channel's open challenge. It fails with
-// ErrConflict if the channel already has one.
+// ErrConflict if the channel already has one. A commit whose answer was
+// lost is resolved by looking for c: nil if it is stored, a plain error if
+// not.
 func (s *sqlStore) OpenChallenge(ctx context.Context, c *Challenge) (err error) {
 	defer s.observe.done("open_challenge", time.Now(), &err)
 	var n int64
@@ -63,6 +65,18 @@ func (s *sqlStore) OpenChallenge(ctx context.Context, c *Challenge) (err error) 
 			c.Message.ChannelID, c.Message.MessageID)
 		return err
 	})
+	switch {
+	case errors.Is(err, ErrOutcomeUnknown) && n == 0:
+		err = nil // it inserted nothing, whatever became of the commit
+	case errors.Is(err, ErrOutcomeUnknown):
+		err = s.resolve(ctx, err, func(ctx context.Context) (bool, error) {
+			var found int
+			err := s.direct(ctx, func(t tx) error {
+				return t.queryRow(ctx, `SELECT count(*) FROM challenges WHERE id = ?`, c.ID).Scan(&found)
+			})
+			return found == 1, err
+		})
+	}
 	if err != nil {
 		return fmt.Errorf("store: open challenge %s: %w", c.ID, err)
 	}
@@ -74,14 +88,41 @@ func (s *sqlStore) OpenChallenge(ctx context.Context, c *Challenge) (err error) 
 
 // CloseChallenge removes the open challenge with that id and reports
 // whether it was there: of several processes closing one challenge (an
-// accept, a decline, a timer), exactly one gets true.
+// accept, a decline, a timer), exactly one gets true. A commit whose
+// answer was lost is resolved by asking the database whether the
+// transaction committed (a challenge that is gone does not say who
+// removed it).
 func (s *sqlStore) CloseChallenge(ctx context.Context, id string) (_ bool, err error) {
 	defer s.observe.done("close_challenge", time.Now(), &err)
 	var n int64
+	var xact string // the transaction's id, where a commit can go unanswered
 	err = s.write(ctx, func(t tx) (err error) {
-		n, err = t.exec(ctx, `DELETE FROM challenges WHERE id = ?`, id)
+		if s.xactID == "" {
+			n, err = t.exec(ctx, `DELETE FROM challenges WHERE id = ?`, id)
+			return err
+		}
+		n = 1
+		err = t.queryRow(ctx, `DELETE FROM challenges WHERE id = ? RETURNING `+s.xactID, id).Scan(&xact)
+		if errors.Is(err, errNoRows) {
+			n, err = 0, nil
+		}
 		return err
 	})
+	switch {
+	case errors.Is(err, ErrOutcomeUnknown) && n == 0:
+		err = nil // it removed nothing, whatever became of the commit
+	case errors.Is(err, ErrOutcomeUnknown):
+		err = s.resolve(ctx, err, func(ctx context.Context) (bool, error) {
+			var status string
+			err := s.direct(ctx, func(t tx) error {
+				return t.queryRow(ctx, `SELECT coalesce(txid_status(?::bigint), '')`, xact).Scan(&status)
+			})
+			if err == nil && status != "committed" && status != "aborted" {
+				err = fmt.Errorf("transaction %s is %q", xact, status)
+			}
+			return status == "committed", err
+		})
+	}
 	if err != nil {
 		return false, fmt.Errorf("store: close challenge %s: %w", id, err)
 	}

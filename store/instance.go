@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -18,10 +20,12 @@ var ErrLockHeld = errors.New("store: the lock is held by another process")
 // process that wants the same lock learns at once that the first runs.
 // Exclusive locks exclude every other holder of the name; shared ones
 // only exclusive holders. A lock lasts until Close or the end of the
-// process (or, on PostgreSQL, of its connection). Safe for use by one
-// goroutine.
+// process (or, on PostgreSQL, of its connection: see Lost). Close is for
+// one goroutine; Lost and Cause are safe for concurrent use.
 type Lock struct {
 	close func() error
+	lost  chan struct{} // closed when the lock is lost; nil if it cannot be
+	cause error         // why, written before lost is closed
 }
 
 // Close lets the lock go. It may be called more than once.
@@ -34,15 +38,68 @@ func (l *Lock) Close() error {
 	return c()
 }
 
+// Lost returns a channel that is closed when the lock was lost without
+// Close. A PostgreSQL lock is lost with its connection: the server
+// restarted or failed over, the backend was terminated
+// (pg_terminate_backend, an idle-connection killer), or the server stopped
+// answering its pings. The server has then let the lock go, or will when
+// it notices, and another holder may take it. A SQLite lock is never lost:
+// its channel is nil.
+func (l *Lock) Lost() <-chan struct{} {
+	if l == nil {
+		return nil
+	}
+	return l.lost
+}
+
+// Cause says why the lock was lost, once Lost is closed; nil before.
+func (l *Lock) Cause() error {
+	if l == nil || l.lost == nil {
+		return nil
+	}
+	select {
+	case <-l.lost:
+		return l.cause
+	default:
+		return nil
+	}
+}
+
+// DefaultLockCheck is how often LockPostgres checks by default that the
+// server still answers on the lock's connection, when nothing arrives on
+// it. A connection that the server ends is noticed at once, one that goes
+// silent within this and lockPingWithin.
+const DefaultLockCheck = 2 * time.Second
+
+// lockPingWithin is how long a lock's ping may take at least before the
+// connection is taken for silent: a loaded server or machine is not lost.
+const lockPingWithin = 5 * time.Second
+
 // LockPostgres takes the lock name in the PostgreSQL database at url: a
 // session-level advisory lock (pg_try_advisory_lock, or _shared) keyed
 // by a 64-bit hash of name, on a connection of its own that the lock
-// holds open. It does not wait: a held lock is ErrLockHeld.
-func LockPostgres(ctx context.Context, url, name string, shared bool) (*Lock, error) {
+// holds open, named "tttbot lock " + name in pg_stat_activity's
+// application_name. It does not wait: a held lock is ErrLockHeld.
+//
+// The lock watches its connection: it waits for whatever the server sends
+// (the error that ends a terminated backend, or the end of the
+// connection), and when nothing came for every (0: DefaultLockCheck) it
+// pings. A connection that ends, or a ping unanswered within every (at
+// least 5 s), loses the lock (see Lost). Taking it again is the caller's
+// choice.
+func LockPostgres(ctx context.Context, url, name string, shared bool, every time.Duration) (*Lock, error) {
+	if every <= 0 {
+		every = DefaultLockCheck
+	}
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
 		return nil, errors.New("store: lock: cannot parse the database url") // pgx's error may quote the password
 	}
+	app := "tttbot lock " + name
+	if len(app) > 63 { // PostgreSQL's limit (NAMEDATALEN - 1)
+		app = app[:63]
+	}
+	cfg.RuntimeParams["application_name"] = app
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("store: lock %s: %w", name, err)
@@ -60,7 +117,55 @@ func LockPostgres(ctx context.Context, url, name string, shared bool) (*Lock, er
 		conn.Close(context.Background())
 		return nil, fmt.Errorf("%w: %s", ErrLockHeld, name)
 	}
-	return &Lock{close: func() error { return conn.Close(context.Background()) }}, nil
+	l := &Lock{lost: make(chan struct{})}
+	wctx, stop := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		err := watchConn(wctx, conn, every)
+		if err == nil { // stopped by Close
+			return
+		}
+		l.cause = fmt.Errorf("store: lock %s: its connection to PostgreSQL was lost: %w", name, err)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		conn.Close(ctx) // a silent connection: do not keep it
+		cancel()
+		close(l.lost)
+	})
+	l.close = func() error {
+		stop()
+		wg.Wait()
+		return conn.Close(context.Background())
+	}
+	return l, nil
+}
+
+// watchConn waits on conn until it ends, or a ping sent after every of
+// silence is not answered within max(every, lockPingWithin), and says
+// why; nil once ctx ends.
+func watchConn(ctx context.Context, conn *pgx.Conn, every time.Duration) error {
+	for {
+		wctx, cancel := context.WithTimeout(ctx, every)
+		err := conn.PgConn().WaitForNotification(wctx) // returns at once if the server ends the connection
+		timedOut := wctx.Err() != nil
+		cancel()
+		switch {
+		case ctx.Err() != nil:
+			return nil
+		case err == nil: // a notification: none is asked for, but it is a sign of life
+			continue
+		case !timedOut:
+			return err
+		}
+		pctx, cancel := context.WithTimeout(ctx, max(every, lockPingWithin))
+		err = conn.Ping(pctx)
+		cancel()
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
 }
 
 // lockKey is the advisory lock key of name: FNV-1a, 64 bits.

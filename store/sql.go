@@ -68,6 +68,10 @@ type sqlStore struct {
 	// (wrapping ErrOutcomeUnknown) can no longer commit, so that a read
 	// tells whether it did; nil when it is so.
 	settled func(ctx context.Context, err error) error
+	// xactID is the SQL of the id of the current transaction, for
+	// txid_status after an unanswered COMMIT: PostgreSQL's
+	// txid_current()::text; empty where commits are always answered.
+	xactID string
 	// observe, when set, hears of each call the bot makes (Observe).
 	observe Observer
 }

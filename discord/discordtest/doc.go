@@ -39,10 +39,15 @@
 //   - Select menus, modals and autocomplete: a choice in a string select
 //     ([Server.Select]) must be among the menu's options, min_values to
 //     max_values of them; a MODAL callback is valid for commands and
-//     components, not for a modal submit, and its text inputs are checked
-//     (label of at most 45, style, lengths); [Server.SubmitModal] submits it
-//     with values that fit its inputs, and carries the message of the
-//     component that opened it, which UPDATE_MESSAGE may then edit; an
+//     components, not for a modal submit; its components are checked
+//     against Discord's component reference: Labels (type 18: a label of 1
+//     to 45, a description of up to 100, one child of the documented
+//     kinds), Text Displays, and the deprecated action rows of one labelled
+//     text input; text inputs by style and lengths. [Server.SubmitModal]
+//     submits it with values that fit its inputs, each in what held it (a
+//     Label with its id and component, or an action row), and carries the
+//     message of the component that opened it, which UPDATE_MESSAGE may
+//     then edit; an
 //     autocomplete ([Server.Autocomplete], one option [Focused], sent as a
 //     string) takes only APPLICATION_COMMAND_AUTOCOMPLETE_RESULT, whose
 //     choices (an array, even empty; at most 25; names of 1 to 100, values
@@ -106,7 +111,8 @@
 // than READY, RESUMED and INTERACTION_CREATE, and no replay of missed events
 // on resume; no closing of connections whose client stops heartbeating;
 // no select menus of users, roles, mentionables or channels, and no modal
-// components but text inputs in action rows; attachments
+// field but a text input can be submitted (a Label's other children are
+// checked for their custom_id alone); attachments
 // sent as multipart/form-data are accepted and listed but not stored.
 //
 // Error messages of the fake's own making (for instance for a callback type

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -300,14 +302,17 @@ func TestParseFlags(t *testing.T) {
 	if err != nil || c.duration != 0 || c.interactions != 1000000 {
 		t.Errorf("parseFlags = %+v, %v; want no duration limit with -interactions", c, err)
 	}
-	for _, bad := range [][]string{{"-transport", "smoke"}, {"-pairs", "user"}} {
+	for _, bad := range [][]string{{"-transport", "smoke"}, {"-pairs", "user"}, {"-bot-cpus", "one"}, {"-cpus", "0-"}} {
 		if _, err := parseFlags(bad, &strings.Builder{}); err == nil {
 			t.Errorf("parseFlags(%q) = nil error; want one", bad)
 		}
 	}
-	c, err = parseFlags(nil, &strings.Builder{})
-	if err != nil || c.pairs != "game" || c.allowRefused {
-		t.Errorf("parseFlags() = %+v, %v; want a new pair each game, refusals failing the run", c, err)
+	c, err = parseFlags([]string{"-bot-cpus", "0", "-cpus", "1"}, &strings.Builder{})
+	if err != nil || c.botCPUs.String() != "0" || c.cpus.String() != "1" || c.pairs != "game" || c.allowRefused {
+		t.Errorf("parseFlags(-bot-cpus 0 -cpus 1) = %+v, %v; want the bot on CPU 0, the generator on 1, a new pair each game, refusals failing the run", c, err)
+	}
+	if c, _ := parseFlags(nil, &strings.Builder{}); c.botCPUs != nil || c.cpus != nil {
+		t.Errorf("parseFlags() = %+v; want no CPUs chosen", c)
 	}
 }
 
@@ -356,6 +361,33 @@ func TestCheckRefusals(t *testing.T) {
 	}
 }
 
+func TestParseCPUs(t *testing.T) {
+	for list, want := range map[string]string{"0": "0", "1": "1", "0-1,3": "0-1,3", "3,0,1": "0-1,3", "5-7,1023": "5-7,1023"} {
+		s, err := parseCPUs(list)
+		if err != nil || s.String() != want {
+			t.Errorf("parseCPUs(%q) = %s, %v; want %s", list, s.String(), err, want)
+		}
+	}
+	for _, bad := range []string{"", "x", "1-", "2-1", "-1", "1024", "0,,1"} {
+		if _, err := parseCPUs(bad); err == nil {
+			t.Errorf("parseCPUs(%q): no error; want one", bad)
+		}
+	}
+	if s, _ := parseCPUs("0-2,64"); s.count() != 4 {
+		t.Errorf("count of 0-2,64 = %d; want 4", s.count())
+	}
+}
+
+func TestCPUsAllowed(t *testing.T) {
+	status := "Name:\ttttbot\nCpus_allowed:\t3\nCpus_allowed_list:\t0-1\nMems_allowed:\t1\n"
+	if got := cpusAllowed([]byte(status)); got != "0-1" {
+		t.Errorf("cpusAllowed = %q; want 0-1", got)
+	}
+	if got, err := affinity(os.Getpid()); err != nil || got == "" {
+		t.Errorf("affinity(self) = %q, %v; want this process's CPUs", got, err)
+	}
+}
+
 func TestSnippet(t *testing.T) {
 	for body, want := range map[string]string{
 		`{"type":4,"data":{"content":"No game in \"this\" channel.","flags":64}}`: `No game in \"this\" channel.`,
@@ -365,5 +397,34 @@ func TestSnippet(t *testing.T) {
 		if got := snippet([]byte(body)); got != want {
 			t.Errorf("snippet(%s) = %q; want %q", body, got, want)
 		}
+	}
+}
+
+// startOn gives the thread that started a child on other CPUs its own
+// back: a thread that ended instead would not, when it is the main thread,
+// which Go parks for good, with the child's CPUs.
+func TestStartOnRestoresThread(t *testing.T) {
+	var mine cpuSet
+	if err := getAffinity(0, &mine); err != nil {
+		t.Fatal(err)
+	}
+	var first cpuSet
+	for cpu := range 64 * len(mine) {
+		if mine.has(cpu) {
+			first[cpu/64] |= 1 << (cpu % 64)
+			break
+		}
+	}
+	for range 20 {
+		cmd := exec.Command("true")
+		if err := startOn(cmd, &first); err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Wait(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, err := affinity(os.Getpid()); err != nil || got != mine.String() {
+		t.Errorf("this process's threads on CPUs %q, %v after startOn; want all on %s", got, err, mine.String())
 	}
 }

@@ -35,7 +35,7 @@
 //
 //	go run ./cmd/tttload [-transport http|gateway|both] [-rate N] [-duration D]
 //	    [-channels N] [-concurrency N] [-size N] [-interactions N] [-sample D] [-bot PATH]
-//	    [-pairs game|channel] [-allow-refusals]
+//	    [-pairs game|channel] [-allow-refusals] [-bot-cpus LIST] [-cpus LIST]
 //
 // A soak of a million interactions, closed loop, sampling memory every 15 s:
 //
@@ -45,6 +45,15 @@
 // shows the CPU they took during the run beside the bot's and the
 // generator's. CPU per interaction is the bot's own (/proc/PID/stat), so
 // it holds whatever else runs; throughput and latency do not.
+//
+// To measure the bot per core, run it on cores of its own and everything
+// else on the others: -bot-cpus 0 starts the bot as taskset -c 0 would,
+// and -cpus 1 runs the generator, with the REST sink or the fake Discord
+// in it, on core 1 (like taskset -c 1 tttload). The bot's Go runtime then
+// runs one goroutine at a time, as on a machine of one core. The report
+// names the cores each ran on, read from /proc/PID/task/*/status:
+//
+//	go run ./cmd/tttload -bot-cpus 0 -cpus 1 -rate 0 -concurrency 16 -duration 20s
 //
 // The bot serves no pprof; to see where its CPU goes, run perf on the pid
 // that tttload prints while a run is going:
@@ -106,6 +115,8 @@ type config struct {
 	restTLS      bool
 	pairs        string // "game": a new pair of members plays each game; "channel": one pair per channel
 	allowRefused bool   // a run with more than 1% refused is measured, not failed
+
+	botCPUs, cpus *cpuSet // where the bot and the generator run; nil: anywhere
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -126,6 +137,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fl.BoolVar(&c.restTLS, "rest-tls", true, "serve the bot's REST calls over HTTPS and HTTP/2, as discord.com does (gateway: through a proxy in front of the fake); false: plain HTTP/1.1")
 	fl.StringVar(&c.pairs, "pairs", "game", "who plays: game, a new pair of members each game, as players do; channel, one pair per channel, game after game, as a script would, which the bot's pace on starts refuses")
 	fl.BoolVar(&c.allowRefused, "allow-refusals", false, "measure a run in which more than 1% of the interactions are refused, instead of failing it")
+	botCPUs := fl.String("bot-cpus", "", "run the bot on these CPUs, as taskset -c does: a list such as 0 or 0-1,3 (default: any)")
+	cpus := fl.String("cpus", "", "run this generator, with the REST sink or the fake Discord, on these CPUs (default: any)")
 	if err := fl.Parse(args); err != nil {
 		return c, err
 	}
@@ -151,6 +164,19 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return c, errors.New("give a -duration or a number of -interactions")
 	case c.pairs != "game" && c.pairs != "channel":
 		return c, fmt.Errorf("-pairs %q: want game or channel", c.pairs)
+	}
+	for _, f := range []struct {
+		name, list string
+		set        **cpuSet
+	}{{"-bot-cpus", *botCPUs, &c.botCPUs}, {"-cpus", *cpus, &c.cpus}} {
+		if f.list == "" {
+			continue
+		}
+		s, err := parseCPUs(f.list)
+		if err != nil {
+			return c, fmt.Errorf("%s: %w", f.name, err)
+		}
+		*f.set = &s
 	}
 	if c.rate == 0 {
 		c.channels = c.concurrency
@@ -181,8 +207,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return errors.Join(errs...)
 }
 
-// load builds the bot unless given one and makes the runs cfg asks for,
-// one per transport.
+// load builds the bot unless given one, places this process on its CPUs,
+// and makes the runs cfg asks for, one per transport.
 func load(ctx context.Context, cfg config, stdout, stderr io.Writer) ([]*report, error) {
 	dir, err := os.MkdirTemp("", "tttload-")
 	if err != nil {
@@ -196,9 +222,18 @@ func load(ctx context.Context, cfg config, stdout, stderr io.Writer) ([]*report,
 			return nil, err
 		}
 	}
+	if cfg.cpus != nil {
+		if err := pinSelf(cfg.cpus); err != nil {
+			return nil, err
+		}
+	}
 	verify := verifyCost()
-	fmt.Fprintf(stdout, "machine: %d cores (GOMAXPROCS %d), %s %s/%s; ed25519.Verify alone: %.1f µs per interaction\n",
-		runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), runtime.GOOS, runtime.GOARCH, micros(verify))
+	cores, err := affinity(os.Getpid())
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(stdout, "machine: %d cores (GOMAXPROCS %d), %s %s/%s; ed25519.Verify alone: %.1f µs per interaction; generator on CPUs %s\n",
+		runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), runtime.GOOS, runtime.GOARCH, micros(verify), cores)
 
 	kinds := []string{cfg.transport}
 	if cfg.transport == "both" {
@@ -300,6 +335,8 @@ type report struct {
 	restConns   uint64 // TCP connections the bot opened to the REST sink (http)
 	logWarnings int
 	logFirst    []string
+	botCores    string // the CPUs the bot's threads may run on
+	genCores    string // and the generator's
 }
 
 // stats counts what happened in a run. It is safe for concurrent use.
@@ -415,12 +452,16 @@ func runOne(ctx context.Context, cfg config, kind, botPath, dir string, stdout i
 		"METRICS_ADDR=127.0.0.1:0",
 		"LOG_LEVEL=info",
 	}, tr.env()...)
-	p, err := startBot(ctx, botPath, env)
+	p, err := startBot(ctx, botPath, env, cfg.botCPUs)
 	if err != nil {
 		return nil, err
 	}
 	defer p.stop()
-	fmt.Fprintf(stdout, "%s: bot pid %d, interactions %s, metrics %s\n", kind, p.pid, cmp.Or(p.interactions, "-"), p.metrics)
+	botCores, err := affinity(p.pid)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(stdout, "%s: bot pid %d on CPUs %s, interactions %s, metrics %s\n", kind, p.pid, botCores, cmp.Or(p.interactions, "-"), p.metrics)
 	if err := tr.ready(p, cfg.channels); err != nil {
 		return nil, err
 	}
@@ -471,6 +512,12 @@ func runOne(ctx context.Context, cfg config, kind, botPath, dir string, stdout i
 		r.edits, r.restConns = ht.sink.edits.Load(), ht.sink.conns.Load()
 	}
 	r.logWarnings, r.logFirst = p.logged()
+	if r.botCores, err = affinity(p.pid); err != nil {
+		return nil, err
+	}
+	if r.genCores, err = affinity(os.Getpid()); err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 
@@ -648,6 +695,7 @@ func printReports(w io.Writer, cfg config, rs []*report) {
 		return fmt.Sprintf("%d / %d / %d", r.st.internal.Load(), r.st.busy.Load(), r.st.refused.Load())
 	})
 	add("late sends", func(r *report) string { return strconv.FormatInt(r.st.late.Load(), 10) })
+	add("CPUs of bot / generator", func(r *report) string { return r.botCores + " / " + r.genCores })
 	add("bot CPU", func(r *report) string {
 		return fmt.Sprintf("%.1f s (%.0f%% of a core)", r.botCPU.Seconds(), 100*r.botCPU.Seconds()/r.elapsed.Seconds())
 	})

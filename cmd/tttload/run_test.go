@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"os"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -98,5 +100,54 @@ func TestRefusalsFailTheRun(t *testing.T) {
 	}
 	if err := run(context.Background(), append(args, "-allow-refusals"), io.Discard, io.Discard); err != nil {
 		t.Errorf("run -pairs channel -allow-refusals = %v; want the run measured", err)
+	}
+}
+
+// -bot-cpus starts the bot on the CPUs asked for, -cpus runs the generator
+// on its own, and the report names both as /proc shows them.
+func TestPinned(t *testing.T) {
+	bin := botBinary(t)
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine, err := parseCPUs(cpusAllowed(status))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		// This process again on all its CPUs, for the other tests.
+		procs := runtime.GOMAXPROCS(0)
+		if err := pinSelf(&mine); err != nil {
+			t.Error(err)
+		}
+		runtime.GOMAXPROCS(procs)
+	})
+	// The bot on the last CPU, the generator on the first (the same one
+	// on a machine of one).
+	var cpus []int
+	for cpu := range 64 * len(mine) {
+		if mine.has(cpu) {
+			cpus = append(cpus, cpu)
+		}
+	}
+	botCPU, genCPU := strconv.Itoa(cpus[len(cpus)-1]), strconv.Itoa(cpus[0])
+	cfg, err := parseFlags([]string{"-bot", bin, "-bot-cpus", botCPU, "-cpus", genCPU, "-rate", "0", "-concurrency", "1", "-size", "3", "-interactions", "30"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	reports, err := load(context.Background(), cfg, &out, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := reports[0]; r.botCores != botCPU || r.genCores != genCPU {
+		t.Errorf("CPUs of bot / generator: %s / %s; want %s / %s", r.botCores, r.genCores, botCPU, genCPU)
+	}
+	if !strings.Contains(out.String(), "generator on CPUs "+genCPU+"\n") || !strings.Contains(out.String(), "on CPUs "+botCPU+",") {
+		t.Errorf("output does not name the CPUs:\n%s", out.String())
+	}
+	if runtime.GOMAXPROCS(0) != 1 && os.Getenv("GOMAXPROCS") == "" {
+		t.Errorf("GOMAXPROCS %d on one CPU; want 1", runtime.GOMAXPROCS(0))
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -186,7 +187,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 	if cfg.metricsAddr != "" {
 		d := &drainer{h: m.Handler()}
 		drains = append(drains, d)
-		srv, addr, err := listen(cfg.metricsAddr, "METRICS_ADDR", d, log)
+		srv, addr, err := listen(cfg.metricsAddr, "METRICS_ADDR", d, maxConnections, log)
 		if err != nil {
 			return err
 		}
@@ -222,7 +223,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 		mux.Handle("/interactions", endpoint)
 		d := &drainer{h: mux}
 		drains = append(drains, d)
-		srv, addr, err := listen(cfg.interactionsAddr, "INTERACTIONS_ADDR", d, log)
+		srv, addr, err := listen(cfg.interactionsAddr, "INTERACTIONS_ADDR", d, maxConnections, log)
 		if err != nil {
 			return err
 		}
@@ -357,13 +358,20 @@ func (d *drainer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // maxHeaderBytes bounds the request headers the servers read (Go's
 // default is 1 MB): Discord's and a Prometheus scraper's are well under
 // 1 KiB, and a flood of connections sending megabyte headers must not
-// cost a megabyte each. Larger headers get 431.
-const maxHeaderBytes = 16 << 10
+// cost a megabyte each. net/http reads 4096 bytes beyond MaxHeaderBytes
+// before it refuses, so a request line and headers of more than 16 KiB
+// in all get 431.
+const maxHeaderBytes = 16<<10 - 4096
 
-// listen serves h on addr, named by the variable it came from, and
-// returns the address it listens on (addr with the port chosen, if it
-// asked for port 0).
-func listen(addr, variable string, h http.Handler, log *slog.Logger) (*http.Server, string, error) {
+// maxConnections bounds the connections each server holds open at once
+// (each costs a goroutine and its buffers, some 20 KiB); more wait in the
+// kernel's queue until one closes.
+const maxConnections = 1024
+
+// listen serves h on addr, named by the variable it came from, holding at
+// most limit connections at once, and returns the address it listens on
+// (addr with the port chosen, if it asked for port 0).
+func listen(addr, variable string, h http.Handler, limit int, log *slog.Logger) (*http.Server, string, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, "", fmt.Errorf("%s %s: %w", variable, addr, err)
@@ -378,11 +386,56 @@ func listen(addr, variable string, h http.Handler, log *slog.Logger) (*http.Serv
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := srv.Serve(limitListener(ln, limit)); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			log.Error("serving "+variable, "err", err)
 		}
 	}()
 	return srv, ln.Addr().String(), nil
+}
+
+// limitListener returns a listener that holds at most n of ln's
+// connections open at once: Accept waits for one to close first.
+func limitListener(ln net.Listener, n int) net.Listener {
+	return &limitedListener{Listener: ln, slots: make(chan struct{}, n), done: make(chan struct{})}
+}
+
+type limitedListener struct {
+	net.Listener
+	slots     chan struct{} // one per connection open
+	done      chan struct{} // closed by Close
+	closeOnce sync.Once
+}
+
+func (l *limitedListener) Accept() (net.Conn, error) {
+	select {
+	case l.slots <- struct{}{}:
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+	c, err := l.Listener.Accept()
+	if err != nil {
+		<-l.slots
+		return nil, err
+	}
+	return &limitedConn{Conn: c, release: func() { <-l.slots }}, nil
+}
+
+func (l *limitedListener) Close() error {
+	l.closeOnce.Do(func() { close(l.done) })
+	return l.Listener.Close()
+}
+
+// limitedConn gives its slot back once, when it is first closed.
+type limitedConn struct {
+	net.Conn
+	once    sync.Once
+	release func()
+}
+
+func (c *limitedConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.release)
+	return err
 }
 
 // shutdown stops the servers, letting requests in flight finish for up

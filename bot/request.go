@@ -109,6 +109,18 @@ func (req *request) suggest(ctx context.Context, choices []*discordgo.Applicatio
 
 // send sends resp, req's one answer.
 func (req *request) send(ctx context.Context, resp *discordgo.InteractionResponse) error {
+	if req.Type == discordgo.InteractionModalSubmit && req.Message == nil {
+		// A modal opened by a command, or a submit a client sent
+		// without the message, has no message to update: Discord
+		// refuses UPDATE_MESSAGE there. What would have updated it
+		// becomes a new message.
+		switch resp.Type {
+		case discordgo.InteractionResponseUpdateMessage:
+			resp.Type = discordgo.InteractionResponseChannelMessageWithSource
+		case discordgo.InteractionResponseDeferredMessageUpdate:
+			resp.Type = discordgo.InteractionResponseDeferredChannelMessageWithSource
+		}
+	}
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("respond to interaction: %w: %w", errNotSent, err)
 	}

@@ -14,6 +14,20 @@ import (
 	"github.com/tttbot/tttbot/store/storetest"
 )
 
+// signed is a responder whose interaction came signed over HTTP, as the
+// endpoint's does: it could be replayed.
+type signed struct{ Responder }
+
+func (signed) Replayable() bool { return true }
+
+// serveSigned answers ic as the HTTP endpoint would.
+func (b *Bot) serveSigned(ctx context.Context, ic *discordgo.InteractionCreate) {
+	dc := b.dc.(interface {
+		InteractionRespond(*discordgo.Interaction, *discordgo.InteractionResponse, ...discordgo.RequestOption) error
+	})
+	b.handle(ctx, ic.Interaction, signed{viaDiscord{dc, ic.Interaction}})
+}
+
 // countedStore is a store that counts its games.
 type countedStore interface {
 	wholeStore
@@ -48,10 +62,10 @@ func replayStores(t *testing.T) map[string]func(t *testing.T) countedStore {
 func startThenResign(t *testing.T, b *Bot, start *discordgo.InteractionCreate) {
 	t.Helper()
 	ctx := context.Background()
-	b.serveIC(ctx, start)
+	b.serveSigned(ctx, start)
 	resign := slashPayload(t, "resign", nil, nil)
 	resign.ID = "1200000000000000001"
-	b.serveIC(ctx, resign)
+	b.serveSigned(ctx, resign)
 	if r := b.dc.(*recorder).last(t); r.Data.Flags&discordgo.MessageFlagsEphemeral != 0 {
 		t.Fatalf("/ttt resign was refused: %q", r.Data.Content)
 	}
@@ -59,7 +73,7 @@ func startThenResign(t *testing.T, b *Bot, start *discordgo.InteractionCreate) {
 
 func wantReplayRefused(t *testing.T, b *Bot, st countedStore, start *discordgo.InteractionCreate) {
 	t.Helper()
-	b.serveIC(context.Background(), start)
+	b.serveSigned(context.Background(), start)
 	wantEphemeral(t, b.dc.(*recorder).last(t), english().T("error.duplicate", nil))
 	if n, err := st.CountGames(context.Background()); err != nil || n != 1 {
 		t.Errorf("games after the replay = %d, %v; want 1 (the replay started none)", n, err)
@@ -79,7 +93,7 @@ func TestReplayAfterManyInteractions(t *testing.T) {
 			for k := range 10 {
 				help := slashPayload(t, "help", nil, nil)
 				help.ID = fmt.Sprint(1300000000000000000 + k)
-				b.serveIC(context.Background(), help)
+				b.serveSigned(context.Background(), help)
 			}
 			wantReplayRefused(t, b, st, start)
 		})
@@ -87,7 +101,8 @@ func TestReplayAfterManyInteractions(t *testing.T) {
 }
 
 // A /ttt start acted on by one process and replayed to another on the
-// same database is not acted on there.
+// same database is not acted on there. Over the gateway, where only
+// Discord delivers, nothing is recorded.
 func TestReplayToAnotherProcess(t *testing.T) {
 	for name, open := range replayStores(t) {
 		t.Run(name, func(t *testing.T) {
@@ -97,6 +112,13 @@ func TestReplayToAnotherProcess(t *testing.T) {
 			startThenResign(t, first, start)
 			second := newBotOnStore(t, st, new(recorder), DefaultConfig())
 			wantReplayRefused(t, second, st, start)
+
+			gw := slashPayload(t, "help", nil, nil)
+			gw.ID = "1400000000000000001"
+			second.serveIC(context.Background(), gw)
+			if first, err := st.SeeInteraction(context.Background(), gw.ID, time.Now()); err != nil || !first {
+				t.Errorf("an interaction over the gateway was recorded (first %v, %v); want it not", first, err)
+			}
 		})
 	}
 }
@@ -124,5 +146,24 @@ func TestSeenIdsAreForgotten(t *testing.T) {
 		if first, err := st.SeeInteraction(ctx, id, now); err != nil || first != want {
 			t.Errorf("SeeInteraction(%s) after forgetting = %v, %v; want %v", id, first, err, want)
 		}
+	}
+}
+
+// A click that Discord delivered signed to two replicas, one after the
+// other, is acted on by the first; the second finds it recorded, and
+// answers with the board the first drew (the interaction's own change),
+// not that it came twice.
+func TestSignedClickOnTwoReplicas(t *testing.T) {
+	ctx := context.Background()
+	st := new(store.Memory)
+	a, b, ra, rb := replicas(t, st)
+	serveSlash(t, a, "start")
+	ic := clickIn(t, fixtureChannel, firstCell(t, ra.last(t)))
+	a.serveSigned(ctx, ic)
+	before := moves(t, a, ic)
+	b.serveSigned(ctx, ic)
+	wantBoardAnswer(t, rb.last(t), discordgo.InteractionResponseUpdateMessage)
+	if after := moves(t, b, ic); after != before {
+		t.Errorf("%d moves after the second delivery; want %d", after, before)
 	}
 }

@@ -74,7 +74,7 @@ func (b *Bot) handle(ctx context.Context, i *discordgo.Interaction, r Responder)
 	}
 	defer b.run.release() // Close waits for this answer
 	dup := !b.recent.add(i.ID)
-	if !dup && i.Type != discordgo.InteractionApplicationCommandAutocomplete { // suggestions change nothing
+	if !dup && isReplayable(r) && i.Type != discordgo.InteractionApplicationCommandAutocomplete { // suggestions change nothing
 		first, err := b.seen.see(ctx, i.ID)
 		if err != nil {
 			b.log.Error("could not record the interaction; answering without acting on it", "channel", i.ChannelID, "interaction", i.ID, "err", err)

@@ -303,6 +303,11 @@ type httpAnswer struct {
 	took  time.Duration // from the request to its answer
 }
 
+// Replayable says that the interaction came as a signed HTTP request,
+// which whoever captured it could send again while its signature is
+// valid (MaxSkew): the bot records it to act on it once.
+func (a *httpAnswer) Replayable() bool { return true }
+
 // errRequestOver is the answer to a second Respond, or one after the
 // request ended: nothing was sent.
 var errRequestOver = errors.New("the interaction's HTTP request is over")

@@ -3,8 +3,6 @@ package bot
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"path/filepath"
 	"testing"
 	"time"
@@ -123,15 +121,20 @@ func TestReplayToAnotherProcess(t *testing.T) {
 	}
 }
 
-// The ids seen more than seenFor ago are forgotten, a batch at a time,
-// by the bot's own clock; newer ones are kept.
+// The ids seen more than seenFor ago are forgotten in the background, a
+// batch at a time, by the bot's own clock, once a signed interaction
+// comes (and not again within forgetEvery); newer ones are kept.
 func TestSeenIdsAreForgotten(t *testing.T) {
-	st := store.NewMemory()
+	forgets := make(chan struct{}, 10)
+	st := store.NewMemory(store.Observe(func(op string, _ time.Duration, _ error) {
+		if op == "forget_interactions" {
+			forgets <- struct{}{}
+		}
+	}))
 	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
 	cfg := DefaultConfig()
 	cfg.Now = func() time.Time { return now }
-	b := New(new(recorder), StoresOf(st), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	t.Cleanup(b.Close)
+	b := newBotOnStore(t, st, new(recorder), cfg)
 	ctx := context.Background()
 	for k := range 2*forgetBatch + 1 {
 		if _, err := st.SeeInteraction(ctx, fmt.Sprint(k), now.Add(-seenFor-time.Second)); err != nil {
@@ -141,7 +144,18 @@ func TestSeenIdsAreForgotten(t *testing.T) {
 	if _, err := st.SeeInteraction(ctx, "kept", now.Add(-seenFor+time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	b.seen.forget(now.Add(-seenFor))
+	for k := range 2 {
+		help := slashPayload(t, "help", nil, nil)
+		help.ID = fmt.Sprint(1500000000000000000 + k)
+		b.serveSigned(ctx, help)
+	}
+	for range 3 { // 1,000, 1,000 and 1 ids
+		<-forgets
+	}
+	b.Close() // waits for the background work
+	if len(forgets) != 0 {
+		t.Errorf("%d more batches forgotten; want 3 in all, the second interaction within forgetEvery asking for none", len(forgets))
+	}
 	for id, want := range map[string]bool{"0": true, fmt.Sprint(2 * forgetBatch): true, "kept": false} {
 		if first, err := st.SeeInteraction(ctx, id, now); err != nil || first != want {
 			t.Errorf("SeeInteraction(%s) after forgetting = %v, %v; want %v", id, first, err, want)

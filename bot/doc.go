@@ -57,6 +57,9 @@
 //     pools of their own, and is what Close waits for.
 //   - records (stats.go, about.go) answers the commands that only read:
 //     stats, leaderboard, history and about.
+//   - seen (seen.go) records in the store each interaction acted on, so
+//     that one delivered or replayed again, to any process, is acted on
+//     once; duplicate.go answers such a one.
 //
 // Each of them holds only the part of the store it uses (store.go).
 //

@@ -79,7 +79,7 @@ func (s *Server) SubmitModal(from *Interaction, values map[string]string) *Inter
 	in.Fields = values
 	in.from = from
 	in.ID, in.Token, in.AppID = "", "", ""
-	in.st, in.sending, in.unchecked = nil, false, false
+	in.st, in.sending, in.unchecked, in.noMessage = nil, false, false, false
 	return &in
 }
 

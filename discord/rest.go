@@ -197,11 +197,8 @@ func (d REST) do(method, endpoint string, body any, opts []discordgo.RequestOpti
 			o(cfg)
 		}
 		req = cfg.Request
-		if wait := time.Until(lim.until(rt)); wait > 0 {
-			if _, err := pauseToRetry(req.Context(), wait); err != nil || time.Now().Before(lim.until(rt)) {
-				// The limit outlasts the request's deadline: it is not sent.
-				return nil, notSent{fmt.Errorf("%s interaction request: rate limited for %v more", method, wait.Round(time.Millisecond))}
-			}
+		if err := lim.wait(req.Context(), rt); err != nil {
+			return nil, fmt.Errorf("%s interaction request: %w", method, err)
 		}
 		resp, err := cfg.Client.Do(req)
 		if err != nil {
@@ -333,16 +330,23 @@ func limitsFor(auth string) *limits {
 // learns only of those it meets itself); a limit that outlasts ctx's
 // deadline fails the call at once, not sent.
 func (d REST) waitGlobal(ctx context.Context) error {
-	lim := limitsOf(d.Session)
-	all := rateKey{bound: true}
-	wait := time.Until(lim.until(all))
-	if wait <= 0 {
-		return nil
+	return limitsOf(d.Session).wait(ctx, rateKey{bound: true})
+}
+
+// wait waits until a request on r may be sent, as long as the limits
+// that bind it, which other requests' 429s may extend meanwhile, end
+// before ctx's deadline; else it fails at once, with the request not
+// sent.
+func (l *limits) wait(ctx context.Context, r rateKey) error {
+	for {
+		wait := time.Until(l.until(r))
+		if wait <= 0 {
+			return nil
+		}
+		if retry, err := pauseToRetry(ctx, wait); err != nil || !retry {
+			return notSent{fmt.Errorf("rate limited for %v more", wait.Round(time.Millisecond))}
+		}
 	}
-	if _, err := pauseToRetry(ctx, wait); err != nil || time.Now().Before(lim.until(all)) {
-		return notSent{fmt.Errorf("rate limited for %v more", wait.Round(time.Millisecond))}
-	}
-	return nil
 }
 
 // A rateKey is what a per-route limit binds, as REST keeps them: one

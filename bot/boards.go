@@ -45,6 +45,9 @@ type keeper interface {
 	// releaseReminder ends the claim of next's reminder, which Discord
 	// refused: to be tried again (retry), or given up for the turn.
 	releaseReminder(ctx context.Context, next *match, retry bool)
+	// renewReminder renews the claim of next's reminder, which waited
+	// past its end: next with the claim renewed, unless it was lost.
+	renewReminder(ctx context.Context, next *match) (*match, bool)
 }
 
 // followUp queues fu, what a kept change leaves to do on Discord, and
@@ -387,7 +390,9 @@ func (bs *boards) deletePing(p pingRef) {
 // next holds the claim of the turn's reminder until next.lease: the
 // request is made only within it (a margin before its end), so that no
 // other process, which may send the reminder once the claim ends, sends
-// it too. Keeping the message ends the claim; a refusal releases it, to
+// it too; a send that waited its turn in the queue past the claim's end
+// renews it first, unless another process took it meanwhile. Keeping the
+// message ends the claim; a refusal releases it, to
 // be tried again if Discord may take it later (a rate limit that outlasts
 // the claim, a 5xx, no answer), or gives the turn up (a 4xx).
 func (bs *boards) remind(next *match) {
@@ -420,9 +425,14 @@ func (bs *boards) remind(next *match) {
 		defer cancel()
 		left := next.lease.Sub(bs.now()) - remindMargin
 		if left <= 0 {
-			bs.log.Warn("could not remind a player of their move in time; released for another try", "channel", next.ChannelID, "user", mover)
-			bs.keeper.releaseReminder(settle, next, true)
-			return
+			// It waited its turn past the claim's end.
+			renewed, ok := bs.keeper.renewReminder(settle, next)
+			if !ok {
+				bs.log.Info("a reminder's claim ended before its turn to be sent; left to the process that holds it", "channel", next.ChannelID)
+				return
+			}
+			next = renewed
+			left = next.lease.Sub(bs.now()) - remindMargin
 		}
 		sendCtx, stop := context.WithTimeout(ctx, left)
 		id, err := send(sendCtx)

@@ -145,7 +145,10 @@
 // The claim is a lease (match.lease, stored as the RemindAt of a turn
 // whose reminder is claimed): it lasts half of what is left of the turn
 // for a reminder (remindLease), and the claimer sends the reminder only
-// within it. Once Discord has taken the reminder, keeping its message as
+// within it: a send that waited in the queue past it renews it first
+// (renewReminder), unless another process took the reminder meanwhile,
+// and the claimer does not claim again a reminder it has queued
+// (channel.sending). Once Discord has taken the reminder, keeping its message as
 // the turn's ping ends the claim: the turn is reminded. If Discord refused
 // it for a while (a rate limit that outlasts the request's time, a 5xx, no
 // answer), the claimer releases the claim to be tried again remindRetry

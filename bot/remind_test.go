@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -692,5 +693,47 @@ func TestReminderOfADeadProcess(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// A reminder that waits its turn to be sent behind a busy Discord past
+// the end of its claim still goes, once: the timer at the claim's end
+// does not claim it again here, and the send renews the claim before it
+// goes.
+func TestReminderQueuedPastItsClaim(t *testing.T) {
+	b, rec, clk := corrBot(t, time.Minute)
+	m := challengeAccepted(t, b, rec)
+	b.run.bg.Wait()
+	hold := make(chan struct{})
+	var busy sync.WaitGroup
+	busy.Add(editWorkers)
+	for range editWorkers {
+		b.run.queue(func(context.Context) {
+			busy.Done()
+			<-hold
+		})
+	}
+	busy.Wait() // the reminder waits in the queue
+	at, _ := remindAt(m)
+	clk.set(at)
+	b.tables.remindTurn(fixtureChannel)
+	claimed := current(t, b)
+	end, ok := remindAt(claimed)
+	if !ok || claimed.reminded != 1 {
+		t.Fatalf("after the claim the turn has reminded %d, due again %v; want a claim that ends", claimed.reminded, ok)
+	}
+	clk.set(end.Add(time.Second))
+	b.tables.remindTurn(fixtureChannel) // the timer at the claim's end
+	clk.set(end.Add(5 * time.Second))   // and the queue is slower still
+	close(hold)
+	b.run.bg.Wait()
+	if sent, _, _ := followups(rec); len(sent) != 1 {
+		t.Errorf("%d reminders; want 1", len(sent))
+	}
+	if got := current(t, b); got.reminded != 1 || got.ping != followupPing+"followup-1" {
+		t.Errorf("the game keeps reminded %d, ping %q; want turn 1 and the reminder", got.reminded, got.ping)
+	}
+	if _, ok := remindAt(current(t, b)); ok {
+		t.Error("the reminder is still due once Discord took it")
 	}
 }

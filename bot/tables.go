@@ -351,6 +351,7 @@ func (t *tables) keepPing(ctx context.Context, next *match, id string) (kept boo
 		return false, nil
 	}
 	defer t.unlock(ch)
+	t.settled(ch, next)
 	m := ch.match
 	if m == nil || !sameTurn(next, m) || this.hook != nil && m.Board.Token != next.Board.Token {
 		return false, []pingRef{this}
@@ -734,8 +735,8 @@ func (t *tables) remindTurn(channelID string) {
 func (t *tables) remind(ctx context.Context, ch *channel) {
 	m := ch.match
 	at, ok := remindAt(m)
-	if !ok || t.now().Before(at) || ch.forgoes(m) {
-		return
+	if !ok || t.now().Before(at) || ch.forgoes(m) || ch.sending == turnKey(m) {
+		return // not due, given up, or queued to be sent here
 	}
 	if lateToRemind(m, t.now()) {
 		ch.forgo(m)
@@ -765,8 +766,44 @@ func (t *tables) remind(ctx context.Context, ch *channel) {
 		return
 	}
 	ch.match = next
-	t.armReminder(ch, next) // at the lease's end, should the reminder neither go nor be released
+	ch.sending = turnKey(next)
+	t.armReminder(ch, next) // at the lease's end, for a sweep to find it here
 	t.upkeep.remind(next)
+}
+
+// renewReminder renews the claim that next holds on its turn's reminder,
+// which waited in this process's queue past its end: if no other process
+// claimed the reminder meanwhile, and the turn goes on, it returns next
+// with the claim renewed, to be sent within it.
+func (t *tables) renewReminder(ctx context.Context, next *match) (*match, bool) {
+	ch, err := t.lock(ctx, next.ChannelID, false)
+	if err != nil {
+		t.log.Warn("could not renew the claim of a turn's reminder", "channel", next.ChannelID, "err", err)
+		return nil, false
+	}
+	defer t.unlock(ch)
+	m := ch.match
+	if m == nil || !claimedBy(m, next) {
+		t.settled(ch, next)
+		return nil, false // the turn is over, or another claim holds
+	}
+	with := m.Clone()
+	with.lease = t.now().Add(remindLease(m, t.now())).Truncate(time.Millisecond)
+	if err := t.put(ctx, with); err != nil {
+		t.log.Warn("could not renew the claim of a turn's reminder", "channel", next.ChannelID, "err", err)
+		t.settled(ch, next)
+		return nil, false // another process's change first: the claim ends by itself
+	}
+	ch.match = with
+	t.armReminder(ch, with)
+	return with, true
+}
+
+// settled marks the send of next's reminder queued here done.
+func (t *tables) settled(ch *channel, next *match) {
+	if ch.sending == turnKey(next) {
+		ch.sending = ""
+	}
 }
 
 // releaseReminder ends the claim on the reminder of next's turn that next
@@ -781,6 +818,7 @@ func (t *tables) releaseReminder(ctx context.Context, next *match, retry bool) {
 		return
 	}
 	defer t.unlock(ch)
+	t.settled(ch, next)
 	m := ch.match
 	if m == nil || !claimedBy(m, next) {
 		return // the turn is over, or another claim holds

@@ -424,8 +424,8 @@ func (bs *boards) remind(next *match) {
 		settle, cancel := context.WithTimeout(context.WithoutCancel(ctx), editWithin)
 		defer cancel()
 		left := next.lease.Sub(bs.now()) - remindMargin
-		if left <= 0 {
-			// It waited its turn past the claim's end.
+		if left < minRemindLease/2 {
+			// It waited its turn until the claim is (nearly) over.
 			renewed, ok := bs.keeper.renewReminder(settle, next)
 			if !ok {
 				bs.log.Info("a reminder's claim ended before its turn to be sent; left to the process that holds it", "channel", next.ChannelID)

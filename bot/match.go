@@ -220,7 +220,7 @@ func lateToRemind(m *match, now time.Time) bool { return m.Deadline.Sub(now) < r
 // still has time to send it. A claim that Discord refused is released to
 // be tried again after remindRetry.
 const (
-	minRemindLease = 2 * time.Second
+	minRemindLease = 5 * time.Second
 	maxRemindLease = 2 * time.Minute
 	remindRetry    = 2 * time.Second
 )

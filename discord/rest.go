@@ -156,9 +156,9 @@ const (
 
 // Retries of background work.
 const (
-	maxTries         = 8                      // tries of one request, the first included
-	firstServerPause = 250 * time.Millisecond // after the first 5xx; doubled after each
-	maxServerPause   = 4 * time.Second
+	maxTries         = 10                     // tries of one request, the first included
+	firstServerPause = 100 * time.Millisecond // after the first 5xx; doubled after each
+	maxServerPause   = 2 * time.Second        // so that a 10 s deadline has room for 9 tries
 )
 
 // do sends one request, JSON, or multipart/form-data when the body

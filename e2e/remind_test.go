@@ -108,7 +108,9 @@ func movedBack(t *testing.T, dbPath, channel string, d time.Duration) string {
 // form: N games of one-minute turns (TTT_REMINDER_STORM=N; skipped
 // without it) whose reminders fall due within 5 s of the bot's start,
 // while Discord answers 30% of writes with a 429 (retry_after 1 s, from
-// the seed TTT_REMINDER_SEED, default 1). Every reminder goes once, is
+// the seed TTT_REMINDER_SEED, default 1; with TTT_REMINDER_FAULT=500,
+// 30% 500s instead, and with TTT_REMINDER_FAULT=latency, every write
+// answered after 500 ms). Every reminder goes once, is
 // deleted when its turn times out, and every timed-out board is updated;
 // no request ignores a rate limit.
 func TestE2ERemindersUnderRateLimits(t *testing.T) {
@@ -155,7 +157,14 @@ func TestE2ERemindersUnderRateLimits(t *testing.T) {
 		tokens[g.Board.Token] = ch
 	}
 	st.Close()
-	h.srv.InjectFaults(discordtest.Faults{Method: "WRITE", Seed: seed, RateLimited: 0.3, RetryAfter: time.Second})
+	faults := discordtest.Faults{Method: "WRITE", Seed: seed, RateLimited: 0.3, RetryAfter: time.Second}
+	switch os.Getenv("TTT_REMINDER_FAULT") {
+	case "500":
+		faults = discordtest.Faults{Method: "WRITE", Seed: seed, ServerErrors: 0.3}
+	case "latency":
+		faults = discordtest.Faults{Method: "WRITE", Latency: 500 * time.Millisecond}
+	}
+	h.srv.InjectFaults(faults)
 	launched := time.Now()
 	h.launch()
 
@@ -224,8 +233,8 @@ func TestE2ERemindersUnderRateLimits(t *testing.T) {
 		}
 		time.Sleep(time.Second)
 	}
-	t.Logf("%d reminders (seed %d): %d sent (%d twice or more), %d deleted, %d timed-out boards updated; %d injected 429s, %d requests ignored a rate limit",
-		n, seed, tl.sent, tl.dup, tl.deleted, tl.boards, tl.limited, tl.ignored)
+	t.Logf("%d reminders (%+v): %d sent (%d twice or more), %d deleted, %d timed-out boards updated; %d injected 429s, %d requests ignored a rate limit",
+		n, faults, tl.sent, tl.dup, tl.deleted, tl.boards, tl.limited, tl.ignored)
 	if tl.sent != n || tl.dup != 0 || tl.deleted != n || tl.boards != n || tl.ignored != 0 {
 		t.Errorf("want all %d reminders sent once and deleted, all boards updated, no rate limit ignored", n)
 	}

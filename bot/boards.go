@@ -428,7 +428,7 @@ func (bs *boards) remind(next *match) {
 			// It waited its turn until the claim is (nearly) over.
 			renewed, ok := bs.keeper.renewReminder(settle, next)
 			if !ok {
-				bs.log.Info("a reminder's claim ended before its turn to be sent; left to the process that holds it", "channel", next.ChannelID)
+				bs.log.Info("a reminder waited its turn to be sent past its claim, and its turn ended or another process took it", "channel", next.ChannelID)
 				return
 			}
 			next = renewed

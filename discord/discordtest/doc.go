@@ -84,7 +84,15 @@
 //     any status: a 5xx, or a 429 limited per route (X-RateLimit-Scope
 //     user, with Retry-After, X-RateLimit-Reset-After and a retry_after in
 //     the body); [Server.FailNextGlobal] with a 429 of the global limit
-//     ("global": true in the body).
+//     ("global": true in the body, X-RateLimit-Global, scope global).
+//     [Server.InjectFaults] fails a share of the matching requests, per
+//     route (a path prefix, a method, or every write), by chance from a
+//     seed: 429s of the route's or the global limit with a retry_after,
+//     5xx; and delays their answers (latency). The fake holds the bot to
+//     every 429 it answered: a request on that route (for the global
+//     limit, on any route but the interaction callbacks) before its
+//     retry_after has passed gets another 429, which is not injected and
+//     so is in [Server.Rejected] and [Server.RateLimitsIgnored].
 //   - Gateway: [Server.DropConnections] closes every socket with code 4000
 //     (the client resumes); [Server.Reconnect] sends Reconnect (op 7: the
 //     client closes, reconnects and resumes); [Server.InvalidateSessions]
@@ -104,8 +112,8 @@
 //
 // No zlib or zstd transport compression and no ETF encoding (frames are plain
 // JSON text, even when Identify asks for compress); no voice; no rate-limit
-// headers or 429s except the ones injected with FailNext and FailNextGlobal
-// (whose headers do not include X-RateLimit-Global); no guilds, channels,
+// headers or 429s except the ones injected (FailNext, FailNextGlobal,
+// InjectFaults) and those of a client that ignored them; no guilds, channels,
 // roles or permissions beyond the IDs a test uses (any channel ID is a text
 // channel the bot may write to, and READY lists no guilds); no events other
 // than READY, RESUMED and INTERACTION_CREATE, and no replay of missed events

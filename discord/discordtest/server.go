@@ -123,13 +123,16 @@ type Server struct {
 	changed  chan struct{} // closed and replaced on every change of state
 	isClosed bool
 
-	requests   []Request
-	faults     []fault
-	identifies []Identify
-	heartbeats int
-	resumes    int
-	conns      []*conn
-	sessions   map[string]*session
+	requests    []Request
+	faults      []fault
+	policies    []*faultPolicy       // InjectFaults
+	routeUntil  map[string]time.Time // rateRoute → end of the limit a 429 announced
+	globalUntil time.Time            // end of the global limit a 429 announced
+	identifies  []Identify
+	heartbeats  int
+	resumes     int
+	conns       []*conn
+	sessions    map[string]*session
 
 	commands map[string][]commandEntry // by guild ID, "" = global
 	written  map[string]bool           // scopes that got a bulk overwrite

@@ -19,12 +19,12 @@ type thinking struct {
 	slots chan struct{} // a token held by each move the computer thinks about
 	wait  time.Duration // the longest a move waits for a slot
 
-	mu  sync.Mutex
-	due map[string]time.Time // user → when their moves so far are paid off
+	mu    sync.Mutex
+	moves pace // each user's moves against the computer
 }
 
 func newThinking(slots int) *thinking {
-	return &thinking{slots: make(chan struct{}, slots), wait: thinkWait}
+	return &thinking{slots: make(chan struct{}, slots), wait: thinkWait, moves: pace{burst: moveBurst, every: moveEvery}}
 }
 
 // pace lets a move by user against the computer at now through, or
@@ -32,27 +32,15 @@ func newThinking(slots int) *thinking {
 func (t *thinking) pace(user string, now time.Time) (undo func(), err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	next, retry, ok := paced(t.due[user], now, moveBurst, moveEvery)
+	next, retry, ok := t.moves.check(user, now)
 	if !ok {
 		return nil, refuse("move.too_fast", map[string]any{"At": retry.Unix()})
 	}
-	if t.due == nil {
-		t.due = make(map[string]time.Time)
-	}
-	if len(t.due) > pruneAbove {
-		for u, d := range t.due {
-			if !d.After(now) {
-				delete(t.due, u) // paid off: as good as no entry
-			}
-		}
-	}
-	t.due[user] = next
+	t.moves.take(user, next, now)
 	return func() {
 		t.mu.Lock()
 		defer t.mu.Unlock()
-		if d, ok := t.due[user]; ok {
-			t.due[user] = d.Add(-moveEvery)
-		}
+		t.moves.undo(user)
 	}, nil
 }
 

@@ -345,7 +345,7 @@ func (b *Bot) play(ctx context.Context, req *request, next *match, tc table.Conf
 	if err != nil {
 		return err
 	}
-	release, err := b.think.slot(ctx)
+	release, err := b.think.slot(ctx, "move.computer_busy")
 	if err != nil {
 		undo()
 		return err
@@ -704,15 +704,19 @@ func (b *Bot) rematch(ctx context.Context, req *request, r route) error {
 	if err := channelAllowed(set, req.ChannelID); err != nil {
 		return err
 	}
-	if m.Computer != game.None && m.Judge.First().Other() == m.Computer {
-		// The computer moves first in the rematch: it needs time.
-		release, err := b.think.slot(ctx)
-		if err != nil {
+	var release func()
+	if m.Computer != game.None && m.Judge.First().Other() == m.Computer && m.Over() && m.Side(req.user.ID) != game.None {
+		// The computer moves first in the rematch: it needs time, for
+		// its move only (Rematch). A rematch that Rematch refuses (a
+		// bystander's) needs none, and is told why at once.
+		if release, err = b.think.slot(ctx, "rematch.computer_busy"); err != nil {
 			return err
 		}
-		defer release()
 	}
 	next, err := m.Rematch(tc, newID(), req.user.ID, b.cfg.Now())
+	if release != nil {
+		release() // before the save and Discord's answer, which need no thinking
+	}
 	if err != nil {
 		return rematchRefusals.of(err, players(m.Match))
 	}

@@ -46,8 +46,10 @@ func (t *thinking) pace(user string, now time.Time) (undo func(), err error) {
 
 // slot waits for the computer to have time for one more move: at most
 // t.wait, and never so long that less than thinkReserve is left of ctx.
-// It refuses in words when none came; release gives the slot back.
-func (t *thinking) slot(ctx context.Context) (release func(), err error) {
+// It refuses with the text busy when none came (what was not done for
+// want of the computer's time: a move, a rematch); release gives the
+// slot back.
+func (t *thinking) slot(ctx context.Context, busy string) (release func(), err error) {
 	select {
 	case t.slots <- struct{}{}:
 		return func() { <-t.slots }, nil
@@ -67,5 +69,5 @@ func (t *thinking) slot(ctx context.Context) (release func(), err error) {
 		case <-ctx.Done():
 		}
 	}
-	return nil, refuse("move.computer_busy", nil)
+	return nil, refuse(busy, nil)
 }

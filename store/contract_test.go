@@ -158,6 +158,7 @@ func runContract(t *testing.T, open func(t *testing.T) storeUnderTest) {
 		{"CommandGuilds", testCommandGuilds},
 		{"Tokens", testTokens},
 		{"TokenBacklog", testTokenBacklog},
+		{"TokenBacklogOverSweeps", testTokenBacklogOverSweeps},
 		{"DueReminders", testDueReminders},
 	}
 	for _, tt := range tests {
@@ -1123,6 +1124,9 @@ func testTokenBacklog(t *testing.T, s storeUnderTest) {
 	if got := tokensKept(t, s); got != n+1 {
 		t.Fatalf("tokens kept before the sweep = %d; want %d", got, n+1)
 	}
+	// However slow the machine, the sweep's time is not up: its clock
+	// stands still.
+	setSweepClock(s, func() time.Time { return t0 })
 	if _, err := s.Due(ctx, t0.Add(TokenLife+2*time.Minute)); err != nil {
 		t.Fatal(err)
 	}
@@ -1130,6 +1134,49 @@ func testTokenBacklog(t *testing.T, s storeUnderTest) {
 		t.Errorf("tokens kept after one sweep of %d expired ones = %d; want 1 (the fresh board's)", n, got)
 	}
 	sameGame(t, "Game(g-fresh), whose token is 7 minutes old", mustGame(t, s, "g-fresh"), stored(fresh, fresh.Version))
+}
+
+// A backlog bigger than one sweep's time allows is forgotten over the
+// next sweeps: each sweep forgets a batch at least, and stops once its
+// time (forgetWithin, by its clock) is up, here after every batch.
+func testTokenBacklogOverSweeps(t *testing.T, s storeUnderTest) {
+	if _, ok := s.(*Memory); ok {
+		t.Skip("Memory forgets every token in one sweep: it has no writer to hold")
+	}
+	ctx := context.Background()
+	const n = 2*forgetBatch + 10
+	ended := play(newGame("g0", "guild", "c0", "alice", "bob"), xWins...)
+	ended.Board = Board{AppID: "app", Token: "old-secret", At: t0, ChannelID: "c0", MessageID: "m0"}
+	mustSave(t, s, end(ended, game.EndWon, game.None, 1))
+	copyGame(t, s, "g0", n-1)
+	var mu sync.Mutex
+	clock := t0
+	setSweepClock(s, func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		now := clock
+		clock = clock.Add(forgetWithin) // each look at the clock finds the time up
+		return now
+	})
+	for i, want := range []int{n - forgetBatch, n - 2*forgetBatch, 0, 0} {
+		if _, err := s.Due(ctx, t0.Add(TokenLife+2*time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		if got := tokensKept(t, s); got != want {
+			t.Errorf("tokens kept after sweep %d of %d expired ones, each with time for one batch = %d; want %d", i+1, n, got, want)
+		}
+	}
+}
+
+// setSweepClock sets the clock that bounds a SQL store's sweep of tokens
+// (sqlStore.sweepClock); Memory has none.
+func setSweepClock(s storeUnderTest, now func() time.Time) {
+	switch s := s.(type) {
+	case *SQLite:
+		s.sweepClock = now
+	case *Postgres:
+		s.sweepClock = now
+	}
 }
 
 // copyGame stores n copies of the ended game id (ids and channels id-1 …

@@ -74,6 +74,9 @@ type sqlStore struct {
 	xactID string
 	// observe, when set, hears of each call the bot makes (Observe).
 	observe Observer
+	// sweepClock, when set, is the clock that bounds how long one Due
+	// forgets tokens (forgetWithin); nil: time.Now. Tests set it.
+	sweepClock func() time.Time
 }
 
 const gameColumns = `id, guild_id, channel_id, player_x, player_o, computer, level, size, win, first,
@@ -877,10 +880,15 @@ func (s *sqlStore) Due(ctx context.Context, before time.Time) (_ []string, err e
 
 // forgetTokens clears the tokens of the boards drawn before drawn, in
 // writes of up to forgetBatch games, until none is left, a write fails,
-// ctx ends or forgetWithin has passed (the rest waits for the next
-// sweep, whose other work needs its time too).
+// ctx ends or forgetWithin has passed by s.sweepClock (the rest waits for
+// the next sweep, whose other work needs its time too). Each call clears
+// one batch at least.
 func (s *sqlStore) forgetTokens(ctx context.Context, drawn time.Time) {
-	for stop := time.Now().Add(forgetWithin); ctx.Err() == nil && time.Now().Before(stop); {
+	now := s.sweepClock
+	if now == nil {
+		now = time.Now
+	}
+	for stop, first := now().Add(forgetWithin), true; ctx.Err() == nil && (first || now().Before(stop)); first = false {
 		var n int64
 		err := s.write(ctx, func(t tx) (err error) {
 			n, err = t.exec(ctx, `UPDATE games SET board_token = '' WHERE id IN

@@ -132,22 +132,7 @@ func (s *sqlStore) CloseChallenge(ctx context.Context, id string) (_ bool, err e
 // Challenges returns every open challenge, by channel id.
 func (s *sqlStore) Challenges(ctx context.Context) (out []*Challenge, err error) {
 	defer s.observe.done("challenges", time.Now(), &err)
-	err = s.read(ctx, func(t tx) error {
-		out = nil
-		rs, err := t.query(ctx, `SELECT `+challengeColumns+` FROM challenges ORDER BY channel_id`)
-		if err != nil {
-			return err
-		}
-		defer rs.Close()
-		for rs.Next() {
-			c, err := scanChallenge(rs)
-			if err != nil {
-				return err
-			}
-			out = append(out, c)
-		}
-		return rs.Err()
-	})
+	out, err = listChallenges(ctx, s.read, `ORDER BY channel_id`)
 	if err != nil {
 		return nil, fmt.Errorf("store: open challenges: %w", err)
 	}
@@ -160,9 +145,19 @@ func (s *sqlStore) Challenges(ctx context.Context) (out []*Challenge, err error)
 // every process sharing the database closes them.
 func (s *sqlStore) ChallengesFrom(ctx context.Context, user string) (out []*Challenge, err error) {
 	defer s.observe.done("challenges_from", time.Now(), &err)
-	err = s.direct(ctx, func(t tx) error {
+	out, err = listChallenges(ctx, s.direct, `WHERE from_user = ? ORDER BY channel_id`, user)
+	if err != nil {
+		return nil, fmt.Errorf("store: open challenges from %s: %w", user, err)
+	}
+	return out, nil
+}
+
+// listChallenges returns the challenges that SELECT challengeColumns FROM
+// challenges, followed by rest, finds, read with run (s.read, s.direct).
+func listChallenges(ctx context.Context, run func(context.Context, func(tx) error) error, rest string, args ...any) (out []*Challenge, err error) {
+	err = run(ctx, func(t tx) error {
 		out = nil
-		rs, err := t.query(ctx, `SELECT `+challengeColumns+` FROM challenges WHERE from_user = ? ORDER BY channel_id`, user)
+		rs, err := t.query(ctx, `SELECT `+challengeColumns+` FROM challenges `+rest, args...)
 		if err != nil {
 			return err
 		}
@@ -176,10 +171,7 @@ func (s *sqlStore) ChallengesFrom(ctx context.Context, user string) (out []*Chal
 		}
 		return rs.Err()
 	})
-	if err != nil {
-		return nil, fmt.Errorf("store: open challenges from %s: %w", user, err)
-	}
-	return out, nil
+	return out, err
 }
 
 // Challenge returns the channel's open challenge, or nil if it has none.
@@ -230,30 +222,28 @@ func (m *Memory) CloseChallenge(ctx context.Context, id string) (_ bool, err err
 // Challenges returns every open challenge, by channel id.
 func (m *Memory) Challenges(ctx context.Context) (_ []*Challenge, err error) {
 	defer m.observe.done("challenges", time.Now(), &err)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var out []*Challenge
-	for _, c := range m.challenges {
-		cc := *c
-		out = append(out, &cc)
-	}
-	slices.SortFunc(out, func(a, b *Challenge) int { return strings.Compare(a.ChannelID, b.ChannelID) })
-	return out, nil
+	return m.challengesWhere(func(*Challenge) bool { return true }), nil
 }
 
 // ChallengesFrom returns the open challenges that user made, by channel
 // id, as the SQL stores' ChallengesFrom does.
 func (m *Memory) ChallengesFrom(ctx context.Context, user string) (_ []*Challenge, err error) {
 	defer m.observe.done("challenges_from", time.Now(), &err)
+	return m.challengesWhere(func(c *Challenge) bool { return c.From == user }), nil
+}
+
+// challengesWhere returns copies of the open challenges that keep says to,
+// by channel id.
+func (m *Memory) challengesWhere(keep func(*Challenge) bool) []*Challenge {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []*Challenge
 	for _, c := range m.challenges {
-		if c.From == user {
+		if keep(c) {
 			cc := *c
 			out = append(out, &cc)
 		}
 	}
 	slices.SortFunc(out, func(a, b *Challenge) int { return strings.Compare(a.ChannelID, b.ChannelID) })
-	return out, nil
+	return out
 }

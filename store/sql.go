@@ -385,41 +385,30 @@ func (s *sqlStore) Save(ctx context.Context, g *Game) (err error) {
 }
 
 // outcome finds out whether the save of n, whose commit went unanswered
-// (err), was committed: it waits until the transaction is over, then reads
+// (err), was committed (resolve): once the transaction is over, it reads
 // the game back. It returns nil if the game is stored as n at the next
 // version, err without ErrOutcomeUnknown if it is still at n's version
-// (nothing changed), and err if it cannot tell.
+// (nothing changed), and err if it cannot tell (another save changed it
+// since, say).
 func (s *sqlStore) outcome(ctx context.Context, n *Game, err error) error {
-	if s.settled == nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
-	defer cancel()
-	if s.settled(ctx, err) != nil {
-		return err
-	}
-	var got *Game
-	rerr := s.read(ctx, func(t tx) (rerr error) {
-		got, rerr = s.readGame(ctx, t, `SELECT `+gameColumns+` FROM games WHERE id = ?`, n.ID)
-		return rerr
-	})
-	if rerr != nil {
-		return err
-	}
-	want := n.Clone()
-	want.Version++
-	switch {
-	case got != nil && reflect.DeepEqual(got, want):
-		return nil // committed
-	case (got == nil && n.Version == 0) || (got != nil && got.Version == n.Version):
-		cause := err
-		var cu *commitUnknown
-		if errors.As(err, &cu) {
-			cause = cu.err
+	return s.resolve(ctx, err, func(ctx context.Context) (bool, error) {
+		var got *Game
+		if rerr := s.read(ctx, func(t tx) (rerr error) {
+			got, rerr = s.readGame(ctx, t, `SELECT `+gameColumns+` FROM games WHERE id = ?`, n.ID)
+			return rerr
+		}); rerr != nil {
+			return false, rerr
 		}
-		return fmt.Errorf("commit failed, nothing changed: %w", cause)
-	}
-	return err
+		want := n.Clone()
+		want.Version++
+		switch {
+		case got != nil && reflect.DeepEqual(got, want):
+			return true, nil // committed
+		case (got == nil && n.Version == 0) || (got != nil && got.Version == n.Version):
+			return false, nil // nothing changed
+		}
+		return false, errors.New("another save changed the game since")
+	})
 }
 
 // settleTimeout bounds how long a save whose commit went unanswered

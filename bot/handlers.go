@@ -257,10 +257,15 @@ func (b *Bot) start(ctx context.Context, req *request) error {
 // says whether c is open: shown, or perhaps shown.
 func (b *Bot) openChallenge(ctx context.Context, req *request, ch *channel, c *table.Challenge, tc table.Config) (bool, error) {
 	// Stored before it is shown, so that every process sharing the
-	// database can answer its buttons.
+	// database can answer its buttons; counted with its maker's others
+	// as it is stored, so that starts at once on two replicas (which
+	// startLimits counted each for itself) cannot exceed the limit.
 	locale := req.newLocale()
 	sc := storedChallenge(c, req.GuildID, req.ChannelID, store.Board{AppID: req.AppID, Token: req.Token, At: b.cfg.Now()}, locale)
-	if err := b.stores.Challenges.OpenChallenge(ctx, sc); err != nil {
+	if err := b.stores.Challenges.OpenChallengeAtMost(ctx, sc, maxOpenChallenges, b.cfg.Now()); err != nil {
+		if errors.Is(err, store.ErrTooMany) {
+			return false, refuseN("start.too_many_challenges", maxOpenChallenges, nil)
+		}
 		if !errors.Is(err, store.ErrConflict) {
 			return false, fmt.Errorf("store the challenge: %w", err)
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -52,20 +53,72 @@ func (s *sqlStore) Challenge(ctx context.Context, channelID string) (c *Challeng
 	return c, nil
 }
 
+// ErrTooMany: OpenChallengeAtMost found that the challenge's maker has as
+// many open challenges as allowed already. Nothing was changed.
+var ErrTooMany = errors.New("store: too many open challenges")
+
 // OpenChallenge stores c as its channel's open challenge. It fails with
 // ErrConflict if the channel already has one. A commit whose answer was
 // lost is resolved by looking for c: nil if it is stored, a plain error if
 // not.
-func (s *sqlStore) OpenChallenge(ctx context.Context, c *Challenge) (err error) {
+func (s *sqlStore) OpenChallenge(ctx context.Context, c *Challenge) error {
+	return s.openChallenge(ctx, c, 0, time.Time{})
+}
+
+// OpenChallengeAtMost stores c as OpenChallenge does, unless its maker
+// (c.From) has most open challenges that expire after now already: then
+// it fails with ErrTooMany. The count and the insert are one write, and
+// the writes of one maker's challenges take turns across every process
+// sharing the database (SQLite's writes take its write lock at BEGIN; on
+// PostgreSQL each takes a transaction lock on the maker, userLock), so
+// that challenges opened at once on two replicas never exceed most.
+func (s *sqlStore) OpenChallengeAtMost(ctx context.Context, c *Challenge, most int, now time.Time) error {
+	if most <= 0 {
+		return fmt.Errorf("store: open challenge %s: at most %d: %w", c.ID, most, ErrTooMany)
+	}
+	return s.openChallenge(ctx, c, most, now)
+}
+
+// userLockClass is the first key of the transaction locks on a maker of
+// challenges (pg_advisory_xact_lock(int, int)): "tttc" in ASCII. Locks of
+// two keys never meet the one-key locks of migrations and instances.
+const userLockClass = 0x74747463
+
+// userLock is the SQL that takes a transaction lock on the maker of
+// challenges given as its parameter, on PostgreSQL.
+var userLock = `SELECT pg_advisory_xact_lock(` + strconv.Itoa(userLockClass) + `, hashtext(?))`
+
+// openChallenge stores c, counting its maker's challenges open at now
+// first unless most is 0.
+func (s *sqlStore) openChallenge(ctx context.Context, c *Challenge, most int, now time.Time) (err error) {
 	defer s.observe.done("open_challenge", time.Now(), &err)
 	var n int64
+	tooMany := false
 	err = s.write(ctx, func(t tx) (err error) {
+		n, tooMany = 0, false // a write may be run again (groupCommit)
+		if most > 0 {
+			if s.xactID != "" { // PostgreSQL
+				if _, err := t.exec(ctx, userLock, c.From); err != nil {
+					return err
+				}
+			}
+			var open int
+			if err := t.queryRow(ctx, `SELECT count(*) FROM challenges WHERE from_user = ? AND expires_at > ?`, c.From, now.UnixMicro()).Scan(&open); err != nil {
+				return err
+			}
+			if tooMany = open >= most; tooMany {
+				return nil // nothing to write
+			}
+		}
 		n, err = t.exec(ctx, `INSERT INTO challenges (`+challengeColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 			c.ID, c.GuildID, c.ChannelID, c.From, c.To, c.Size, c.Win, c.Expires.UnixMicro(), c.Message.AppID, c.Message.Token, c.Message.At.UnixMicro(), c.Locale,
 			c.Message.ChannelID, c.Message.MessageID)
 		return err
 	})
 	switch {
+	case tooMany:
+		// It only read, whatever became of the transaction.
+		return fmt.Errorf("store: open challenge %s: %s has %d open: %w", c.ID, c.From, most, ErrTooMany)
 	case errors.Is(err, ErrOutcomeUnknown) && n == 0:
 		err = nil // it inserted nothing, whatever became of the commit
 	case errors.Is(err, ErrOutcomeUnknown):
@@ -188,10 +241,34 @@ func (m *Memory) Challenge(ctx context.Context, channelID string) (_ *Challenge,
 
 // OpenChallenge stores c as its channel's open challenge, or fails with
 // ErrConflict if the channel has one.
-func (m *Memory) OpenChallenge(ctx context.Context, c *Challenge) (err error) {
+func (m *Memory) OpenChallenge(ctx context.Context, c *Challenge) error {
+	return m.openChallenge(c, 0, time.Time{})
+}
+
+// OpenChallengeAtMost stores c as OpenChallenge does, unless its maker has
+// most open challenges that expire after now already: ErrTooMany.
+func (m *Memory) OpenChallengeAtMost(ctx context.Context, c *Challenge, most int, now time.Time) error {
+	if most <= 0 {
+		return fmt.Errorf("store: open challenge %s: at most %d: %w", c.ID, most, ErrTooMany)
+	}
+	return m.openChallenge(c, most, now)
+}
+
+func (m *Memory) openChallenge(c *Challenge, most int, now time.Time) (err error) {
 	defer m.observe.done("open_challenge", time.Now(), &err)
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if most > 0 {
+		open := 0
+		for _, o := range m.challenges {
+			if o.From == c.From && o.Expires.After(now) {
+				open++
+			}
+		}
+		if open >= most {
+			return fmt.Errorf("store: open challenge %s: %s has %d open: %w", c.ID, c.From, most, ErrTooMany)
+		}
+	}
 	if m.challenges[c.ChannelID] != nil {
 		return fmt.Errorf("store: open challenge %s: channel %s has one: %w", c.ID, c.ChannelID, ErrConflict)
 	}

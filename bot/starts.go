@@ -30,7 +30,10 @@ const (
 // answered no longer counts, and one that another process opened does.
 // Beside them it counts the challenges whose start is under way here,
 // which the store may not show yet, so that starts at once by one user
-// cannot open more than the limit between them. Safe for concurrent use;
+// here cannot open more than the limit between them. Starts at once on
+// two processes each count only their own under way: the store counts
+// again as it stores the challenge (OpenChallengeAtMost), which refuses
+// the one too many. Safe for concurrent use;
 // it holds an entry per user who started something within the last
 // startBurst seconds or has a challenge open here, each at most until
 // that challenge expires.

@@ -257,10 +257,15 @@ func (b *Bot) start(ctx context.Context, req *request) error {
 // says whether c is open: shown, or perhaps shown.
 func (b *Bot) openChallenge(ctx context.Context, req *request, ch *channel, c *table.Challenge, tc table.Config) (bool, error) {
 	// Stored before it is shown, so that every process sharing the
-	// database can answer its buttons.
+	// database can answer its buttons; counted with its maker's others
+	// as it is stored, so that starts at once on two replicas (which
+	// startLimits counted each for itself) cannot exceed the limit.
 	locale := req.newLocale()
 	sc := storedChallenge(c, req.GuildID, req.ChannelID, store.Board{AppID: req.AppID, Token: req.Token, At: b.cfg.Now()}, locale)
-	if err := b.stores.Challenges.OpenChallenge(ctx, sc); err != nil {
+	if err := b.stores.Challenges.OpenChallengeAtMost(ctx, sc, maxOpenChallenges, b.cfg.Now()); err != nil {
+		if errors.Is(err, store.ErrTooMany) {
+			return false, refuseN("start.too_many_challenges", maxOpenChallenges, nil)
+		}
 		if !errors.Is(err, store.ErrConflict) {
 			return false, fmt.Errorf("store the challenge: %w", err)
 		}
@@ -345,7 +350,7 @@ func (b *Bot) play(ctx context.Context, req *request, next *match, tc table.Conf
 	if err != nil {
 		return err
 	}
-	release, err := b.think.slot(ctx)
+	release, err := b.think.slot(ctx, "move.computer_busy")
 	if err != nil {
 		undo()
 		return err
@@ -704,15 +709,19 @@ func (b *Bot) rematch(ctx context.Context, req *request, r route) error {
 	if err := channelAllowed(set, req.ChannelID); err != nil {
 		return err
 	}
-	if m.Computer != game.None && m.Judge.First().Other() == m.Computer {
-		// The computer moves first in the rematch: it needs time.
-		release, err := b.think.slot(ctx)
-		if err != nil {
+	var release func()
+	if m.Computer != game.None && m.Judge.First().Other() == m.Computer && m.Over() && m.Side(req.user.ID) != game.None {
+		// The computer moves first in the rematch: it needs time, for
+		// its move only (Rematch). A rematch that Rematch refuses (a
+		// bystander's) needs none, and is told why at once.
+		if release, err = b.think.slot(ctx, "rematch.computer_busy"); err != nil {
 			return err
 		}
-		defer release()
 	}
 	next, err := m.Rematch(tc, newID(), req.user.ID, b.cfg.Now())
+	if release != nil {
+		release() // before the save and Discord's answer, which need no thinking
+	}
 	if err != nil {
 		return rematchRefusals.of(err, players(m.Match))
 	}

@@ -82,6 +82,47 @@ func paced(due, now time.Time, burst int, every time.Duration) (next, retry time
 	return due.Add(every), time.Time{}, true
 }
 
-// pruneAbove is how many users a map of paces (startLimits, thinking)
-// holds before it drops those whose events are paid off.
+// pruneAbove is how many users a pace holds before it drops those whose
+// events are paid off.
 const pruneAbove = 1024
+
+// pace paces each user's events (paced): burst at once, then one per
+// every. Its owner guards it (startLimits, thinking each with its mutex);
+// the zero value with burst and every set is ready.
+type pace struct {
+	burst int
+	every time.Duration
+	due   map[string]time.Time // user → when their events so far are paid off
+}
+
+// check says when user's events are paid off after one more at now, or,
+// for one refused, when the next is let through (paced). It changes
+// nothing: take does.
+func (p *pace) check(user string, now time.Time) (next, retry time.Time, ok bool) {
+	return paced(p.due[user], now, p.burst, p.every)
+}
+
+// take records user's event at now, paid off at next (from check). Past
+// pruneAbove users it first drops those paid off at now: as good as no
+// entry.
+func (p *pace) take(user string, next, now time.Time) {
+	if p.due == nil {
+		p.due = make(map[string]time.Time)
+	}
+	if len(p.due) > pruneAbove {
+		for u, d := range p.due {
+			if !d.After(now) {
+				delete(p.due, u)
+			}
+		}
+	}
+	p.due[user] = next
+}
+
+// undo takes back one of user's events, one period: as if it had not
+// been asked, whatever other events did meanwhile.
+func (p *pace) undo(user string) {
+	if d, ok := p.due[user]; ok {
+		p.due[user] = d.Add(-p.every)
+	}
+}

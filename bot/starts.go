@@ -30,23 +30,25 @@ const (
 // answered no longer counts, and one that another process opened does.
 // Beside them it counts the challenges whose start is under way here,
 // which the store may not show yet, so that starts at once by one user
-// cannot open more than the limit between them. Safe for concurrent use;
+// here cannot open more than the limit between them. Starts at once on
+// two processes each count only their own under way: the store counts
+// again as it stores the challenge (OpenChallengeAtMost), which refuses
+// the one too many. Safe for concurrent use;
 // it holds an entry per user who started something within the last
 // startBurst seconds or has a challenge open here, each at most until
 // that challenge expires.
 //
-// The pace of starts is a generic cell rate algorithm: due[user] is when
-// the user's starts would be paid off at one per startEvery; a start is
-// let through while that is at most startBurst-1 periods ahead of now.
+// The pace of starts is a generic cell rate algorithm (paced), kept by
+// starts.
 type startLimits struct {
 	// stored lists the open challenges a user made, from the store
 	// (ChallengeStore.ChallengesFrom); nil counts only those opened here.
 	stored func(ctx context.Context, user string) ([]*store.Challenge, error)
 
-	mu   sync.Mutex
-	due  map[string]time.Time             // user → when their starts so far are paid off
-	open map[string]map[string]*openEntry // user → id of an open challenge → what is known of it
-	seq  uint64                           // counts the challenges marked stored (openEntry.stored)
+	mu     sync.Mutex
+	starts pace                             // each user's starts; set up by paceLocked
+	open   map[string]map[string]*openEntry // user → id of an open challenge → what is known of it
+	seq    uint64                           // counts the challenges marked stored (openEntry.stored)
 }
 
 // openEntry is a challenge counted as open.
@@ -100,26 +102,14 @@ func (s *startLimits) begin(ctx context.Context, user string, now time.Time, cha
 		}
 		s.open[user][challengeID] = &openEntry{expires: expires}
 	}
-	if s.due == nil {
-		s.due = make(map[string]time.Time)
-	}
-	if len(s.due) > pruneAbove {
-		for u, t := range s.due {
-			if !t.After(now) {
-				delete(s.due, u) // paid off: as good as no entry
-			}
-		}
-	}
-	s.due[user] = next
+	s.starts.take(user, next, now)
 	return func(started bool) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if !started {
 			// One period back: as if this start had not been asked,
 			// whatever other starts did meanwhile.
-			if d, ok := s.due[user]; ok {
-				s.due[user] = d.Add(-startEvery)
-			}
+			s.starts.undo(user)
 			if challengeID != "" {
 				s.closeLocked(user, challengeID)
 			}
@@ -135,7 +125,10 @@ func (s *startLimits) begin(ctx context.Context, user string, now time.Time, cha
 // paceLocked says when user's starts are paid off after one more at
 // now, or refuses that start in words.
 func (s *startLimits) paceLocked(user string, now time.Time) (time.Time, error) {
-	next, retry, ok := paced(s.due[user], now, startBurst, startEvery)
+	if s.starts.every == 0 {
+		s.starts = pace{burst: startBurst, every: startEvery} // the zero startLimits is ready
+	}
+	next, retry, ok := s.starts.check(user, now)
 	if !ok {
 		return time.Time{}, refuse("start.cooldown", map[string]any{"At": retry.Unix()})
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -211,6 +212,88 @@ func TestOpenChallengesAcrossReplicas(t *testing.T) {
 				if c, _ := stA.Challenge(ctx, ch); c != nil {
 					t.Errorf("a refused challenge was opened in %s: %+v", ch, c)
 				}
+			}
+		})
+	}
+}
+
+// gatedStore holds each ChallengesFrom, once it has read the store, at
+// gate (when set) until both replicas' reads are done.
+type gatedStore struct {
+	wholeStore
+	gate atomic.Pointer[meeting]
+}
+
+func (g *gatedStore) ChallengesFrom(ctx context.Context, user string) ([]*store.Challenge, error) {
+	cs, err := g.wholeStore.ChallengesFrom(ctx, user)
+	if m := g.gate.Load(); m != nil {
+		m.arrive()
+	}
+	return cs, err
+}
+
+// meeting lets its callers go once two have arrived.
+type meeting struct {
+	mu  sync.Mutex
+	n   int
+	all chan struct{}
+}
+
+func (m *meeting) arrive() {
+	m.mu.Lock()
+	if m.n++; m.n == 2 {
+		close(m.all)
+	}
+	m.mu.Unlock()
+	<-m.all
+}
+
+// Starts at once on two replicas: each counts mason's two waiting
+// challenges before either opens a third. Only one of the two is
+// opened; the other is refused for the limit, whichever it was.
+func TestOpenChallengesAtOnceOnTwoReplicas(t *testing.T) {
+	l := english()
+	ctx := context.Background()
+	open := map[string]any{"type": 5, "name": "open", "value": true}
+	for _, kind := range []string{"sqlite", "postgres"} {
+		t.Run(kind, func(t *testing.T) {
+			rawA, rawB := sharedStores(t, kind)
+			stA, stB := &gatedStore{wholeStore: rawA}, &gatedStore{wholeStore: rawB}
+			clk := &clock{t: time.Now()}
+			a, ra := clockedBotOn(t, stA, clk)
+			b, rb := clockedBotOn(t, stB, clk)
+			for i := range maxOpenChallenges - 1 {
+				if r := startBy(t, a, ra, mason, fmt.Sprint("w", i), open); !public(r) {
+					t.Fatalf("waiting challenge %d answered %q; want it open", i+1, r.Data.Content)
+				}
+			}
+			m := &meeting{all: make(chan struct{})}
+			stA.gate.Store(m)
+			stB.gate.Store(m)
+			var wg sync.WaitGroup
+			answers := make([]*discordgo.InteractionResponse, 2)
+			for i, bt := range []struct {
+				b   *Bot
+				rec *recorder
+			}{{a, ra}, {b, rb}} {
+				wg.Go(func() { answers[i] = startBy(t, bt.b, bt.rec, mason, fmt.Sprint("x", i), open) })
+			}
+			wg.Wait()
+			opened := 0
+			for i, r := range answers {
+				if public(r) {
+					opened++
+					continue
+				}
+				wantEphemeral(t, r, l.N("start.too_many_challenges", maxOpenChallenges, nil))
+				if c, _ := rawA.Challenge(ctx, fmt.Sprint("x", i)); c != nil {
+					t.Errorf("a refused challenge was opened in x%d: %+v", i, c)
+				}
+			}
+			cs, err := rawB.ChallengesFrom(ctx, mason)
+			if err != nil || len(cs) != maxOpenChallenges || opened != 1 {
+				t.Errorf("two starts at once on two replicas with %d waiting: %d opened, %d waiting (%v); want 1 and %d",
+					maxOpenChallenges-1, opened, len(cs), err, maxOpenChallenges)
 			}
 		})
 	}

@@ -37,13 +37,16 @@ type GameStore interface {
 
 // ChallengeStore keeps the open challenges. Challenge returns the
 // channel's open challenge, or nil; OpenChallenge stores one
-// (store.ErrConflict if the channel has one); CloseChallenge removes one
+// (store.ErrConflict if the channel has one), and OpenChallengeAtMost
+// one unless its maker has that many open already (store.ErrTooMany,
+// counted with the insert, exact across replicas); CloseChallenge removes one
 // and reports whether this call did; Challenges lists them, and
 // ChallengesFrom those one user made (expired or not), which the limit on
 // a user's open challenges counts (startLimits).
 type ChallengeStore interface {
 	Challenge(ctx context.Context, channelID string) (*store.Challenge, error)
 	OpenChallenge(ctx context.Context, c *store.Challenge) error
+	OpenChallengeAtMost(ctx context.Context, c *store.Challenge, most int, now time.Time) error
 	CloseChallenge(ctx context.Context, id string) (bool, error)
 	Challenges(ctx context.Context) ([]*store.Challenge, error)
 	ChallengesFrom(ctx context.Context, user string) ([]*store.Challenge, error)

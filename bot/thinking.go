@@ -19,12 +19,12 @@ type thinking struct {
 	slots chan struct{} // a token held by each move the computer thinks about
 	wait  time.Duration // the longest a move waits for a slot
 
-	mu  sync.Mutex
-	due map[string]time.Time // user → when their moves so far are paid off
+	mu    sync.Mutex
+	moves pace // each user's moves against the computer
 }
 
 func newThinking(slots int) *thinking {
-	return &thinking{slots: make(chan struct{}, slots), wait: thinkWait}
+	return &thinking{slots: make(chan struct{}, slots), wait: thinkWait, moves: pace{burst: moveBurst, every: moveEvery}}
 }
 
 // pace lets a move by user against the computer at now through, or
@@ -32,34 +32,24 @@ func newThinking(slots int) *thinking {
 func (t *thinking) pace(user string, now time.Time) (undo func(), err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	next, retry, ok := paced(t.due[user], now, moveBurst, moveEvery)
+	next, retry, ok := t.moves.check(user, now)
 	if !ok {
 		return nil, refuse("move.too_fast", map[string]any{"At": retry.Unix()})
 	}
-	if t.due == nil {
-		t.due = make(map[string]time.Time)
-	}
-	if len(t.due) > pruneAbove {
-		for u, d := range t.due {
-			if !d.After(now) {
-				delete(t.due, u) // paid off: as good as no entry
-			}
-		}
-	}
-	t.due[user] = next
+	t.moves.take(user, next, now)
 	return func() {
 		t.mu.Lock()
 		defer t.mu.Unlock()
-		if d, ok := t.due[user]; ok {
-			t.due[user] = d.Add(-moveEvery)
-		}
+		t.moves.undo(user)
 	}, nil
 }
 
 // slot waits for the computer to have time for one more move: at most
 // t.wait, and never so long that less than thinkReserve is left of ctx.
-// It refuses in words when none came; release gives the slot back.
-func (t *thinking) slot(ctx context.Context) (release func(), err error) {
+// It refuses with the text busy when none came (what was not done for
+// want of the computer's time: a move, a rematch); release gives the
+// slot back.
+func (t *thinking) slot(ctx context.Context, busy string) (release func(), err error) {
 	select {
 	case t.slots <- struct{}{}:
 		return func() { <-t.slots }, nil
@@ -79,5 +69,5 @@ func (t *thinking) slot(ctx context.Context) (release func(), err error) {
 		case <-ctx.Done():
 		}
 	}
-	return nil, refuse("move.computer_busy", nil)
+	return nil, refuse(busy, nil)
 }

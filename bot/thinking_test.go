@@ -3,10 +3,13 @@ package bot
 import (
 	"context"
 	"fmt"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
+	"github.com/tttbot/tttbot/store"
 )
 
 // moveBy answers /ttt move row col by user in channel, and returns the
@@ -132,7 +135,7 @@ func TestComputerThinksInSlots(t *testing.T) {
 		t.Fatalf("game in c1 after resigning = %+v, %v; want one over", over, err)
 	}
 	b.serveIC(ctx, as(clickIn(t, "c1", route{action: actRematch, id: over.ID}.String()), mason))
-	wantEphemeral(t, rec.last(t), l.T("move.computer_busy", nil))
+	wantEphemeral(t, rec.last(t), l.T("rematch.computer_busy", nil)) // no game was started: not "this move was not played"
 	if g, _ := b.stores.Games.Current(ctx, "c1"); g.ID != over.ID {
 		t.Errorf("a rematch the computer had no time for started game %s", g.ID)
 	}
@@ -154,5 +157,79 @@ func TestComputerThinksInSlots(t *testing.T) {
 	}
 	if got := len(b.think.slots); got != cap(b.think.slots)-1 {
 		t.Errorf("%d slots held after the move; want %d (the move gave its slot back)", got, cap(b.think.slots)-1)
+	}
+}
+
+// savingStore calls onSave, when set, with each game before it is saved.
+type savingStore struct {
+	store.Memory
+	mu     sync.Mutex
+	onSave func(g *store.Game)
+}
+
+func (s *savingStore) Save(ctx context.Context, g *store.Game) error {
+	s.mu.Lock()
+	f := s.onSave
+	s.mu.Unlock()
+	if f != nil {
+		f(g)
+	}
+	return s.Memory.Save(ctx, g)
+}
+
+// A rematch in which the computer moves first holds a slot for the
+// computer's move only: not while the new game is saved and answered
+// (which may be slow, and needs no thinking), so that a slow save or
+// Discord answer does not keep every other move against the computer
+// waiting. A bystander's rematch needs no slot: told at once that only
+// the players may ask, even when every slot is held.
+func TestRematchGivesItsSlotBack(t *testing.T) {
+	ctx := context.Background()
+	st := new(savingStore)
+	b, rec := clockedBotOn(t, st, &clock{t: time.Now()})
+	startBy(t, b, rec, mason, "c1")
+	resign := func() *discordgo.InteractionCreate {
+		ic := slashPayload(t, "resign", nil, nil)
+		ic.ChannelID = "c1"
+		return ic
+	}
+	b.serveIC(ctx, resign())
+	over, err := b.stores.Games.Current(ctx, "c1")
+	if err != nil || over == nil || over.Running() {
+		t.Fatalf("game in c1 after resigning = %+v, %v; want one over", over, err)
+	}
+
+	// A bystander, with every slot held.
+	b.think.wait = time.Millisecond // were it waited for, it would answer "busy"
+	for range cap(b.think.slots) {
+		b.think.slots <- struct{}{}
+	}
+	b.serveIC(ctx, as(clickIn(t, "c1", route{action: actRematch, id: over.ID}.String()), "77"))
+	r := rec.last(t)
+	wantEphemeral(t, r, "can ask for a rematch")
+	if strings.Contains(r.Data.Content, "thinking") {
+		t.Errorf("a bystander's rematch answered %q; want only that they are not a player", r.Data.Content)
+	}
+	for range cap(b.think.slots) {
+		<-b.think.slots
+	}
+
+	held := -1 // slots held while the rematch's game was saved
+	st.mu.Lock()
+	st.onSave = func(g *store.Game) {
+		if g.ID != over.ID && held < 0 {
+			held = len(b.think.slots)
+		}
+	}
+	st.mu.Unlock()
+	b.serveIC(ctx, as(clickIn(t, "c1", route{action: actRematch, id: over.ID}.String()), mason))
+	if r := rec.last(t); !public(r) {
+		t.Fatalf("the rematch answered %q; want the board", r.Data.Content)
+	}
+	if g, _ := b.stores.Games.Current(ctx, "c1"); g.ID == over.ID || len(g.Moves) != 1 {
+		t.Fatalf("game in c1 after the rematch = %s with %d moves; want a new one with the computer's first move", g.ID, len(g.Moves))
+	}
+	if held != 0 {
+		t.Errorf("%d of the computer's slots held while the rematch's game was saved; want 0 (its move was made)", held)
 	}
 }

@@ -143,7 +143,9 @@ func (s *sqlStore) SaveSettings(ctx context.Context, st Settings) (err error) {
 // (settled), made looks at the database and says whether the write is
 // there. It returns nil if it is, a plain error if it is not (the commit
 // failed and nothing changed, or, as for any write, another one replaced
-// it since), and err if it cannot tell.
+// it since), and err if it cannot tell: the transaction does not settle,
+// or made fails (a save's outcome, say, when another save changed the
+// game since).
 func (s *sqlStore) resolve(ctx context.Context, err error, made func(ctx context.Context) (bool, error)) error {
 	if s.settled == nil {
 		return err

@@ -74,6 +74,9 @@ type sqlStore struct {
 	xactID string
 	// observe, when set, hears of each call the bot makes (Observe).
 	observe Observer
+	// sweepClock, when set, is the clock that bounds how long one Due
+	// forgets tokens (forgetWithin); nil: time.Now. Tests set it.
+	sweepClock func() time.Time
 }
 
 const gameColumns = `id, guild_id, channel_id, player_x, player_o, computer, level, size, win, first,
@@ -382,41 +385,30 @@ func (s *sqlStore) Save(ctx context.Context, g *Game) (err error) {
 }
 
 // outcome finds out whether the save of n, whose commit went unanswered
-// (err), was committed: it waits until the transaction is over, then reads
+// (err), was committed (resolve): once the transaction is over, it reads
 // the game back. It returns nil if the game is stored as n at the next
 // version, err without ErrOutcomeUnknown if it is still at n's version
-// (nothing changed), and err if it cannot tell.
+// (nothing changed), and err if it cannot tell (another save changed it
+// since, say).
 func (s *sqlStore) outcome(ctx context.Context, n *Game, err error) error {
-	if s.settled == nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
-	defer cancel()
-	if s.settled(ctx, err) != nil {
-		return err
-	}
-	var got *Game
-	rerr := s.read(ctx, func(t tx) (rerr error) {
-		got, rerr = s.readGame(ctx, t, `SELECT `+gameColumns+` FROM games WHERE id = ?`, n.ID)
-		return rerr
-	})
-	if rerr != nil {
-		return err
-	}
-	want := n.Clone()
-	want.Version++
-	switch {
-	case got != nil && reflect.DeepEqual(got, want):
-		return nil // committed
-	case (got == nil && n.Version == 0) || (got != nil && got.Version == n.Version):
-		cause := err
-		var cu *commitUnknown
-		if errors.As(err, &cu) {
-			cause = cu.err
+	return s.resolve(ctx, err, func(ctx context.Context) (bool, error) {
+		var got *Game
+		if rerr := s.read(ctx, func(t tx) (rerr error) {
+			got, rerr = s.readGame(ctx, t, `SELECT `+gameColumns+` FROM games WHERE id = ?`, n.ID)
+			return rerr
+		}); rerr != nil {
+			return false, rerr
 		}
-		return fmt.Errorf("commit failed, nothing changed: %w", cause)
-	}
-	return err
+		want := n.Clone()
+		want.Version++
+		switch {
+		case got != nil && reflect.DeepEqual(got, want):
+			return true, nil // committed
+		case (got == nil && n.Version == 0) || (got != nil && got.Version == n.Version):
+			return false, nil // nothing changed
+		}
+		return false, errors.New("another save changed the game since")
+	})
 }
 
 // settleTimeout bounds how long a save whose commit went unanswered
@@ -877,10 +869,15 @@ func (s *sqlStore) Due(ctx context.Context, before time.Time) (_ []string, err e
 
 // forgetTokens clears the tokens of the boards drawn before drawn, in
 // writes of up to forgetBatch games, until none is left, a write fails,
-// ctx ends or forgetWithin has passed (the rest waits for the next
-// sweep, whose other work needs its time too).
+// ctx ends or forgetWithin has passed by s.sweepClock (the rest waits for
+// the next sweep, whose other work needs its time too). Each call clears
+// one batch at least.
 func (s *sqlStore) forgetTokens(ctx context.Context, drawn time.Time) {
-	for stop := time.Now().Add(forgetWithin); ctx.Err() == nil && time.Now().Before(stop); {
+	now := s.sweepClock
+	if now == nil {
+		now = time.Now
+	}
+	for stop, first := now().Add(forgetWithin), true; ctx.Err() == nil && (first || now().Before(stop)); first = false {
 		var n int64
 		err := s.write(ctx, func(t tx) (err error) {
 			n, err = t.exec(ctx, `UPDATE games SET board_token = '' WHERE id IN

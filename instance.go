@@ -184,7 +184,7 @@ func (g *gatewayLock) keep(ctx context.Context, cfg config, log *slog.Logger, i 
 				g.lose(fmt.Errorf("another tttbot process took the gateway lock (%s) while this one's connection to the database (%s) was lost: "+
 					"this one stopped its gateway connection, so that interactions are not answered twice", spec.name, cfg.database.where()))
 				log.Error("another tttbot process took the gateway lock while this one's connection to the database was lost: stopping the gateway connection, so that interactions are not answered twice",
-					"lock", spec.name)
+					"lock", spec.name, "err", err)
 				return
 			}
 			if err != nil {

@@ -200,13 +200,14 @@ func endOldSession(ctx context.Context, conn *pgx.Conn, p, old *pgLock) error {
 		WHERE l.locktype = 'advisory' AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
 		AND l.classid::int8 = $1 AND l.objid::int8 = $2 AND l.objsubid = 1 AND l.granted
 		AND (NOT $3 OR l.mode = 'ExclusiveLock')`
+	var others []uint32 // the server processes of other sessions that hold it
 	ours := func() (oursOnly, held bool, err error) {
 		rows, err := conn.Query(ctx, holders, int64(key>>32), int64(key&0xffffffff), p.shared)
 		if err != nil {
 			return false, false, err
 		}
 		defer rows.Close()
-		oursOnly = true
+		others = others[:0]
 		for rows.Next() {
 			var pid uint32
 			var start *time.Time
@@ -217,10 +218,13 @@ func endOldSession(ctx context.Context, conn *pgx.Conn, p, old *pgLock) error {
 			// A backend on its way out may have left pg_stat_activity
 			// before it lets its locks go.
 			if pid != old.pid || (start != nil && !start.Equal(old.start)) {
-				oursOnly = false
+				others = append(others, pid)
 			}
 		}
-		return oursOnly, held, rows.Err()
+		return len(others) == 0, held, rows.Err()
+	}
+	heldElsewhere := func() error {
+		return fmt.Errorf("%w: %s (by the session of server process %v)", ErrLockHeld, p.name, others)
 	}
 	oursOnly, held, err := ours()
 	switch {
@@ -229,7 +233,7 @@ func endOldSession(ctx context.Context, conn *pgx.Conn, p, old *pgLock) error {
 	case !held: // let go meanwhile
 		return nil
 	case !oursOnly:
-		return fmt.Errorf("%w: %s", ErrLockHeld, p.name)
+		return heldElsewhere()
 	}
 	var ended bool
 	if err := conn.QueryRow(ctx, "SELECT pg_terminate_backend($1)", int32(old.pid)).Scan(&ended); err != nil {
@@ -243,7 +247,7 @@ func endOldSession(ctx context.Context, conn *pgx.Conn, p, old *pgLock) error {
 		case !held:
 			return nil
 		case !oursOnly:
-			return fmt.Errorf("%w: %s", ErrLockHeld, p.name)
+			return heldElsewhere()
 		}
 		select {
 		case <-ctx.Done():

@@ -234,6 +234,9 @@ func (g *gatewayLock) hold(ctx context.Context) bool {
 	select {
 	case <-g.gone:
 		return false
+	default:
+	}
+	select {
 	case <-calm:
 		return true
 	default:

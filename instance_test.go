@@ -444,6 +444,13 @@ func TestGatewayLockHold(t *testing.T) {
 	if g.hold(ctx) {
 		t.Error("hold after another process took the lock = true; want false")
 	}
+	g = newGatewayLock(0, time.Hour, nil)
+	g.lose(errors.New("taken")) // with no lock counted lost
+	for range 100 {             // not one chance in two
+		if g.hold(ctx) {
+			t.Fatal("hold after another process took the lock, none counted lost = true; want false")
+		}
+	}
 	g = newGatewayLock(0, time.Nanosecond, nil)
 	g.setLost(+1)
 	if g.hold(ctx) {

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/tttbot/tttbot/store"
@@ -27,19 +26,43 @@ import (
 // an idle-connection killer). Then watch takes it again on a new
 // connection, and /readyz fails until it has; if another process took it
 // in between, the lock is gone for good: Gone is closed, and the gateway
-// must stop. The zero value holds nothing.
+// must stop. While a lock is lost, the gateway's interactions wait (see
+// hold): another process may have the lock, and answer them. Make one
+// with newGatewayLock.
 type gatewayLock struct {
-	every time.Duration // how often a PostgreSQL lock's connection is checked; 0: store.DefaultLockCheck
+	every  time.Duration // how often a PostgreSQL lock's connection is checked; 0: store.DefaultLockCheck
+	within time.Duration // how long hold holds an interaction at most
+	log    *slog.Logger
 
 	mu       sync.Mutex
 	held     []*store.Lock
 	released bool
 	done     chan struct{} // closed by release: the watch ends
+	lost     int           // locks lost and not yet taken again
+	calm     chan struct{} // closed while lost is 0
 
-	lost     atomic.Int32  // locks lost and not yet taken again
 	gone     chan struct{} // closed when another process took a lock
 	goneErr  error         // why, written before gone is closed
 	goneOnce sync.Once
+}
+
+// holdWithin is how long an interaction that arrives over the gateway
+// while a lock is lost waits at most for the lock to be taken again:
+// Discord wants an answer within 3 s.
+const holdWithin = 2 * time.Second
+
+// newGatewayLock makes a gatewayLock that holds nothing yet, whose
+// PostgreSQL locks are checked every every (0: store.DefaultLockCheck),
+// and whose interactions wait up to within (0: holdWithin) while a lock
+// is lost.
+func newGatewayLock(every, within time.Duration, log *slog.Logger) *gatewayLock {
+	if within <= 0 {
+		within = holdWithin
+	}
+	calm := make(chan struct{})
+	close(calm)
+	return &gatewayLock{every: every, within: within, log: log, calm: calm,
+		done: make(chan struct{}), gone: make(chan struct{})}
 }
 
 // lockSpec is one lock to take: its name, and whether it is shared.
@@ -62,9 +85,6 @@ func (cfg config) gatewayLocks() []lockSpec {
 // take takes the locks of cfg's gateway connection, or none, with an
 // error that says which other process holds one.
 func (g *gatewayLock) take(ctx context.Context, cfg config) error {
-	if g.gone == nil {
-		g.gone, g.done = make(chan struct{}), make(chan struct{})
-	}
 	specs := cfg.gatewayLocks()
 	sharded := len(specs) > 1
 	var held []*store.Lock
@@ -135,7 +155,7 @@ func (g *gatewayLock) keep(ctx context.Context, cfg config, log *slog.Logger, i 
 			return
 		case <-h.Lost():
 		}
-		g.lost.Add(1)
+		g.setLost(+1)
 		log.Warn("the gateway lock's connection to the database was lost (a restart, a failover, or a killed connection); taking the lock again",
 			"lock", spec.name, "err", h.Cause())
 		for try := 0; ; try++ {
@@ -155,13 +175,16 @@ func (g *gatewayLock) keep(ctx context.Context, cfg config, log *slog.Logger, i 
 				return
 			}
 			tctx, cancel := context.WithTimeout(ctx, max(every, 5*time.Second))
-			nh, err := g.lock(tctx, cfg, spec)
+			// The server may still hold the lost lock for this process's
+			// old session: TakeAgain ends that session, and only another
+			// session's hold is ErrLockHeld.
+			nh, err := h.TakeAgain(tctx, cfg.database.target)
 			cancel()
 			if errors.Is(err, store.ErrLockHeld) {
 				g.lose(fmt.Errorf("another tttbot process took the gateway lock (%s) while this one's connection to the database (%s) was lost: "+
 					"this one stopped its gateway connection, so that interactions are not answered twice", spec.name, cfg.database.where()))
 				log.Error("another tttbot process took the gateway lock while this one's connection to the database was lost: stopping the gateway connection, so that interactions are not answered twice",
-					"lock", spec.name)
+					"lock", spec.name, "err", err)
 				return
 			}
 			if err != nil {
@@ -179,10 +202,68 @@ func (g *gatewayLock) keep(ctx context.Context, cfg config, log *slog.Logger, i 
 			g.held[i] = nh
 			g.mu.Unlock()
 			h = nh
-			g.lost.Add(-1)
+			g.setLost(-1)
 			log.Info("took the gateway lock again", "lock", spec.name)
 			break
 		}
+	}
+}
+
+// setLost counts a lock lost (+1) or taken again (-1).
+func (g *gatewayLock) setLost(d int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.lost == 0 {
+		g.calm = make(chan struct{})
+	}
+	g.lost += d
+	if g.lost == 0 {
+		close(g.calm)
+	}
+}
+
+// hold says whether an interaction that arrived over the gateway is this
+// process's to answer: at once while every lock is held; while one is
+// lost, once it is taken again, waiting up to g.within for that. Not if
+// another process took it (Gone), nor if it is still lost after the
+// wait: then another process may have it, and answer.
+func (g *gatewayLock) hold(ctx context.Context) bool {
+	g.mu.Lock()
+	calm := g.calm
+	g.mu.Unlock()
+	select {
+	case <-g.gone:
+		return false
+	default:
+	}
+	select {
+	case <-calm:
+		return true
+	default:
+	}
+	if g.log != nil {
+		g.log.Debug("an interaction waits while the gateway lock is taken again", "within", g.within)
+	}
+	t := time.NewTimer(g.within)
+	defer t.Stop()
+	select {
+	case <-calm:
+	case <-g.gone:
+		return false
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		if g.log != nil {
+			g.log.Warn("an interaction was left unanswered: the gateway lock was lost and not taken again in time, and another process may have it",
+				"within", g.within)
+		}
+		return false
+	}
+	select {
+	case <-g.gone:
+		return false
+	default:
+		return true
 	}
 }
 
@@ -210,7 +291,10 @@ func (g *gatewayLock) Err() error {
 	if err := g.goneCause(); err != nil {
 		return err
 	}
-	if g.lost.Load() > 0 {
+	g.mu.Lock()
+	lost := g.lost
+	g.mu.Unlock()
+	if lost > 0 {
 		return errors.New("the gateway lock's connection to the database was lost: taking the lock again")
 	}
 	return nil
@@ -230,7 +314,7 @@ func (g *gatewayLock) goneCause() error {
 func (g *gatewayLock) release() {
 	g.mu.Lock()
 	held := g.held
-	if !g.released && g.done != nil {
+	if !g.released {
 		close(g.done)
 	}
 	g.held, g.released = nil, true

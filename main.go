@@ -163,7 +163,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 	var opened atomic.Bool // st is set
 	counters := new(discord.Counters)
 	var gw *discord.Gateway // set before ready, read by Ready only after it
-	locks := &gatewayLock{every: cfg.lockCheck}
+	locks := newGatewayLock(cfg.lockCheck, cfg.lockHold, log)
 	m := metrics.New(metrics.Sources{
 		ActiveGames: func(ctx context.Context) (int, error) {
 			if !opened.Load() {
@@ -252,10 +252,27 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 	var rest discord.REST
 	var me discord.Ready
 	if cfg.useGateway() {
-		err = retryStart(ctx, cfg.wait(), log, "connect to Discord", func() (err error) {
-			gw, err = discord.OpenWith(ctx, opts)
+		// Connecting (and its retries) stops if another process takes
+		// the gateway lock meanwhile.
+		octx, stopOpen := context.WithCancel(ctx)
+		go func() {
+			select {
+			case <-locks.Gone():
+				stopOpen()
+			case <-octx.Done():
+			}
+		}()
+		err = retryStart(octx, cfg.wait(), log, "connect to Discord", func() (err error) {
+			gw, err = discord.OpenWith(octx, opts)
 			return err
 		})
+		stopOpen()
+		if gone := locks.goneCause(); gone != nil {
+			if err == nil {
+				_ = gw.Close()
+			}
+			return gone
+		}
 		if err != nil {
 			return stopped(err)
 		}
@@ -295,9 +312,9 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 	handle := func(i *discordgo.Interaction, r discord.Responder) { b.Handle(i, r) }
 	if gw != nil {
 		gw.Handle(func(i *discordgo.Interaction, r discord.Responder) {
-			select {
-			case <-locks.Gone(): // the other process answers it
-			default:
+			// Not while the lock is lost and may be another process's,
+			// which then answers it; nor once another process took it.
+			if locks.hold(ctx) {
 				handle(i, r)
 			}
 		})

@@ -356,22 +356,15 @@ func (g *Gateway) addHandlers(sh *shard) {
 		}
 		g.interaction(s, i)
 	}
-	s.AddHandler(func(s *discordgo.Session, ic *discordgo.InteractionCreate) {
-		if ic.Interaction == nil || ic.Type == discordgo.InteractionModalSubmit {
-			return // below
-		}
-		deliver(s, ic.Interaction)
-	})
-	// A modal submit, or an interaction discordgo could not decode at
-	// all, is decoded from the event's bytes as the endpoint decodes it
-	// (DecodeInteraction): discordgo v0.29.0 drops the data of a modal
-	// submit with a component it does not know, such as a Label.
+	// Every interaction is decoded from the event's bytes, once, as the
+	// endpoint decodes it (DecodeInteraction), and not taken from
+	// discordgo's InteractionCreate: when discordgo v0.29.0 cannot decode
+	// part of one (a component type it does not know, as a Label in a
+	// modal submit, or a newer one in a clicked message), it hands on a
+	// struct filled only up to that part, and says so only in its log.
 	s.AddHandler(func(s *discordgo.Session, e *discordgo.Event) {
 		if e.Type != "INTERACTION_CREATE" {
 			return
-		}
-		if ic, ok := e.Struct.(*discordgo.InteractionCreate); ok && ic.Interaction != nil && ic.Type != discordgo.InteractionModalSubmit {
-			return // delivered above
 		}
 		i, err := DecodeInteraction(e.RawData)
 		if err != nil {
@@ -527,7 +520,7 @@ func routeLogs(log *slog.Logger) {
 				}
 			}
 			if strings.HasPrefix(format, "error unmarshalling") && len(a) > 0 && a[0] == "INTERACTION_CREATE" {
-				level = slog.LevelDebug // the Gateway decodes interactions itself (addHandlers)
+				level = slog.LevelDebug // the Gateway decodes interactions itself, and says when it cannot (addHandlers)
 			}
 			if strings.HasPrefix(format, "haven't gotten a heartbeat ACK") {
 				// The only word on why a zombie connection was dropped;

@@ -19,8 +19,8 @@ import (
 // or an idle-connection killer), and process B, the same bot on the same
 // database, starts at once. Never do both answer: either A took its lock
 // again and B is refused, or B got the lock first and A stopped its
-// gateway connection and exited with the reason. Either way the bot
-// still answers, once.
+// gateway connection and exited with the reason, naming B's session.
+// Either way the bot still answers, once.
 func TestE2EGatewayLockLost(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs two bot binaries")
@@ -93,6 +93,17 @@ func TestE2EGatewayLockLost(t *testing.T) {
 		}
 		if a.err == nil || !strings.Contains(a.logs.String(), "another tttbot process took the gateway lock") {
 			t.Errorf("A exited (%v) without saying that B took its lock:\n%s", a.err, a.tail(4000))
+		}
+		// A stops only for a lock that B's session holds, not for its own
+		// old session, which the server may still hold a moment after it
+		// said that it ended: A names the holder, and B holds it now.
+		var holder int
+		if err := db.QueryRow(ctx, `SELECT coalesce(max(a.pid), 0) FROM pg_stat_activity a JOIN pg_locks l ON l.pid = a.pid
+			WHERE a.application_name = $1 AND l.locktype = 'advisory' AND l.granted`, app).Scan(&holder); err != nil || holder == 0 || holder == pid {
+			t.Fatalf("the gateway lock's holder once B runs: %d, %v (A's killed session was %d)", holder, err, pid)
+		}
+		if want := fmt.Sprintf("by the session of server process [%d]", holder); !strings.Contains(a.logs.String(), want) {
+			t.Errorf("A stopped, but not for B's session (server process %d): its log does not say %q:\n%s", holder, want, a.tail(4000))
 		}
 		answering = b
 	}

@@ -26,6 +26,17 @@ type Lock struct {
 	close func() error
 	lost  chan struct{} // closed when the lock is lost; nil if it cannot be
 	cause error         // why, written before lost is closed
+	pg    *pgLock       // a PostgreSQL lock's session; nil for SQLite
+}
+
+// pgLock is what a PostgreSQL lock is, and the server session that took
+// it: TakeAgain knows that session's lock for its own.
+type pgLock struct {
+	name   string
+	shared bool
+	every  time.Duration
+	pid    uint32    // the session's server process
+	start  time.Time // its backend_start: a pid may be reused, this pair not
 }
 
 // Close lets the lock go. It may be called more than once.
@@ -91,6 +102,32 @@ func LockPostgres(ctx context.Context, url, name string, shared bool, every time
 	if every <= 0 {
 		every = DefaultLockCheck
 	}
+	return lockPostgres(ctx, url, &pgLock{name: name, shared: shared, every: every}, nil)
+}
+
+// TakeAgain takes a lost PostgreSQL lock again on a new connection, as
+// LockPostgres would with the same name, kind and check. The server may
+// not have let the lost lock go yet: a terminated backend tells its
+// client before it releases its locks, and a session whose connection
+// went silent is kept until TCP keepalive ends it, which can take hours.
+// So when the lock is held, and held by the session that took l and by
+// no other, that session is terminated (pg_terminate_backend), its lock
+// waited for, and the lock taken. ErrLockHeld means that another session
+// (another process) holds it. l is not changed.
+func (l *Lock) TakeAgain(ctx context.Context, url string) (*Lock, error) {
+	if l == nil || l.pg == nil {
+		return nil, errors.New("store: lock: only a PostgreSQL lock can be taken again")
+	}
+	p := *l.pg
+	p.pid, p.start = 0, time.Time{}
+	return lockPostgres(ctx, url, &p, l.pg)
+}
+
+// lockPostgres takes the lock p on a new connection to url and records
+// the connection's session in p. Unless old is nil, a lock held by old's
+// session alone is taken from it.
+func lockPostgres(ctx context.Context, url string, p *pgLock, old *pgLock) (*Lock, error) {
+	name := p.name
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
 		return nil, errors.New("store: lock: cannot parse the database url") // pgx's error may quote the password
@@ -105,23 +142,34 @@ func LockPostgres(ctx context.Context, url, name string, shared bool, every time
 		return nil, fmt.Errorf("store: lock %s: %w", name, err)
 	}
 	fn := "pg_try_advisory_lock"
-	if shared {
+	if p.shared {
 		fn += "_shared"
 	}
-	var got bool
-	if err := conn.QueryRow(ctx, "SELECT "+fn+"($1)", lockKey(name)).Scan(&got); err != nil {
-		conn.Close(context.Background())
-		return nil, fmt.Errorf("store: lock %s: %w", name, err)
+	for round := 0; ; round++ {
+		var got bool
+		err := conn.QueryRow(ctx, "SELECT "+fn+"($1), pg_backend_pid(), (SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid())",
+			lockKey(name)).Scan(&got, &p.pid, &p.start)
+		if err != nil {
+			conn.Close(context.Background())
+			return nil, fmt.Errorf("store: lock %s: %w", name, err)
+		}
+		if got {
+			break
+		}
+		if old == nil || round >= 3 {
+			conn.Close(context.Background())
+			return nil, fmt.Errorf("%w: %s", ErrLockHeld, name)
+		}
+		if err := endOldSession(ctx, conn, p, old); err != nil {
+			conn.Close(context.Background())
+			return nil, err
+		}
 	}
-	if !got {
-		conn.Close(context.Background())
-		return nil, fmt.Errorf("%w: %s", ErrLockHeld, name)
-	}
-	l := &Lock{lost: make(chan struct{})}
+	l := &Lock{lost: make(chan struct{}), pg: p}
 	wctx, stop := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		err := watchConn(wctx, conn, every)
+		err := watchConn(wctx, conn, p.every)
 		if err == nil { // stopped by Close
 			return
 		}
@@ -137,6 +185,76 @@ func LockPostgres(ctx context.Context, url, name string, shared bool, every time
 		return conn.Close(context.Background())
 	}
 	return l, nil
+}
+
+// endOldSession is called when conn could not take the lock p: if the
+// sessions that hold it in a way that excludes p are the session old
+// alone, it terminates old's and waits until its lock is let go (nil:
+// try again); if another session holds it, it is ErrLockHeld.
+func endOldSession(ctx context.Context, conn *pgx.Conn, p, old *pgLock) error {
+	key := uint64(lockKey(p.name))
+	// An advisory lock on one bigint is classid (its high half), objid
+	// (its low half) and objsubid 1 in pg_locks; a shared one excludes
+	// only exclusive holders.
+	const holders = `SELECT l.pid, a.backend_start FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+		WHERE l.locktype = 'advisory' AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+		AND l.classid::int8 = $1 AND l.objid::int8 = $2 AND l.objsubid = 1 AND l.granted
+		AND (NOT $3 OR l.mode = 'ExclusiveLock')`
+	var others []uint32 // the server processes of other sessions that hold it
+	ours := func() (oursOnly, held bool, err error) {
+		rows, err := conn.Query(ctx, holders, int64(key>>32), int64(key&0xffffffff), p.shared)
+		if err != nil {
+			return false, false, err
+		}
+		defer rows.Close()
+		others = others[:0]
+		for rows.Next() {
+			var pid uint32
+			var start *time.Time
+			if err := rows.Scan(&pid, &start); err != nil {
+				return false, false, err
+			}
+			held = true
+			// A backend on its way out may have left pg_stat_activity
+			// before it lets its locks go.
+			if pid != old.pid || (start != nil && !start.Equal(old.start)) {
+				others = append(others, pid)
+			}
+		}
+		return len(others) == 0, held, rows.Err()
+	}
+	heldElsewhere := func() error {
+		return fmt.Errorf("%w: %s (by the session of server process %v)", ErrLockHeld, p.name, others)
+	}
+	oursOnly, held, err := ours()
+	switch {
+	case err != nil:
+		return fmt.Errorf("store: lock %s: who holds it: %w", p.name, err)
+	case !held: // let go meanwhile
+		return nil
+	case !oursOnly:
+		return heldElsewhere()
+	}
+	var ended bool
+	if err := conn.QueryRow(ctx, "SELECT pg_terminate_backend($1)", int32(old.pid)).Scan(&ended); err != nil {
+		return fmt.Errorf("store: lock %s: end this process's old session (server process %d), which still holds it: %w", p.name, old.pid, err)
+	}
+	for {
+		oursOnly, held, err := ours()
+		switch {
+		case err != nil:
+			return fmt.Errorf("store: lock %s: who holds it: %w", p.name, err)
+		case !held:
+			return nil
+		case !oursOnly:
+			return heldElsewhere()
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("store: lock %s: this process's old session (server process %d) still holds it: %w", p.name, old.pid, ctx.Err())
+		case <-time.After(10 * time.Millisecond): // polling the old session's end
+		}
+	}
 }
 
 // watchConn waits on conn until it ends, or a ping sent after every of

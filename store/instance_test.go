@@ -4,13 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	neturl "net/url"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -105,11 +102,13 @@ func TestSQLiteLockFollowsLinks(t *testing.T) {
 }
 
 // lockBackend is the pid of the PostgreSQL backend that holds the lock
-// name (its connection's application_name), or 0 if none does.
+// name (an advisory lock, on a connection of its application_name), or 0
+// if none does.
 func lockBackend(t *testing.T, url, name string) int {
 	t.Helper()
 	var pid int
-	err := query(t, url, "SELECT coalesce(max(pid), 0) FROM pg_stat_activity WHERE application_name = $1", "tttbot lock "+name).Scan(&pid)
+	err := query(t, url, `SELECT coalesce(max(a.pid), 0) FROM pg_stat_activity a JOIN pg_locks l ON l.pid = a.pid
+		WHERE a.application_name = $1 AND l.locktype = 'advisory' AND l.granted`, "tttbot lock "+name).Scan(&pid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,8 +173,8 @@ func TestPostgresLockSilent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := newFreezer(t, u.Host)
-	u.Host = p.addr
+	p := storetest.NewProxy(t, u.Host)
+	u.Host = p.Addr
 	name := fmt.Sprintf("test-silent-%d", time.Now().UnixNano())
 	l, err := store.LockPostgres(context.Background(), u.String(), name, false, 20*time.Millisecond)
 	if err != nil {
@@ -186,7 +185,7 @@ func TestPostgresLockSilent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.freeze()
+	p.Freeze(0)
 	select {
 	case <-l.Lost():
 	case <-time.After(30 * time.Second):
@@ -202,71 +201,79 @@ func TestPostgresLockSilent(t *testing.T) {
 	}
 }
 
-// freezer is a TCP proxy that forwards until freeze, then drops every
-// byte in both directions without closing anything.
-type freezer struct {
-	addr   string
-	frozen atomic.Bool
-}
-
-func newFreezer(t *testing.T, target string) *freezer {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+// A lock whose connection went silent is lost, but the server keeps the
+// session, and the lock, until TCP keepalive ends it (hours): TakeAgain
+// ends that old session of its own and takes the lock, on a new
+// connection; the lock is then held against others again.
+func TestPostgresLockTakenAgainFromSilentSession(t *testing.T) {
+	url := storetest.PostgresURL(t)
+	u, err := neturl.Parse(url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &freezer{addr: ln.Addr().String()}
-	var conns sync.WaitGroup
-	var mu sync.Mutex
-	var open []net.Conn
-	closed := false
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		closed = true
-		for _, c := range open {
-			c.Close()
-		}
-		mu.Unlock()
-		conns.Wait()
-	})
-	pipe := func(dst, src net.Conn) {
-		buf := make([]byte, 32<<10)
-		for {
-			n, err := src.Read(buf)
-			if n > 0 && !p.frozen.Load() {
-				if _, err := dst.Write(buf[:n]); err != nil {
-					return
-				}
-			}
-			if err != nil {
-				return
-			}
-		}
+	p := storetest.NewProxy(t, u.Host)
+	u.Host = p.Addr
+	name := fmt.Sprintf("test-silent-again-%d", time.Now().UnixNano())
+	l, err := store.LockPostgres(context.Background(), u.String(), name, false, 20*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
 	}
-	conns.Go(func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s, err := net.Dial("tcp", target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			mu.Lock()
-			if closed {
-				c.Close()
-				s.Close()
-			}
-			open = append(open, c, s)
-			mu.Unlock()
-			conns.Go(func() { pipe(s, c) })
-			conns.Go(func() { pipe(c, s) })
-		}
-	})
-	return p
+	defer l.Close()
+	old := lockBackend(t, url, name)
+	p.Freeze(0)
+	select {
+	case <-l.Lost():
+	case <-time.After(30 * time.Second): // bounds a hang
+		t.Fatal("the lock's connection went silent, and Lost is still open")
+	}
+	if pid := lockBackend(t, url, name); pid != old {
+		t.Fatalf("after the silence the lock's session is %d; want the old one, %d, still there (the server has not noticed)", pid, old)
+	}
+	again, err := l.TakeAgain(context.Background(), url)
+	if err != nil {
+		t.Fatalf("TakeAgain while the old session still holds the lock: %v; want it taken", err)
+	}
+	defer again.Close()
+	if pid := lockBackend(t, url, name); pid == old || pid == 0 {
+		t.Errorf("after TakeAgain the lock's session is %d (the old was %d); want a new one", pid, old)
+	}
+	if other, err := store.LockPostgres(context.Background(), url, name, false, 0); !errors.Is(err, store.ErrLockHeld) {
+		other.Close()
+		t.Errorf("another holder after TakeAgain: %v; want ErrLockHeld", err)
+	}
 }
 
-func (p *freezer) freeze() { p.frozen.Store(true) }
+// A lock lost and then taken by another session is not taken from it:
+// TakeAgain says ErrLockHeld, and the other session keeps the lock.
+func TestPostgresLockTakenAgainHeldByAnother(t *testing.T) {
+	url := storetest.PostgresURL(t)
+	name := fmt.Sprintf("test-again-other-%d", time.Now().UnixNano())
+	l, err := store.LockPostgres(context.Background(), url, name, false, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var ok bool
+	if err := query(t, url, "SELECT pg_terminate_backend($1)", lockBackend(t, url, name)).Scan(&ok); err != nil || !ok {
+		t.Fatalf("pg_terminate_backend = %v, %v", ok, err)
+	}
+	<-l.Lost() // the server ends the connection: heard at once
+	var other *store.Lock
+	for other == nil { // the terminated backend lets the lock go a moment after it says so
+		other, err = store.LockPostgres(context.Background(), url, name, false, time.Hour)
+		if err != nil && !errors.Is(err, store.ErrLockHeld) {
+			t.Fatal(err)
+		}
+	}
+	defer other.Close()
+	holder := lockBackend(t, url, name)
+	again, err := l.TakeAgain(context.Background(), url)
+	if !errors.Is(err, store.ErrLockHeld) {
+		again.Close()
+		t.Fatalf("TakeAgain while another session holds the lock: %v; want ErrLockHeld", err)
+	}
+	var alive bool
+	if err := query(t, url, "SELECT count(*) = 1 FROM pg_stat_activity WHERE pid = $1", holder).Scan(&alive); err != nil || !alive {
+		t.Errorf("the other holder's session %d after TakeAgain: alive %v, %v; want it left alone", holder, alive, err)
+	}
+}

@@ -122,6 +122,10 @@ type Interaction struct {
 	// text inputs (see SubmitModal).
 	Fields map[string]string
 	from   *Interaction // answered with the modal that this one submits
+	// Extra are fields of the INTERACTION_CREATE payload set over the
+	// ones built, to send what Discord may send and a client library may
+	// not know (a component type added since, in the clicked message).
+	Extra map[string]any
 
 	// Set by Send.
 	ID    string
@@ -585,6 +589,9 @@ func (s *Server) buildLocked(in *Interaction, id, token string) (map[string]any,
 		}
 	default:
 		return nil, nil, fmt.Errorf("discordtest: cannot send interactions of type %v", in.Type)
+	}
+	for k, v := range in.Extra {
+		p[k] = v
 	}
 	return p, st, nil
 }

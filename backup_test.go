@@ -76,3 +76,49 @@ func TestBackupLiveDatabase(t *testing.T) {
 		t.Errorf("backup of PostgreSQL: %v; want a pointer to pg_dump, without the password", err)
 	}
 }
+
+// A backup never deletes a file it did not create: a dst+".partial" left
+// by someone else is still there, unchanged, after a backup; and a source
+// that is no tttbot database (an empty file) is refused, with nothing
+// written.
+func TestBackupTouchesOnlyItsOwnFiles(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "tttbot.db")
+	live, err := store.OpenSQLite(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Close()
+	dst := filepath.Join(dir, "backup.db")
+	theirs := dst + ".partial"
+	if err := os.WriteFile(theirs, []byte("someone else's file"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"DATABASE_URL": path}
+	if err := run(ctx, []string{"-backup", dst}, func(k string) string { return env[k] }, io.Discard, io.Discard); err != nil {
+		t.Fatalf("tttbot -backup %s beside an existing %s: %v", dst, filepath.Base(theirs), err)
+	}
+	if b, err := os.ReadFile(theirs); err != nil || string(b) != "someone else's file" {
+		t.Errorf("after the backup, %s = %q, %v; want it untouched", theirs, b, err)
+	}
+	if left, _ := filepath.Glob(dst + ".partial-*"); len(left) != 0 {
+		t.Errorf("the backup left %v behind", left)
+	}
+
+	empty := filepath.Join(dir, "empty.db")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env["DATABASE_URL"] = empty
+	var out bytes.Buffer
+	emptyDst := filepath.Join(dir, "empty-backup.db")
+	err = run(ctx, []string{"-backup", emptyDst}, func(k string) string { return env[k] }, &out, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "not a tttbot database") {
+		t.Errorf("tttbot -backup of an empty file = %v (said %q); want a refusal saying it is not a tttbot database", err, out.String())
+	}
+	if _, err := os.Stat(emptyDst); err == nil {
+		t.Errorf("a backup of an empty file wrote %s", emptyDst)
+	}
+}

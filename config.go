@@ -120,6 +120,8 @@ type config struct {
 
 	sleep      sleeper       // waits between tries to reach Discord at start; nil: a timer
 	openWithin time.Duration // how long opening the database may take; 0: defaultOpenWithin
+	lockCheck  time.Duration // how often the gateway lock's PostgreSQL connection is pinged; 0: store.DefaultLockCheck
+	lockHold   time.Duration // how long a gateway interaction waits for a lost lock; 0: holdWithin
 
 	drainFor      time.Duration // how long the servers answer after SIGTERM; 0: defaultDrain (waited with sleep)
 	haltRESTAfter time.Duration // when REST calls stop after SIGTERM; 0: defaultHaltREST

@@ -17,6 +17,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -145,7 +146,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 		return err
 	}
 	log.Info("starting", "version", buildVersion(), "database", cfg.database.where())
-	var servers []*http.Server
+	var servers []*server
 	defer func() { shutdown(servers, log) }()
 	var drains []*drainer // the servers' handlers, told when the bot drains
 	restCtx, haltREST := context.WithCancel(context.Background())
@@ -162,6 +163,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 	var opened atomic.Bool // st is set
 	counters := new(discord.Counters)
 	var gw *discord.Gateway // set before ready, read by Ready only after it
+	locks := newGatewayLock(cfg.lockCheck, cfg.lockHold, log)
 	m := metrics.New(metrics.Sources{
 		ActiveGames: func(ctx context.Context) (int, error) {
 			if !opened.Load() {
@@ -176,6 +178,9 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 			if p := phase.Load(); p != nil {
 				return errors.New(*p)
 			}
+			if err := locks.Err(); err != nil {
+				return err
+			}
 			if gw != nil && !gw.Connected() {
 				return errors.New("the gateway is not connected")
 			}
@@ -186,7 +191,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 	if cfg.metricsAddr != "" {
 		d := &drainer{h: m.Handler()}
 		drains = append(drains, d)
-		srv, addr, err := listen(cfg.metricsAddr, "METRICS_ADDR", d, log)
+		srv, addr, err := listen(cfg.metricsAddr, "METRICS_ADDR", d, maxConnections, log)
 		if err != nil {
 			return err
 		}
@@ -222,7 +227,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 		mux.Handle("/interactions", endpoint)
 		d := &drainer{h: mux}
 		drains = append(drains, d)
-		srv, addr, err := listen(cfg.interactionsAddr, "INTERACTIONS_ADDR", d, log)
+		srv, addr, err := listen(cfg.interactionsAddr, "INTERACTIONS_ADDR", d, maxConnections, log)
 		if err != nil {
 			return err
 		}
@@ -232,12 +237,13 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 
 	if cfg.useGateway() {
 		lctx, cancel := context.WithTimeout(ctx, cfg.openTimeout())
-		release, err := lockGateway(lctx, cfg)
+		err := locks.take(lctx, cfg)
 		cancel()
 		if err != nil {
 			return stopped(err)
 		}
-		defer release()
+		defer locks.release()
+		locks.watch(ctx, cfg, log)
 	}
 
 	setPhase("starting: connecting to Discord")
@@ -246,16 +252,41 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 	var rest discord.REST
 	var me discord.Ready
 	if cfg.useGateway() {
-		err = retryStart(ctx, cfg.wait(), log, "connect to Discord", func() (err error) {
-			gw, err = discord.OpenWith(ctx, opts)
+		// Connecting (and its retries) stops if another process takes
+		// the gateway lock meanwhile.
+		octx, stopOpen := context.WithCancel(ctx)
+		go func() {
+			select {
+			case <-locks.Gone():
+				stopOpen()
+			case <-octx.Done():
+			}
+		}()
+		err = retryStart(octx, cfg.wait(), log, "connect to Discord", func() (err error) {
+			gw, err = discord.OpenWith(octx, opts)
 			return err
 		})
+		stopOpen()
+		if gone := locks.goneCause(); gone != nil {
+			if err == nil {
+				_ = gw.Close()
+			}
+			return gone
+		}
 		if err != nil {
 			return stopped(err)
 		}
-		defer func() {
+		closeGateway := sync.OnceFunc(func() {
 			if err := gw.Close(); err != nil {
 				log.Warn("closing the gateway connection", "err", err)
+			}
+		})
+		defer closeGateway()
+		go func() { // another process took the gateway lock: it answers now
+			select {
+			case <-locks.Gone():
+				closeGateway()
+			case <-ctx.Done():
 			}
 		}()
 		rest, me = gw.REST(), gw.Ready()
@@ -280,7 +311,13 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 	b.SetSelf(me.UserID)
 	handle := func(i *discordgo.Interaction, r discord.Responder) { b.Handle(i, r) }
 	if gw != nil {
-		gw.Handle(handle)
+		gw.Handle(func(i *discordgo.Interaction, r discord.Responder) {
+			// Not while the lock is lost and may be another process's,
+			// which then answers it; nor once another process took it.
+			if locks.hold(ctx) {
+				handle(i, r)
+			}
+		})
 	}
 	// The bot closes after the servers have stopped taking interactions
 	// (deferred calls run in reverse).
@@ -314,13 +351,20 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 	}
 	attrs = append(attrs, listening...)
 	log.Info("ready", append(attrs, "invite", bot.InviteURL(me.AppID))...)
-	<-ctx.Done()
+	var gone error // another process took the gateway lock
+	select {
+	case <-ctx.Done():
+	case <-locks.Gone():
+		gone = locks.goneCause()
+	}
 
 	// Drain: /readyz fails at once, so that a load balancer stops sending
 	// here; for a while the servers still answer what arrives (a request
 	// already on its way on a kept-alive connection, a connection already
 	// queued), each answer closing its connection; then they stop taking
-	// connections and finish the requests in flight. REST calls (answers
+	// connections (those whose handshake is done are still taken) and
+	// finish every request read or on its way, and only then close
+	// the idle connections (server.stop). REST calls (answers
 	// over the gateway, edits, follow-ups) may run until restWithin after
 	// the signal, then fail at once, so that a stalled Discord cannot hold
 	// the bot past Docker's 10 s.
@@ -337,7 +381,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 	}
 	shutdown(servers, log)
 	servers = nil
-	return nil
+	return gone
 }
 
 // drainer serves h; once draining is set, every answer asks the client to
@@ -357,18 +401,39 @@ func (d *drainer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // maxHeaderBytes bounds the request headers the servers read (Go's
 // default is 1 MB): Discord's and a Prometheus scraper's are well under
 // 1 KiB, and a flood of connections sending megabyte headers must not
-// cost a megabyte each. Larger headers get 431.
-const maxHeaderBytes = 16 << 10
+// cost a megabyte each. net/http reads 4096 bytes beyond MaxHeaderBytes
+// before it refuses, so a request line and headers of more than 16 KiB
+// in all get 431.
+const maxHeaderBytes = 16<<10 - 4096
 
-// listen serves h on addr, named by the variable it came from, and
-// returns the address it listens on (addr with the port chosen, if it
-// asked for port 0).
-func listen(addr, variable string, h http.Handler, log *slog.Logger) (*http.Server, string, error) {
-	ln, err := net.Listen("tcp", addr)
+// maxConnections bounds the connections each server holds open at once
+// (each costs a goroutine and its buffers, some 20 KiB); more wait in the
+// kernel's queue until one closes.
+const maxConnections = 1024
+
+// A server is an HTTP server with what its shutdown needs: its listener,
+// and which of its connections are reading or answering a request.
+type server struct {
+	*http.Server
+	ln    *limitedListener
+	conns connStates
+}
+
+// listen serves h on addr, named by the variable it came from, holding at
+// most limit connections at once, and returns the address it listens on
+// (addr with the port chosen, if it asked for port 0).
+func listen(addr, variable string, h http.Handler, limit int, log *slog.Logger) (*server, string, error) {
+	// Plain TCP, not Multipath TCP (Go's default for listeners since
+	// 1.24): stopping gracefully needs a socket filter (refuseHandshakes),
+	// which MPTCP sockets do not take.
+	var lc net.ListenConfig
+	lc.SetMultipathTCP(false)
+	ln, err := lc.Listen(context.Background(), "tcp", addr)
 	if err != nil {
 		return nil, "", fmt.Errorf("%s %s: %w", variable, addr, err)
 	}
-	srv := &http.Server{
+	srv := &server{ln: limitListener(ln, limit)}
+	srv.Server = &http.Server{
 		Handler:           h,
 		MaxHeaderBytes:    maxHeaderBytes,
 		ReadHeaderTimeout: 5 * time.Second,
@@ -376,22 +441,160 @@ func listen(addr, variable string, h http.Handler, log *slog.Logger) (*http.Serv
 		WriteTimeout:      10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		ConnState:         srv.conns.set,
 	}
 	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		err := srv.Serve(srv.ln)
+		if err != nil && !errors.Is(err, http.ErrServerClosed) && !errors.Is(err, net.ErrClosed) {
 			log.Error("serving "+variable, "err", err)
 		}
 	}()
 	return srv, ln.Addr().String(), nil
 }
 
+// stop stops s gracefully: it stops accepting connections (taking those
+// whose handshake is done: limitedListener.stop), lets every
+// connection that is reading or answering a request finish (during the
+// drain each answer closes its connection), and only then shuts the
+// server down, which closes the idle connections. (http.Server.Shutdown
+// alone would drop the requests read after it began: a connection
+// accepted just before, whose request was on its way, would be closed
+// without an answer.) ctx bounds the wait.
+func (s *server) stop(ctx context.Context) error {
+	s.ln.stop(ctx)
+	s.conns.waitIdle(ctx)
+	return s.Shutdown(ctx)
+}
+
+// connStates tracks which connections of a server are busy: accepted
+// and not yet idle, or reading or answering a request. The zero value is
+// ready to use; it is safe for concurrent use.
+type connStates struct {
+	mu   sync.Mutex
+	busy map[net.Conn]bool
+}
+
+// set is the server's ConnState hook.
+func (cs *connStates) set(c net.Conn, st http.ConnState) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if st == http.StateNew || st == http.StateActive {
+		if cs.busy == nil {
+			cs.busy = make(map[net.Conn]bool)
+		}
+		cs.busy[c] = true
+		return
+	}
+	delete(cs.busy, c)
+}
+
+// waitIdle returns once no connection is busy, or ctx is done.
+func (cs *connStates) waitIdle(ctx context.Context) {
+	t := time.NewTicker(5 * time.Millisecond)
+	defer t.Stop()
+	for {
+		cs.mu.Lock()
+		n := len(cs.busy)
+		cs.mu.Unlock()
+		if n == 0 {
+			return
+		}
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// limitListener returns a listener that holds at most n of ln's
+// connections open at once: Accept waits for one to close first.
+func limitListener(ln net.Listener, n int) *limitedListener {
+	return &limitedListener{Listener: ln, slots: make(chan struct{}, n), done: make(chan struct{})}
+}
+
+type limitedListener struct {
+	net.Listener
+	slots     chan struct{} // one per connection open
+	done      chan struct{} // closed by Close
+	closeOnce sync.Once
+	stopping  atomic.Bool // stop began: a timeout of Accept closes the listener
+}
+
+// acceptLast is how long stop lets Accept wait for the connections
+// whose handshake was done when it began.
+const acceptLast = 50 * time.Millisecond
+
+func (l *limitedListener) Accept() (net.Conn, error) {
+	select {
+	case l.slots <- struct{}{}:
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+	c, err := l.Listener.Accept()
+	if err != nil {
+		<-l.slots
+		if ne, ok := err.(net.Error); ok && ne.Timeout() && l.stopping.Load() {
+			_ = l.Close()
+			return nil, net.ErrClosed
+		}
+		return nil, err
+	}
+	return &limitedConn{Conn: c, release: func() { <-l.slots }}, nil
+}
+
+// stop stops taking connections without resetting any whose handshake
+// is done: new handshakes are refused (refuseHandshakes), Accept takes
+// the connections already queued, and the listener closes once the
+// queue is empty (Accept times out) or ctx is done.
+func (l *limitedListener) stop(ctx context.Context) {
+	tl, ok := l.Listener.(*net.TCPListener)
+	if !ok {
+		_ = l.Close()
+		return
+	}
+	refuseHandshakes(tl)
+	l.stopping.Store(true)
+	if err := tl.SetDeadline(time.Now().Add(acceptLast)); err != nil {
+		_ = l.Close()
+		return
+	}
+	select {
+	case <-l.done:
+	case <-ctx.Done():
+		_ = l.Close()
+	}
+}
+
+// Close closes the listener; closing it again does nothing.
+func (l *limitedListener) Close() (err error) {
+	l.closeOnce.Do(func() {
+		close(l.done)
+		err = l.Listener.Close()
+	})
+	return err
+}
+
+// limitedConn gives its slot back once, when it is first closed.
+type limitedConn struct {
+	net.Conn
+	once    sync.Once
+	release func()
+}
+
+func (c *limitedConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.release)
+	return err
+}
+
 // shutdown stops the servers, letting requests in flight finish for up
 // to 3 s (Discord waits no longer for an answer).
-func shutdown(servers []*http.Server, log *slog.Logger) {
+func shutdown(servers []*server, log *slog.Logger) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	for _, srv := range servers {
-		if err := srv.Shutdown(ctx); err != nil {
+		if err := srv.stop(ctx); err != nil {
 			log.Warn("stopping an HTTP server", "err", err)
 		}
 	}

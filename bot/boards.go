@@ -3,8 +3,10 @@ package bot
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"reflect"
 	"sync"
 	"time"
@@ -41,8 +43,14 @@ type keeper interface {
 	// in channelID, unless a newer board replaced it.
 	keepBoard(ctx context.Context, channelID, gameID string, bd store.Board, msg *discordgo.Message)
 	// keepPing keeps id as the ping of next's turn, says whether it did,
-	// and returns the pings to delete now.
+	// and returns the pings to delete now. A reminder's ends its claim.
 	keepPing(ctx context.Context, next *match, id string) (kept bool, del []pingRef)
+	// releaseReminder ends the claim of next's reminder, which Discord
+	// refused: to be tried again (retry), or given up for the turn.
+	releaseReminder(ctx context.Context, next *match, retry bool)
+	// renewReminder renews the claim of next's reminder, which waited
+	// past its end: next with the claim renewed, unless it was lost.
+	renewReminder(ctx context.Context, next *match) (*match, bool)
 	// current reads the channel's game from the store, under the
 	// channel's lock (a change this process saved has been answered);
 	// nil if it has none. The match returned must not be changed.
@@ -288,13 +296,7 @@ func (bs *boards) pingMover(clicker string, next *match) {
 // keeps it as the ping of next's turn (keepPing); failure is logged as
 // failed, with the error.
 func (bs *boards) pingInChannel(next *match, content, mover, failed string) {
-	bd := next.Board
-	channelID := boardChannel(next)
-	m := &discordgo.MessageSend{Content: content, AllowedMentions: allowed(mover)}
-	if bd.MessageID != "" {
-		failIfGone := false
-		m.Reference = &discordgo.MessageReference{MessageID: bd.MessageID, ChannelID: channelID, GuildID: next.GuildID, FailIfNotExists: &failIfGone}
-	}
+	channelID, m := channelPing(next, content, mover)
 	bs.run.queue(func(ctx context.Context) {
 		msg, err := bs.dc.ChannelMessageSendComplex(channelID, m, discordgo.WithContext(ctx))
 		if err != nil {
@@ -303,6 +305,20 @@ func (bs *boards) pingInChannel(next *match, content, mover, failed string) {
 		}
 		bs.keepPing(ctx, next, msg.ID)
 	})
+}
+
+// channelPing is the message that pings mover in next's channel with
+// content, as a reply to its board when that message is known, and the
+// channel's id.
+func channelPing(next *match, content, mover string) (string, *discordgo.MessageSend) {
+	bd := next.Board
+	channelID := boardChannel(next)
+	m := &discordgo.MessageSend{Content: content, AllowedMentions: allowed(mover)}
+	if bd.MessageID != "" {
+		failIfGone := false
+		m.Reference = &discordgo.MessageReference{MessageID: bd.MessageID, ChannelID: channelID, GuildID: next.GuildID, FailIfNotExists: &failIfGone}
+	}
+	return channelID, m
 }
 
 // boardLink is the link to m's board message, which must be known.
@@ -365,22 +381,81 @@ func (bs *boards) deletePing(p pingRef) {
 // as anywhere the app is only installed by a user), else to the channel
 // with the bot's token (a correspondence game, which only a server that
 // installed the bot may have), as a reply to the board.
+//
+// next holds the claim of the turn's reminder until next.lease: the
+// request is made only within it (a margin before its end), so that no
+// other process, which may send the reminder once the claim ends, sends
+// it too; a send that waited its turn in the queue past the claim's end
+// renews it first, unless another process took it meanwhile. Keeping the
+// message ends the claim; a refusal releases it, to
+// be tried again if Discord may take it later (a rate limit that outlasts
+// the claim, a 5xx, no answer), or gives the turn up (a 4xx).
 func (bs *boards) remind(next *match) {
 	mover := next.Players[next.Turn()]
 	content := reminderText(bs.catalog.For(next.locale), next)
+	var send func(ctx context.Context) (id string, err error)
 	if ref := bs.boardRef(next); ref != nil && !outlivesToken(next) {
 		params := &discordgo.WebhookParams{Content: content, AllowedMentions: allowed(mover)}
-		bs.run.queue(func(ctx context.Context) {
+		send = func(ctx context.Context) (string, error) {
 			msg, err := bs.dc.FollowupMessageCreate(ref, true, params, discordgo.WithContext(ctx))
 			if err != nil {
-				bs.log.Warn("could not remind a player of their move", "channel", next.ChannelID, "user", mover, "err", err)
+				return "", err
+			}
+			return followupPing + msg.ID, nil
+		}
+	} else {
+		channelID, m := channelPing(next, content, mover)
+		send = func(ctx context.Context) (string, error) {
+			msg, err := bs.dc.ChannelMessageSendComplex(channelID, m, discordgo.WithContext(ctx))
+			if err != nil {
+				return "", err
+			}
+			return msg.ID, nil
+		}
+	}
+	bs.run.queue(func(ctx context.Context) {
+		// The store's writes after the request have their own time: the
+		// request may have used all of the claim's.
+		settle, cancel := context.WithTimeout(context.WithoutCancel(ctx), editWithin)
+		defer cancel()
+		left := next.lease.Sub(bs.now()) - remindMargin
+		if left < minRemindLease/2 {
+			// It waited its turn until the claim is (nearly) over.
+			renewed, ok := bs.keeper.renewReminder(settle, next)
+			if !ok {
+				bs.log.Info("a reminder waited its turn to be sent past its claim, and its turn ended or another process took it", "channel", next.ChannelID)
 				return
 			}
-			bs.keepPing(ctx, next, followupPing+msg.ID)
-		})
-		return
+			next = renewed
+			left = next.lease.Sub(bs.now()) - remindMargin
+		}
+		sendCtx, stop := context.WithTimeout(ctx, left)
+		id, err := send(sendCtx)
+		stop()
+		if err != nil {
+			retry := mayTakeLater(err)
+			bs.log.Warn("could not remind a player of their move", "channel", next.ChannelID, "user", mover, "retry", retry, "err", err)
+			bs.keeper.releaseReminder(settle, next, retry)
+			return
+		}
+		bs.keepPing(settle, next, id)
+	})
+}
+
+// remindMargin is the part of a reminder's claim left unused by its
+// request, for the request to end before the claim does.
+const remindMargin = time.Second
+
+// mayTakeLater says whether Discord may take a request later that it
+// refused with err: a rate limit, its own trouble (5xx), no answer, or a
+// request never sent; not a 4xx, which a retry would meet again.
+func mayTakeLater(err error) bool {
+	var rerr *discordgo.RESTError
+	if errors.As(err, &rerr) && rerr.Response != nil {
+		c := rerr.Response.StatusCode
+		return c == http.StatusTooManyRequests || c >= 500
 	}
-	bs.pingInChannel(next, content, mover, "could not remind a player of their move")
+	return true
 }
 
 // tellLater sends text, in the background, to the user of the interaction

@@ -16,7 +16,7 @@ func New(dc Discord, st Stores, cfg Config, log *slog.Logger) *Bot {
 		cfg.Now = time.Now
 	}
 	b := &Bot{dc: dc, cfg: cfg, log: log, stores: st, meter: noMeter{},
-		starts: new(startLimits), self: new(self), run: newRunner()}
+		starts: &startLimits{stored: st.Challenges.ChallengesFrom}, think: newThinking(thinkSlots()), self: new(self), run: newRunner()}
 	b.catalog, b.catalogErr = catalog()
 	if cfg.Meter != nil {
 		b.meter = cfg.Meter
@@ -27,6 +27,7 @@ func New(dc Discord, st Stores, cfg Config, log *slog.Logger) *Bot {
 		pictures: &pictures{dc: dc, catalog: b.catalog, log: log, settings: b.settings}}
 	b.tables.upkeep = b.boards
 	b.records = &records{store: st.Stats, catalog: b.catalog, settings: b.settings, self: b.self, log: log, program: cfg.About, started: cfg.Now()}
+	b.seen = &seen{store: st.Interactions, now: cfg.Now, run: b.run, log: log, answer: b.answerSeen}
 	b.routes = newRoutes(b)
 	return b
 }

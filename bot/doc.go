@@ -57,6 +57,9 @@
 //     pools of their own, and is what Close waits for.
 //   - records (stats.go, about.go) answers the commands that only read:
 //     stats, leaderboard, history and about.
+//   - seen (seen.go) records in the store each interaction acted on, so
+//     that one delivered or replayed again, to any process, is acted on
+//     once; duplicate.go answers such a one.
 //
 // Each of them holds only the part of the store it uses (store.go).
 //
@@ -140,17 +143,35 @@
 // process that restarts finds the turn claimed. It claims before it
 // sends, not after: two replicas firing at the same moment would
 // otherwise both notify the player, and a deleted message does not take
-// back a notification. A reminder claimed and then not sent (a crash,
-// Discord refusing it) is not sent again: at most once.
+// back a notification.
+//
+// The claim is a lease (match.lease, stored as the RemindAt of a turn
+// whose reminder is claimed): it lasts half of what is left of the turn
+// for a reminder (remindLease), and the claimer sends the reminder only
+// within it: a send that waited in the queue past it renews it first
+// (renewReminder), unless another process took the reminder meanwhile,
+// and the claimer does not claim again a reminder it has queued
+// (channel.sending). Once Discord has taken the reminder, keeping its message as
+// the turn's ping ends the claim: the turn is reminded. If Discord refused
+// it for a while (a rate limit that outlasts the request's time, a 5xx, no
+// answer), the claimer releases the claim to be tried again remindRetry
+// later (releaseReminder); a 4xx gives the turn up. If the claimer dies,
+// the claim ends by itself. Either way the reminder is due again, to any
+// process's timer or sweep: at least once, as long as it is of use, and
+// more than once only when Discord took one without the bot hearing of it.
 //
 // A process that never loaded the channel has no timer for it, so each
 // save also stores when the turn's reminder is due (store.Game.RemindAt,
-// from remindAt; none once claimed, or where the server turned reminders
+// from remindAt; none once sent, or where the server turned reminders
 // off as far as the saving process knows), and the sweep of every process
-// (sweepReminders, every sweepEvery, as for timeouts) claims and sends
-// those due in the channels it has no reminder timer for: the turn is
-// reminded even if the process timing it stopped for good, at most
-// sweepEvery late. The server's setting is read again before any claim.
+// (sweepReminders, every sweepEvery, as for timeouts) loads the channels
+// whose reminder is due within remindAhead and it has no reminder timer
+// for: that arms one, and sends those due. A reminder is of use for half
+// a turn less remindLeast (15 s in a turn of a minute), less than
+// sweepEvery, so a sweep that waited for them to be due would miss some;
+// looking ahead, the turn is reminded in time even if the process timing
+// it stopped for good, holding its claim or not. The server's setting is
+// read again before any claim.
 //
 // A reminder is a ping sent later: its id is kept as the turn's ping
 // (keepPing), so the change that ends the turn (a move, any end of the

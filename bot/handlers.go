@@ -216,21 +216,17 @@ func (b *Bot) start(ctx context.Context, req *request) error {
 		}
 		c = table.NewChallenge(tc, newID(), user.ID, to, so.size, so.win, b.cfg.Now())
 	}
-	var undo func()
+	var end func(started bool)
 	if c != nil {
-		undo, err = b.starts.begin(user.ID, b.cfg.Now(), c.ID, c.Expires)
+		end, err = b.starts.begin(ctx, user.ID, b.cfg.Now(), c.ID, c.Expires)
 	} else {
-		undo, err = b.starts.begin(user.ID, b.cfg.Now(), "", time.Time{})
+		end, err = b.starts.begin(ctx, user.ID, b.cfg.Now(), "", time.Time{})
 	}
 	if err != nil {
 		return err
 	}
 	started := false // what follows may not start anything: then it costs nothing
-	defer func() {
-		if !started {
-			undo()
-		}
-	}()
+	defer func() { end(started) }()
 
 	ch, err := b.tables.lock(ctx, req.ChannelID, false)
 	if err != nil {
@@ -261,10 +257,15 @@ func (b *Bot) start(ctx context.Context, req *request) error {
 // says whether c is open: shown, or perhaps shown.
 func (b *Bot) openChallenge(ctx context.Context, req *request, ch *channel, c *table.Challenge, tc table.Config) (bool, error) {
 	// Stored before it is shown, so that every process sharing the
-	// database can answer its buttons.
+	// database can answer its buttons; counted with its maker's others
+	// as it is stored, so that starts at once on two replicas (which
+	// startLimits counted each for itself) cannot exceed the limit.
 	locale := req.newLocale()
 	sc := storedChallenge(c, req.GuildID, req.ChannelID, store.Board{AppID: req.AppID, Token: req.Token, At: b.cfg.Now()}, locale)
-	if err := b.stores.Challenges.OpenChallenge(ctx, sc); err != nil {
+	if err := b.stores.Challenges.OpenChallengeAtMost(ctx, sc, maxOpenChallenges, b.cfg.Now()); err != nil {
+		if errors.Is(err, store.ErrTooMany) {
+			return false, refuseN("start.too_many_challenges", maxOpenChallenges, nil)
+		}
 		if !errors.Is(err, store.ErrConflict) {
 			return false, fmt.Errorf("store the challenge: %w", err)
 		}
@@ -329,10 +330,37 @@ func (b *Bot) playCommand(ctx context.Context, req *request, ch *channel, row, c
 		return followUps{}, b.replay(ctx, req, ch.match)
 	}
 	next := ch.match.Clone()
-	if err := next.Play(tc, req.user.ID, row, col, b.cfg.Now()); err != nil {
+	if err := b.play(ctx, req, next, tc, row, col); err != nil {
 		return followUps{}, moveRefusals.of(err, moveData(ch.match, row, col))
 	}
 	return b.postBoard(ctx, req, ch, next, true, pictured(set, next.Match))
+}
+
+// play plays req's move at row, col on next, a clone of the channel's
+// game. When the computer answers it, the move is paced and waits for the
+// computer to have time (thinking): a player moving too fast, or a move
+// the computer finds no time for, is refused in words, next unchanged.
+func (b *Bot) play(ctx context.Context, req *request, next *match, tc table.Config, row, col int) error {
+	user := req.user.ID
+	if side := next.Side(user); next.Computer == game.None || next.Over() || side == game.None || next.Turn() != side {
+		// No computer answers: a person will, or Play refuses it.
+		return next.Play(tc, user, row, col, b.cfg.Now())
+	}
+	undo, err := b.think.pace(user, b.cfg.Now())
+	if err != nil {
+		return err
+	}
+	release, err := b.think.slot(ctx, "move.computer_busy")
+	if err != nil {
+		undo()
+		return err
+	}
+	err = next.Play(tc, user, row, col, b.cfg.Now())
+	release()
+	if err != nil {
+		undo() // refused before the computer thought: it cost nothing
+	}
+	return err
 }
 
 // moveByClick answers a click on a cell of a board (or of a picker, or
@@ -384,7 +412,7 @@ func (b *Bot) playClick(ctx context.Context, req *request, ch *channel, r route,
 		return followUps{}, refuse("move.stale_board", nil)
 	}
 	next := m.Clone()
-	if err := next.Play(tc, req.user.ID, r.row, r.col, b.cfg.Now()); err != nil {
+	if err := b.play(ctx, req, next, tc, r.row, r.col); err != nil {
 		return followUps{}, moveRefusals.of(err, moveData(m, r.row, r.col))
 	}
 	if hasPicker(m.Match) {
@@ -647,7 +675,15 @@ func (b *Bot) decline(ctx context.Context, req *request, r route) error {
 	return req.respond(ctx, discordgo.InteractionResponseUpdateMessage, v, false)
 }
 
+// rematch answers a click on Rematch: a new game, so a start, paced as
+// /ttt start is (startLimits); a rematch that starts nothing costs nothing.
 func (b *Bot) rematch(ctx context.Context, req *request, r route) error {
+	end, err := b.starts.begin(ctx, req.user.ID, b.cfg.Now(), "", time.Time{})
+	if err != nil {
+		return err
+	}
+	started := false
+	defer func() { end(started) }()
 	ch, err := b.tables.lock(ctx, req.ChannelID, false)
 	if err != nil {
 		return err
@@ -673,11 +709,25 @@ func (b *Bot) rematch(ctx context.Context, req *request, r route) error {
 	if err := channelAllowed(set, req.ChannelID); err != nil {
 		return err
 	}
+	var release func()
+	if m.Computer != game.None && m.Judge.First().Other() == m.Computer && m.Over() && m.Side(req.user.ID) != game.None {
+		// The computer moves first in the rematch: it needs time, for
+		// its move only (Rematch). A rematch that Rematch refuses (a
+		// bystander's) needs none, and is told why at once.
+		if release, err = b.think.slot(ctx, "rematch.computer_busy"); err != nil {
+			return err
+		}
+	}
 	next, err := m.Rematch(tc, newID(), req.user.ID, b.cfg.Now())
+	if release != nil {
+		release() // before the save and Discord's answer, which need no thinking
+	}
 	if err != nil {
 		return rematchRefusals.of(err, players(m.Match))
 	}
 	// A rematch speaks the language of the game before it, or the
 	// guild's (postBoard).
-	return b.boards.followUp(b.postBoard(ctx, req, ch, &match{Match: next, locale: m.locale}, true, pictured(set, next)))
+	fu, err := b.postBoard(ctx, req, ch, &match{Match: next, locale: m.locale}, true, pictured(set, next))
+	started = !rejected(err) && ch.match != nil && ch.match.ID == next.ID
+	return b.boards.followUp(fu, err)
 }

@@ -24,7 +24,10 @@ import (
 // ("": English); the id of the message that last pinged its player to
 // move (a correspondence game's "your move" reply to the board, or the
 // turn's reminder, deleted once that move is made; "" if none: see
-// pingOf); and the turn whose player was reminded (turnNumber; 0: none).
+// pingOf); the turn whose player was reminded (turnNumber; 0: none);
+// and, while the process that claimed that turn's reminder has not yet
+// heard Discord take it, the end of its claim (lease; zero once the
+// reminder went, or was given up).
 type match struct {
 	*table.Match
 	Board    store.Board
@@ -32,12 +35,13 @@ type match struct {
 	locale   string
 	ping     string
 	reminded int
+	lease    time.Time
 }
 
 // Clone returns a deep copy, on the same board, at the same version, in
 // the same locale, with the same ping and reminder.
 func (m *match) Clone() *match {
-	return &match{Match: m.Match.Clone(), Board: m.Board, Version: m.Version, locale: m.locale, ping: m.ping, reminded: m.reminded}
+	return &match{Match: m.Match.Clone(), Board: m.Board, Version: m.Version, locale: m.locale, ping: m.ping, reminded: m.reminded, lease: m.lease}
 }
 
 // toStored is m as the store keeps it.
@@ -103,14 +107,20 @@ func fromStored(g *store.Game) (*match, error) {
 	if g.End == game.EndNone && judge.Status() != game.InProgress || g.End == game.EndWon && judge.Status() != game.Won {
 		return nil, fmt.Errorf("%w: game %q: ending %s but the board says %s", errBadGame, g.ID, g.End, judge.Status())
 	}
-	return &match{Match: &table.Match{
+	m := &match{Match: &table.Match{
 		ID: g.ID, GuildID: g.GuildID, ChannelID: g.ChannelID,
 		Players: g.Players, Computer: g.Computer, Level: g.Level,
 		Judge: judge, Times: times,
 		End: g.End, Loser: g.Loser, StoppedBy: g.StoppedBy, DrawOffer: g.DrawOffer,
 		StartedAt: g.StartedAt, EndedAt: g.EndedAt, Deadline: g.Deadline,
 		Serial: g.Serial,
-	}, Board: g.Board, Version: g.Version, locale: g.Locale, ping: g.Ping, reminded: g.Reminded}, nil
+	}, Board: g.Board, Version: g.Version, locale: g.Locale, ping: g.Ping, reminded: g.Reminded}
+	if m.reminded == turnNumber(m) && !m.Over() {
+		// The turn's reminder claimed: its RemindAt is the claim's end
+		// until the reminder is sent (see remindAt).
+		m.lease = g.RemindAt
+	}
+	return m, nil
 }
 
 // storedChallenge is c, shown on msg in the Discord locale locale, as the
@@ -204,6 +214,29 @@ const remindLeast = minRemindedTurn / 4
 // reminder.
 func lateToRemind(m *match, now time.Time) bool { return m.Deadline.Sub(now) < remindLeast }
 
+// The claim of a turn's reminder (match.lease) lasts half of what is left
+// of the turn for a reminder (until remindLeast before its end), within
+// these bounds: if the process that claimed it dies, another process
+// still has time to send it. A claim that Discord refused is released to
+// be tried again after remindRetry.
+const (
+	minRemindLease = 5 * time.Second
+	maxRemindLease = 2 * time.Minute
+	remindRetry    = 2 * time.Second
+)
+
+// remindLease is how long a claim of m's turn's reminder made at now lasts.
+func remindLease(m *match, now time.Time) time.Duration {
+	return min(max((m.Deadline.Sub(now)-remindLeast)/2, minRemindLease), maxRemindLease)
+}
+
+// claimedBy says whether m's turn's reminder is still claimed by the claim
+// that next holds.
+func claimedBy(m, next *match) bool {
+	return !next.lease.IsZero() && sameTurn(next, m) && m.reminded == turnNumber(m) &&
+		next.reminded == m.reminded && m.lease.Equal(next.lease)
+}
+
 // turnNumber numbers m's turn: the moves played before it, plus one.
 func turnNumber(m *match) int { return m.Judge.Len() + 1 }
 
@@ -221,10 +254,16 @@ func turnStart(m *match) time.Time {
 // remindAt is when the player to move in m is reminded, half-way from the
 // start of their turn to its deadline; ok is false when they are not: the
 // game is over or untimed, the computer is to move, the turn is shorter
-// than minRemindedTurn, or it was reminded already.
+// than minRemindedTurn, or it was reminded already. A reminder claimed but
+// not yet sent is due again when its claim ends (lease): the process that
+// claimed it releases it that way when Discord refuses it, and when that
+// process dies, it ends by itself.
 func remindAt(m *match) (at time.Time, ok bool) {
-	if m == nil || m.Over() || m.Deadline.IsZero() || m.Turn() == m.Computer || m.reminded == turnNumber(m) {
+	if m == nil || m.Over() || m.Deadline.IsZero() || m.Turn() == m.Computer {
 		return time.Time{}, false
+	}
+	if m.reminded == turnNumber(m) {
+		return m.lease, !m.lease.IsZero()
 	}
 	start := turnStart(m)
 	turn := m.Deadline.Sub(start)

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"encoding/json"
 	"strconv"
 	"strings"
 
@@ -92,17 +93,70 @@ func (b *Bot) openMoveModal(ctx context.Context, req *request, r route) error {
 	l := req.lang // only the user sees the modal
 	n := ch.match.Judge.Size()
 	return req.modal(ctx, route{action: actTyped, id: r.id, serial: r.serial}.String(), l.T("modal.move.title", nil),
-		[]discordgo.MessageComponent{discordgo.ActionsRow{Components: []discordgo.MessageComponent{
-			discordgo.TextInput{
+		[]discordgo.MessageComponent{label{
+			Label: l.T("modal.move.label", nil),
+			Component: textInput{
 				CustomID:    typedField,
-				Label:       l.T("modal.move.label", nil),
 				Style:       discordgo.TextInputShort,
 				Placeholder: strconv.Itoa((n+1)/2) + " " + strconv.Itoa((n+1)/2),
 				Required:    true,
 				MinLength:   3,
 				MaxLength:   maxTyped,
 			},
-		}}})
+		}})
+}
+
+// labelComponent is the type of Discord's Label component (18), which
+// discordgo v0.29.0 does not know.
+const labelComponent discordgo.ComponentType = 18
+
+// label is Discord's Label component, what a modal's field is since a
+// text input's own label was deprecated: a label of up to 45 characters
+// and an optional description of up to 100, for one component.
+type label struct {
+	Label       string                     `json:"label"`
+	Description string                     `json:"description,omitempty"`
+	Component   discordgo.MessageComponent `json:"component"`
+}
+
+func (label) Type() discordgo.ComponentType { return labelComponent }
+
+// MarshalJSON writes l with its type.
+func (l label) MarshalJSON() ([]byte, error) {
+	type fields label
+	return json.Marshal(struct {
+		Type discordgo.ComponentType `json:"type"`
+		fields
+	}{labelComponent, fields(l)})
+}
+
+// textInput is Discord's Text Input (type 4) as a Label holds it: without
+// the label of its own that discordgo's TextInput always sends (empty),
+// deprecated in favour of the Label's.
+type textInput struct {
+	CustomID    string                   `json:"custom_id"`
+	Style       discordgo.TextInputStyle `json:"style"`
+	Placeholder string                   `json:"placeholder,omitempty"`
+	Required    bool                     `json:"required"`
+	MinLength   int                      `json:"min_length,omitempty"`
+	MaxLength   int                      `json:"max_length,omitempty"`
+}
+
+func (textInput) Type() discordgo.ComponentType { return discordgo.TextInputComponent }
+
+// MarshalJSON writes in with its type.
+func (in textInput) MarshalJSON() ([]byte, error) {
+	type fields textInput
+	return json.Marshal(struct {
+		Type discordgo.ComponentType `json:"type"`
+		fields
+	}{discordgo.TextInputComponent, fields(in)})
+}
+
+// holder is a component that holds one other: a Label of a modal submit,
+// as package discord decodes it.
+type holder interface {
+	Child() discordgo.MessageComponent
 }
 
 // maxTyped is the longest text the modal takes: "15 , 15" and some room.
@@ -121,7 +175,8 @@ func (b *Bot) moveByModal(ctx context.Context, req *request, r route) error {
 	return b.moveByClick(ctx, req, r)
 }
 
-// modalValue is the value of the text field id in a submitted modal.
+// modalValue is the value of the text field id in a submitted modal: in
+// a Label, or in an action row (the form before Labels).
 func modalValue(data discordgo.ModalSubmitInteractionData, id string) string {
 	for _, c := range data.Components {
 		var inner []discordgo.MessageComponent
@@ -130,6 +185,8 @@ func modalValue(data discordgo.ModalSubmitInteractionData, id string) string {
 			inner = row.Components
 		case discordgo.ActionsRow:
 			inner = row.Components
+		case holder:
+			inner = []discordgo.MessageComponent{row.Child()}
 		}
 		for _, c := range inner {
 			switch in := c.(type) {
@@ -197,7 +254,8 @@ const maxChoices = 25
 // the channel's game with a free cell; for col, the free columns of the
 // row given (every column with one, before a row is given). What the user
 // typed so far narrows them to the numbers that start with it. Anything
-// wrong (no game, a game over) suggests nothing.
+// wrong (no game, a game over) suggests nothing. A channel without a game
+// is read from the store once per noGameFor, not at each keystroke.
 func (b *Bot) suggestMove(ctx context.Context, req *request) error {
 	var choices []*discordgo.ApplicationCommandOptionChoice
 	data := req.commandData()
@@ -215,15 +273,13 @@ func (b *Bot) suggestMove(ctx context.Context, req *request) error {
 		return req.suggest(ctx, nil)
 	}
 	typed := strings.TrimSpace(optionText(focused))
-	ch, err := b.tables.lock(ctx, req.ChannelID, true)
-	if err != nil {
-		return err
-	}
 	// A kept match is never changed in place (changes are made on a
 	// clone), so it is read after the unlock: moves in the channel do not
 	// wait for the answer to a keystroke.
-	m := ch.match
-	b.tables.unlock(ch)
+	m, err := b.tables.running(ctx, req.ChannelID)
+	if err != nil {
+		return err
+	}
 	if m == nil || m.Over() {
 		return req.suggest(ctx, nil)
 	}

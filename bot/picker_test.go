@@ -2,13 +2,16 @@ package bot
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
+	"github.com/tttbot/tttbot/discord"
 	"github.com/tttbot/tttbot/game"
 	"github.com/tttbot/tttbot/store"
 	"github.com/tttbot/tttbot/table"
@@ -64,15 +67,30 @@ func selectIn(t *testing.T, channelID, customID string, values ...string) *disco
 // board message in channelID, with typed in its text field.
 func modalIn(t *testing.T, channelID, customID, typed string) *discordgo.InteractionCreate {
 	t.Helper()
+	return modalSubmit(t, channelID, customID, map[string]any{"type": 18, "id": 1,
+		"component": map[string]any{"type": 4, "id": 2, "custom_id": typedField, "value": typed}})
+}
+
+// modalSubmit is a MODAL_SUBMIT in the channel of the modal customID with
+// one component (Discord's Label Interaction Response Structure, or an
+// action row), decoded as package discord decodes interactions.
+func modalSubmit(t *testing.T, channelID, customID string, component map[string]any) *discordgo.InteractionCreate {
+	t.Helper()
 	m := fixture(t, "button_component_interaction_legacy.json")
 	m["type"] = int(discordgo.InteractionModalSubmit)
 	m["channel_id"] = channelID
-	m["data"] = map[string]any{"custom_id": customID, "components": []any{map[string]any{
-		"type": 1, "components": []any{map[string]any{"type": 4, "custom_id": typedField, "value": typed}},
-	}}}
-	ic := decode(t, m)
-	ic.Token = "token-" + ic.ID
-	return ic
+	m["data"] = map[string]any{"custom_id": customID, "components": []any{component}}
+	m["id"] = strconv.FormatUint(payloadIDs.Add(1), 10)
+	m["token"] = "token-" + m["id"].(string)
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := discord.DecodeInteraction(b)
+	if err != nil {
+		t.Fatalf("a modal submit cannot be decoded: %v", err)
+	}
+	return &discordgo.InteractionCreate{Interaction: in}
 }
 
 // suggestIn is the autocomplete of /ttt move with opts, one of them
@@ -348,10 +366,22 @@ func TestPickerModal(t *testing.T) {
 	if r.Data.CustomID != typed {
 		t.Errorf("the modal's custom_id is %q; want %q", r.Data.CustomID, typed)
 	}
-	in, ok := r.Data.Components[0].(discordgo.ActionsRow).Components[0].(discordgo.TextInput)
-	if !ok || in.CustomID != typedField || in.Label != de.T("modal.move.label", nil) || !in.Required || in.Style != discordgo.TextInputShort {
-		t.Errorf("the modal's field is %+v; want a required short field %q", in, typedField)
+	// A Label (Discord's component reference: type 18, label, component)
+	// of a text input without a label of its own (deprecated there).
+	got, err := json.Marshal(r.Data.Components)
+	if err != nil {
+		t.Fatal(err)
 	}
+	want := `[{"type":18,"label":` + strconv.Quote(de.T("modal.move.label", nil)) + `,"component":` +
+		`{"type":4,"custom_id":"` + typedField + `","style":1,"placeholder":"5 5","required":true,"min_length":3,"max_length":12}}]`
+	if string(got) != want {
+		t.Errorf("the modal's components are\n%s\nwant\n%s", got, want)
+	}
+
+	// The form before Labels, an action row, is read too.
+	b.serveIC(ctx, modalSubmit(t, fixtureChannel, typed, map[string]any{"type": 1,
+		"components": []any{map[string]any{"type": 4, "custom_id": typedField, "value": "99 99"}}}))
+	wantEphemeral(t, rec.last(t), "There is no row 99, column 99")
 
 	type refused struct{ typed, says string }
 	for _, tt := range []refused{
@@ -622,5 +652,69 @@ func TestPickerOnPicture(t *testing.T) {
 	rec.mu.Unlock()
 	if e.Components != nil {
 		t.Errorf("the picture's edit sets the components %v; want the picker left as answered", *e.Components)
+	}
+}
+
+// Autocomplete in a channel without a game reads the store (the game and
+// the challenge) once per noGameFor, not at each keystroke; a game started
+// by this process is suggested from at once, one started by another
+// process sharing the database once noGameFor has passed.
+func TestMoveAutocompleteNoGameCached(t *testing.T) {
+	ctx := context.Background()
+	var mu sync.Mutex
+	reads := 0
+	newStore := func() *store.Memory {
+		return store.NewMemory(store.Observe(func(op string, _ time.Duration, _ error) {
+			if op == "current" || op == "challenge" {
+				mu.Lock()
+				reads++
+				mu.Unlock()
+			}
+		}))
+	}
+	readsNow := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return reads
+	}
+	clk := &clock{t: time.Now()}
+	suggest := func(b *Bot, rec *recorder) int {
+		t.Helper()
+		b.serveIC(ctx, suggestIn(t, focused("row", "")))
+		r := rec.last(t)
+		if r.Type != discordgo.InteractionApplicationCommandAutocompleteResult {
+			t.Fatalf("the autocomplete answered type %d; want choices", r.Type)
+		}
+		return len(r.Data.Choices)
+	}
+
+	b, rec := clockedBotOn(t, newStore(), clk)
+	before := readsNow()
+	for range 20 {
+		if n := suggest(b, rec); n != 0 {
+			t.Fatalf("with no game, %d choices; want none", n)
+		}
+	}
+	if got := readsNow() - before; got > 2 {
+		t.Errorf("20 keystrokes in a channel without a game read the store %d times; want at most 2 (the game, the challenge)", got)
+	}
+	bigGame(t, b, 10, 5, opponent)
+	if n := suggest(b, rec); n != 10 {
+		t.Errorf("after a game started in this process, %d rows suggested; want 10", n)
+	}
+
+	st := newStore()
+	b, rec = clockedBotOn(t, st, clk)
+	other, _ := clockedBotOn(t, st, clk) // another process on the same database
+	if n := suggest(b, rec); n != 0 {
+		t.Fatalf("with no game, %d choices; want none", n)
+	}
+	bigGame(t, other, 10, 5, opponent)
+	if n := suggest(b, rec); n != 0 {
+		t.Errorf("a game started by another process was seen before noGameFor (%d rows): the answer was not cached", n)
+	}
+	clk.advance(noGameFor)
+	if n := suggest(b, rec); n != 10 {
+		t.Errorf("noGameFor after another process started a game, %d rows suggested; want 10", n)
 	}
 }

@@ -36,6 +36,10 @@ type channel struct {
 	// process gave up (the guild turned reminders off, or it could not be
 	// claimed), so that locking the channel again does not retry it.
 	forgone string
+	// sending names the turn whose reminder this process claimed and has
+	// queued to send: until the send settles (kept, released, or its claim
+	// lost), this process does not claim it again when the claim ends.
+	sending string
 	// saveFailures counts timeouts in a row that could not be saved, to
 	// back off.
 	saveFailures uint
@@ -54,7 +58,7 @@ type openChallenge struct {
 
 // idle says whether the channel holds nothing worth keeping in memory.
 func (ch *channel) idle() bool {
-	return ch.challenge == nil && ch.turnTimer == nil && ch.remindTimer == nil
+	return ch.challenge == nil && ch.turnTimer == nil && ch.remindTimer == nil && ch.sending == ""
 }
 
 func (ch *channel) clearChallenge() {

@@ -2,8 +2,11 @@ package bot
 
 import (
 	"context"
+	"fmt"
+	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -431,7 +434,8 @@ func TestReminderClaimRetriedAfterAnotherChange(t *testing.T) {
 
 // A turn's reminder is kept with the game (RemindAt), so that a process
 // that never loaded the channel reminds it when the one timing the game
-// stopped for good: its sweep sends it at half time, not before, once.
+// stopped for good: its sweep arms a timer for it ahead of time, which
+// sends it at half time, not before, once.
 // Where the guild turned reminders off, the game keeps none, and a sweep
 // that finds one anyway (turned off since) sends nothing.
 func TestSweepRemindsWhenNoTimerDoes(t *testing.T) {
@@ -465,10 +469,20 @@ func TestSweepRemindsWhenNoTimerDoes(t *testing.T) {
 		if sent, _, _ := followups(recB); len(sent) != 0 {
 			t.Fatalf("%d reminders a second before half time; want none", len(sent))
 		}
-		if n := other.tables.channels.len(); n != 0 {
-			t.Errorf("a sweep with nothing due left %d channels in memory; want 0", n)
+		// The sweep looks ahead: the reminder due before its next run
+		// has a timer here.
+		ch, err := other.tables.channels.lock(context.Background(), fixtureChannel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		armed, armedAt := ch.remindTimer != nil, ch.remindAt
+		other.tables.channels.unlock(ch)
+		if !armed || !armedAt.Equal(at) {
+			t.Errorf("after a sweep a second before half time the reminder timer is armed %v at %v; want at %v", armed, armedAt, at)
 		}
 		clk.set(at)
+		other.tables.remindTurn(fixtureChannel) // that timer
+		other.run.bg.Wait()
 		sweep(t, other)
 		sweep(t, other)
 		clk.set(at.Add(sweepEvery))
@@ -528,4 +542,198 @@ func TestSweepRemindsWhenNoTimerDoes(t *testing.T) {
 			t.Errorf("the game was saved (version %d, reminded %d); want it untouched at version %d", got.Version, got.reminded, m.Version)
 		}
 	})
+}
+
+// restError is what the REST layer returns for a refusal with status.
+func restError(status int) error {
+	return &discordgo.RESTError{Response: &http.Response{StatusCode: status},
+		Message: &discordgo.APIErrorMessage{Message: http.StatusText(status)}}
+}
+
+// A reminder that Discord refuses for a while (a rate limit outlasting
+// the request's time, its own trouble) is not lost: the claim on it is
+// released, and it goes on a later try, once. One that Discord will never
+// take (a 4xx) is given up for the turn.
+func TestReminderRetriedAfterARefusal(t *testing.T) {
+	fire := func(t *testing.T, b *Bot, clk *clock) {
+		t.Helper()
+		at, ok := remindAt(current(t, b))
+		if !ok {
+			t.Fatal("the turn's reminder is not due again: a refused reminder is lost")
+		}
+		clk.set(at)
+		b.tables.remindTurn(fixtureChannel)
+		b.run.bg.Wait()
+	}
+	b, rec, clk := corrBot(t, 0)
+	m := challengeAccepted(t, b, rec)
+	rec.mu.Lock()
+	rec.followupErrs = []error{restError(http.StatusTooManyRequests), restError(http.StatusInternalServerError)}
+	rec.mu.Unlock()
+	remindAfter(t, b, clk, m, 0) // a 429
+	fire(t, b, clk)              // a 500
+	if sent, _, _ := followups(rec); len(sent) != 0 {
+		t.Fatalf("%d reminders recorded; want none yet", len(sent))
+	}
+	fire(t, b, clk) // taken
+	remindAfter(t, b, clk, m, time.Minute)
+	if sent, _, _ := followups(rec); len(sent) != 1 {
+		t.Errorf("%d reminders; want 1 after two refusals", len(sent))
+	}
+	if got := current(t, b); got.reminded != 1 || got.ping != followupPing+"followup-1" {
+		t.Errorf("the game keeps reminded %d, ping %q; want turn 1 and the reminder", got.reminded, got.ping)
+	}
+	if _, ok := remindAt(current(t, b)); ok {
+		t.Error("the reminder is still due once Discord took it")
+	}
+
+	t.Run("refused for good", func(t *testing.T) {
+		b, rec, clk := corrBot(t, 0)
+		m := challengeAccepted(t, b, rec)
+		rec.mu.Lock()
+		rec.followupErrs = []error{restError(http.StatusForbidden)}
+		rec.mu.Unlock()
+		remindAfter(t, b, clk, m, 0)
+		remindAfter(t, b, clk, m, 10*time.Second)
+		remindAfter(t, b, clk, m, time.Minute)
+		if sent, _, _ := followups(rec); len(sent) != 0 {
+			t.Errorf("%d reminders; want none after a 403", len(sent))
+		}
+		if _, ok := remindAt(current(t, b)); ok {
+			t.Error("a reminder Discord refused with a 403 is due again")
+		}
+	})
+}
+
+// silentReminders is the upkeep of a process that dies between claiming
+// a turn's reminder and sending it.
+type silentReminders struct{ upkeep }
+
+func (silentReminders) remind(*match) {}
+
+// A process that times games of one-minute turns dies, before their
+// half time or holding the claim of a reminder it never sent; the other
+// process, whose sweep runs every sweepEvery at any phase, sends the
+// reminder while it is worth sending, once. Time moves by hand: the
+// sweeps, the dead process's claim and the survivor's reminder timer run
+// in the order of their times.
+func TestReminderOfADeadProcess(t *testing.T) {
+	for _, holding := range []bool{false, true} {
+		for phase := time.Duration(0); phase < sweepEvery; phase += 5 * time.Second {
+			name := fmt.Sprintf("holding %v, sweep at +%v", holding, phase)
+			t.Run(name, func(t *testing.T) {
+				st := new(store.Memory)
+				clk := &clock{t: time.Now()}
+				ctx := context.Background()
+				if err := st.SaveSettings(ctx, store.Settings{GuildID: fixtureGuild, TurnTimeout: time.Minute}); err != nil {
+					t.Fatal(err)
+				}
+				a, recA := clockedBotOn(t, st, clk)
+				b, recB := clockedBotOn(t, st, clk)
+				m := challengeAccepted(t, a, recA)
+				a.run.bg.Wait()
+				half, ok := remindAt(m)
+				if !ok {
+					t.Fatal("a turn of a minute has no reminder")
+				}
+				var claimAt time.Time
+				if holding {
+					a.tables.upkeep = silentReminders{a.tables.upkeep}
+					claimAt = half
+				} else {
+					a.Close()
+				}
+				late := m.Deadline.Add(-remindLeast)
+				sweepAt := turnStart(m).Add(phase)
+				for range 100 {
+					ch, err := b.tables.channels.lock(ctx, fixtureChannel)
+					if err != nil {
+						t.Fatal(err)
+					}
+					armed, timerAt := ch.remindTimer != nil, ch.remindAt
+					b.tables.channels.unlock(ch)
+					next, what := sweepAt, "sweep"
+					if !claimAt.IsZero() && !claimAt.After(next) {
+						next, what = claimAt, "claim"
+					}
+					if armed && timerAt.Before(next) && (claimAt.IsZero() || timerAt.Before(claimAt)) {
+						next, what = timerAt, "timer"
+					}
+					if next.After(late) {
+						break
+					}
+					if next.After(clk.now()) {
+						clk.set(next)
+					}
+					switch what {
+					case "sweep":
+						if err := b.tables.sweepReminders(ctx); err != nil {
+							t.Fatal(err)
+						}
+						sweepAt = sweepAt.Add(sweepEvery)
+					case "claim":
+						a.tables.remindTurn(fixtureChannel)
+						a.run.bg.Wait()
+						if g, _ := st.Current(ctx, fixtureChannel); g.Reminded != 1 {
+							t.Fatalf("the dying process did not claim the reminder: reminded %d", g.Reminded)
+						}
+						a.Close()
+						claimAt = time.Time{}
+					case "timer":
+						b.tables.remindTurn(fixtureChannel)
+					}
+					b.run.bg.Wait()
+				}
+				b.Close()
+				if sent, _, _ := followups(recB); len(sent) != 1 {
+					t.Errorf("the surviving process sent %d reminders before %v before the deadline; want 1", len(sent), remindLeast)
+				}
+				if sent, _, _ := followups(recA); len(sent) != 0 {
+					t.Errorf("the dead process sent %d reminders", len(sent))
+				}
+			})
+		}
+	}
+}
+
+// A reminder that waits its turn to be sent behind a busy Discord past
+// the end of its claim still goes, once: the timer at the claim's end
+// does not claim it again here, and the send renews the claim before it
+// goes.
+func TestReminderQueuedPastItsClaim(t *testing.T) {
+	b, rec, clk := corrBot(t, time.Minute)
+	m := challengeAccepted(t, b, rec)
+	b.run.bg.Wait()
+	hold := make(chan struct{})
+	var busy sync.WaitGroup
+	busy.Add(editWorkers)
+	for range editWorkers {
+		b.run.queue(func(context.Context) {
+			busy.Done()
+			<-hold
+		})
+	}
+	busy.Wait() // the reminder waits in the queue
+	at, _ := remindAt(m)
+	clk.set(at)
+	b.tables.remindTurn(fixtureChannel)
+	claimed := current(t, b)
+	end, ok := remindAt(claimed)
+	if !ok || claimed.reminded != 1 {
+		t.Fatalf("after the claim the turn has reminded %d, due again %v; want a claim that ends", claimed.reminded, ok)
+	}
+	clk.set(end.Add(time.Second))
+	b.tables.remindTurn(fixtureChannel) // the timer at the claim's end
+	clk.set(end.Add(5 * time.Second))   // and the queue is slower still
+	close(hold)
+	b.run.bg.Wait()
+	if sent, _, _ := followups(rec); len(sent) != 1 {
+		t.Errorf("%d reminders; want 1", len(sent))
+	}
+	if got := current(t, b); got.reminded != 1 || got.ping != followupPing+"followup-1" {
+		t.Errorf("the game keeps reminded %d, ping %q; want turn 1 and the reminder", got.reminded, got.ping)
+	}
+	if _, ok := remindAt(current(t, b)); ok {
+		t.Error("the reminder is still due once Discord took it")
+	}
 }

@@ -19,6 +19,21 @@ type Responder interface {
 	Respond(ctx context.Context, r *discordgo.InteractionResponse) error
 }
 
+// A Responder that says Replayable answers an interaction that someone
+// other than Discord could send again: a signed HTTP request stays valid
+// for minutes, and whoever captured it may replay it to any replica. The
+// bot records such interactions in the store before acting on them
+// (seen), so that each is acted on once by all processes. Over the
+// gateway only Discord delivers, and each interaction to one process,
+// whose memory (recent) is enough.
+type replayable interface{ Replayable() bool }
+
+// isReplayable says whether r's interaction could be replayed.
+func isReplayable(r Responder) bool {
+	rp, ok := r.(replayable)
+	return ok && rp.Replayable()
+}
+
 // A request is one decoded interaction, whatever transport brought it, with
 // the responder its one answer goes through.
 type request struct {
@@ -109,6 +124,18 @@ func (req *request) suggest(ctx context.Context, choices []*discordgo.Applicatio
 
 // send sends resp, req's one answer.
 func (req *request) send(ctx context.Context, resp *discordgo.InteractionResponse) error {
+	if req.Type == discordgo.InteractionModalSubmit && req.Message == nil {
+		// A modal opened by a command, or a submit a client sent
+		// without the message, has no message to update: Discord
+		// refuses UPDATE_MESSAGE there. What would have updated it
+		// becomes a new message.
+		switch resp.Type {
+		case discordgo.InteractionResponseUpdateMessage:
+			resp.Type = discordgo.InteractionResponseChannelMessageWithSource
+		case discordgo.InteractionResponseDeferredMessageUpdate:
+			resp.Type = discordgo.InteractionResponseDeferredChannelMessageWithSource
+		}
+	}
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("respond to interaction: %w: %w", errNotSent, err)
 	}

@@ -32,7 +32,9 @@ type Bot struct {
 	meter    Meter
 	routes   routes
 	recent   recent // ids of the latest interactions, to act on each once
+	seen     *seen  // the ids acted on, by every process, in the store
 	starts   *startLimits
+	think    *thinking
 	self     *self
 	settings *settings
 	tables   *tables
@@ -72,7 +74,27 @@ func (b *Bot) handle(ctx context.Context, i *discordgo.Interaction, r Responder)
 		return
 	}
 	defer b.run.release() // Close waits for this answer
-	if !b.recent.add(i.ID) {
+	dup := !b.recent.add(i.ID)
+	if !dup && isReplayable(r) && i.Type != discordgo.InteractionApplicationCommandAutocomplete { // suggestions change nothing
+		first, err := b.seen.see(ctx, i.ID)
+		if err != nil {
+			b.log.Error("could not record the interaction; answering without acting on it", "channel", i.ChannelID, "interaction", i.ID, "err", err)
+			key := "error.internal"
+			if errors.Is(err, store.ErrUnavailable) {
+				key = "error.store_unavailable"
+			}
+			if err := req.say(ctx, req.lang.T(key, nil)); err != nil {
+				b.log.Warn("could not answer", "err", err)
+			}
+			b.meter.Interaction(req.kind, "error", req.answerTook)
+			return
+		}
+		if !first {
+			b.seen.answer(ctx, req)
+			return
+		}
+	}
+	if dup {
 		// Acting on it again could, for instance, play a move twice.
 		b.log.Warn("an interaction arrived twice; answering the second without acting on it", "channel", i.ChannelID, "interaction", i.ID)
 		if err := req.say(ctx, req.lang.T("error.duplicate", nil)); err != nil {
@@ -236,14 +258,17 @@ func (rs routes) serve(ctx context.Context, req *request) error {
 }
 
 // recent remembers the ids of the latest interactions, so that one
-// delivered twice (a retry by a proxy, a replayed event) is acted on once.
-// It holds at most recentSize ids, the newest; memory stays bounded
-// however long the bot runs. The zero value is ready to use.
+// delivered twice (a retry by a proxy, a replayed event) to this process
+// is told at once, without asking the store. It holds at most recentSize
+// ids, the newest; memory stays bounded however long the bot runs. An id
+// it has forgotten is still known to the store (seen). The zero value is
+// ready to use.
 type recent struct {
 	mu   sync.Mutex
 	ids  map[uint64]struct{}
 	ring []uint64
 	next int
+	size int // recentSize, or a test's smaller one; 0: recentSize
 }
 
 // recentSize is how many ids recent keeps: a duplicate comes within
@@ -267,12 +292,16 @@ func (r *recent) add(id string) bool {
 	if r.ids == nil {
 		r.ids = make(map[uint64]struct{})
 	}
-	if len(r.ring) < recentSize {
+	size := r.size
+	if size == 0 {
+		size = recentSize
+	}
+	if len(r.ring) < size {
 		r.ring = append(r.ring, n)
 	} else {
 		delete(r.ids, r.ring[r.next])
 		r.ring[r.next] = n
-		r.next = (r.next + 1) % recentSize
+		r.next = (r.next + 1) % size
 	}
 	r.ids[n] = struct{}{}
 	return true

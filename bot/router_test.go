@@ -49,6 +49,8 @@ type recorder struct {
 	// has not yet read the answer they follow (Unknown Webhook).
 	followupsEarly  int
 	followupDeletes []string
+	// followupErrs fails the next follow-ups with these errors, in turn.
+	followupErrs []error
 }
 
 func (r *recorder) FollowupMessageCreate(i *discordgo.Interaction, _ bool, p *discordgo.WebhookParams, _ ...discordgo.RequestOption) (*discordgo.Message, error) {
@@ -58,6 +60,11 @@ func (r *recorder) FollowupMessageCreate(i *discordgo.Interaction, _ bool, p *di
 		r.followupsEarly--
 		return nil, &discordgo.RESTError{Response: &http.Response{StatusCode: http.StatusNotFound},
 			Message: &discordgo.APIErrorMessage{Code: discordgo.ErrCodeUnknownWebhook, Message: "Unknown Webhook"}}
+	}
+	if len(r.followupErrs) > 0 {
+		err := r.followupErrs[0]
+		r.followupErrs = r.followupErrs[1:]
+		return nil, err
 	}
 	r.followups, r.followupRefs = append(r.followups, p), append(r.followupRefs, i.Token)
 	return &discordgo.Message{ID: "followup-" + strconv.Itoa(len(r.followups))}, nil

@@ -116,14 +116,15 @@ func (r *runner) drain() {
 // queue runs f on one of the edit workers, which Close waits for.
 // While Close drains, work started by what is draining still runs (an
 // edit after a timeout); once Close is done, nothing does. f's ctx ends
-// editWithin after f was queued, not after it started: a queue behind a
-// stalled Discord drains within editWithin, as the edits would if each
-// had a goroutine of its own.
+// editWithin after f started, not after it was queued: work that waited
+// its turn behind a busy Discord (429s, slow answers) still has its time,
+// and is not cancelled in the middle of a request.
 func (r *runner) queue(f func(ctx context.Context)) {
-	ctx, cancel := context.WithTimeout(context.Background(), editWithin)
-	if !r.spawn(func() { defer cancel(); f(ctx) }, &r.finished, &r.edits) {
-		cancel()
-	}
+	r.spawn(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), editWithin)
+		defer cancel()
+		f(ctx)
+	}, &r.finished, &r.edits)
 }
 
 // afterFunc runs f after d on one of the timer workers, unless Close has

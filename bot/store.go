@@ -11,9 +11,10 @@ import (
 // (GameStore) and challenges (ChallengeStore), settings the servers'
 // /ttt config (SettingsStore), the handlers of stats, leaderboard,
 // history and about the record (StatsStore), and Register the guilds with
-// commands of their own (CommandGuildStore). New takes one of each
+// commands of their own (CommandGuildStore), and the router the
+// interactions acted on (InteractionStore). New takes one of each
 // (Stores); store.SQLite, store.Postgres and store.Memory implement all
-// five (StoresOf). The store times its own calls for the operator
+// six (StoresOf). The store times its own calls for the operator
 // (store.Observe): the bot wraps nothing.
 
 // GameStore keeps each channel's current game. The bot loads it each time
@@ -36,13 +37,19 @@ type GameStore interface {
 
 // ChallengeStore keeps the open challenges. Challenge returns the
 // channel's open challenge, or nil; OpenChallenge stores one
-// (store.ErrConflict if the channel has one); CloseChallenge removes one
-// and reports whether this call did; Challenges lists them.
+// (store.ErrConflict if the channel has one), and OpenChallengeAtMost
+// one unless its maker has that many open already (store.ErrTooMany,
+// counted with the insert, exact across replicas); CloseChallenge removes one
+// and reports whether this call did; Challenges lists them, and
+// ChallengesFrom those one user made (expired or not), which the limit on
+// a user's open challenges counts (startLimits).
 type ChallengeStore interface {
 	Challenge(ctx context.Context, channelID string) (*store.Challenge, error)
 	OpenChallenge(ctx context.Context, c *store.Challenge) error
+	OpenChallengeAtMost(ctx context.Context, c *store.Challenge, most int, now time.Time) error
 	CloseChallenge(ctx context.Context, id string) (bool, error)
 	Challenges(ctx context.Context) ([]*store.Challenge, error)
+	ChallengesFrom(ctx context.Context, user string) ([]*store.Challenge, error)
 }
 
 // SettingsStore keeps the servers' /ttt config. Settings returns a guild's
@@ -74,6 +81,18 @@ type CommandGuildStore interface {
 	SetCommandGuild(ctx context.Context, guildID string, registered bool) error
 }
 
+// InteractionStore records the interactions acted on, so that one
+// delivered or replayed again, to this process or another, is acted on
+// once (router.go).
+type InteractionStore interface {
+	// SeeInteraction records id, seen at at, and reports whether it
+	// is the first to.
+	SeeInteraction(ctx context.Context, id string, at time.Time) (first bool, err error)
+	// ForgetInteractions deletes up to limit of those seen before
+	// before, and says how many it deleted.
+	ForgetInteractions(ctx context.Context, before time.Time, limit int) (int, error)
+}
+
 // Stores is the store as New takes it: one field per part, each handed on
 // only to what uses it.
 type Stores struct {
@@ -82,16 +101,18 @@ type Stores struct {
 	Settings      SettingsStore
 	Stats         StatsStore
 	CommandGuilds CommandGuildStore
+	Interactions  InteractionStore
 }
 
 // StoresOf returns Stores whose every part is st, for a store that keeps
-// all five.
+// all six.
 func StoresOf[S interface {
 	GameStore
 	ChallengeStore
 	SettingsStore
 	StatsStore
 	CommandGuildStore
+	InteractionStore
 }](st S) Stores {
-	return Stores{Games: st, Challenges: st, Settings: st, Stats: st, CommandGuilds: st}
+	return Stores{Games: st, Challenges: st, Settings: st, Stats: st, CommandGuilds: st, Interactions: st}
 }

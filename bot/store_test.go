@@ -228,4 +228,5 @@ type wholeStore interface {
 	SettingsStore
 	StatsStore
 	CommandGuildStore
+	InteractionStore
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -31,6 +32,7 @@ type tables struct {
 	upkeep     upkeep
 	channels   registry
 	settings   *settings // whether a guild has reminders (remind)
+	noGame     noGames   // channels found without a running game, for autocomplete
 }
 
 // upkeep is what tables tells the keeper of the Discord messages (boards)
@@ -42,7 +44,10 @@ type upkeep interface {
 	// deletePing deletes the ping p: its turn is over.
 	deletePing(p pingRef)
 	// remind reminds the player to move in next that half of their time
-	// has passed: next was saved with the reminder of its turn claimed.
+	// has passed: next was saved with the reminder of its turn claimed,
+	// until next.lease. Once Discord took the reminder it has it kept
+	// (keepPing), which ends the claim; if Discord refused it, it has the
+	// claim released (releaseReminder).
 	remind(next *match)
 	// showExpired says on c's message that its time ran out.
 	showExpired(ctx context.Context, guildID, channelID string, c *openChallenge)
@@ -57,6 +62,7 @@ type upkeep interface {
 // the processes that do not time the game) unless the guild, as far as
 // this process knows, has turned reminders off.
 func (t *tables) put(ctx context.Context, m *match) error {
+	t.noGame.forget(m.ChannelID) // a new game, perhaps
 	g := toStored(m)
 	if !g.RemindAt.IsZero() && !t.settings.reminds(ctx, m.GuildID) {
 		g.RemindAt = time.Time{}
@@ -100,6 +106,93 @@ func (t *tables) lock(ctx context.Context, channelID string, cached bool) (*chan
 }
 
 func (t *tables) unlock(ch *channel) { t.channels.unlock(ch) }
+
+// running returns the channel's running game for an autocomplete, or nil:
+// the one this process holds, else the stored one (lock), read at most
+// once per noGameFor while the channel has none (noGames). It answers
+// keystrokes, not moves: a game another process started here may be
+// missed for up to noGameFor.
+func (t *tables) running(ctx context.Context, channelID string) (*match, error) {
+	if d, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, d.Add(-lockMargin))
+		defer cancel()
+	}
+	ch, err := t.channels.lock(ctx, channelID)
+	if err != nil {
+		return nil, err
+	}
+	defer t.channels.unlock(ch)
+	if m := ch.match; m != nil && !m.Over() {
+		t.syncTurn(ctx, ch) // a deadline passed since: the game is lost first
+		return ch.match, nil
+	}
+	now := t.now()
+	if t.noGame.recent(channelID, now) {
+		return nil, nil
+	}
+	if err := t.load(ctx, ch); err != nil {
+		return nil, err
+	}
+	if m := ch.match; m != nil && !m.Over() {
+		return m, nil
+	}
+	t.noGame.note(channelID, now) // under the channel's lock: a start here (put) comes after
+	return nil, nil
+}
+
+// noGameFor is how long a channel found without a running game is
+// believed to have none, by autocomplete alone.
+const noGameFor = 5 * time.Second
+
+// maxNoGames bounds the channels noGames remembers.
+const maxNoGames = 10_000
+
+// noGames remembers, for noGameFor, the channels where autocomplete found
+// no running game, so that each keystroke of /ttt move there does not read
+// the store (the game, then the challenge). A game started in this process
+// forgets its channel at once (tables.put). The zero value is empty; it
+// is safe for concurrent use.
+type noGames struct {
+	mu sync.Mutex
+	at map[string]time.Time // when the channel was found without a game
+}
+
+// recent says whether channelID was found without a game within noGameFor
+// of now.
+func (n *noGames) recent(channelID string, now time.Time) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	at, ok := n.at[channelID]
+	return ok && now.Sub(at) < noGameFor && !now.Before(at)
+}
+
+// note remembers that channelID had no running game at now.
+func (n *noGames) note(channelID string, now time.Time) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.at == nil {
+		n.at = make(map[string]time.Time)
+	}
+	if len(n.at) >= maxNoGames {
+		for id, at := range n.at {
+			if now.Sub(at) >= noGameFor {
+				delete(n.at, id)
+			}
+		}
+		if len(n.at) >= maxNoGames {
+			clear(n.at)
+		}
+	}
+	n.at[channelID] = now
+}
+
+// forget drops channelID.
+func (n *noGames) forget(channelID string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	delete(n.at, channelID)
+}
 
 // errStale is a save that lost the race against another process while the
 // game it changed came from this process's memory, not from the store:
@@ -360,12 +453,16 @@ func (t *tables) keepPing(ctx context.Context, next *match, id string) (kept boo
 		return false, nil
 	}
 	defer t.unlock(ch)
+	t.settled(ch, next)
 	m := ch.match
 	if m == nil || !sameTurn(next, m) || this.hook != nil && m.Board.Token != next.Board.Token {
 		return false, []pingRef{this}
 	}
 	with := m.Clone()
 	with.ping = id
+	if claimedBy(m, next) {
+		with.lease = time.Time{} // the reminder went: the turn is reminded
+	}
 	if err := t.put(ctx, with); err != nil {
 		// Most likely a conflict: another process changed the game since
 		// the lock read it, with the move this ping asks for. A ping the
@@ -374,6 +471,7 @@ func (t *tables) keepPing(ctx context.Context, next *match, id string) (kept boo
 		return false, []pingRef{this}
 	}
 	ch.match = with
+	t.armReminder(ch, with)
 	if m.ping != "" && m.ping != id {
 		return true, []pingRef{pingOf(m, m.ping)} // one ping per turn
 	}
@@ -540,15 +638,26 @@ func (t *tables) sweepDue(ctx context.Context) error {
 	return nil
 }
 
+// remindAhead is how far ahead the sweep of reminders looks: twice its
+// period, so that a reminder due before the next sweep (which comes a
+// period after this one ends) has its timer here whatever happens to the
+// process that timed it.
+const remindAhead = 2 * sweepEvery
+
 // sweepReminders reminds the players to move in the games whose turn's
-// reminder is due and that this process does not time: the process that
-// did may have stopped for good. It asks the store for their channels
-// only, and skips those whose reminder a timer here sends, or that this
-// process gave up for the turn (the guild has no reminders, it came too
-// late). Loading each arms its timers; remind claims the reminder with a
-// versioned save, so the player hears once whichever process sends it.
+// reminder is due, or comes within remindAhead, and that this process
+// does not time: the process that did may have stopped for good, holding
+// a claim on the reminder or not. A reminder is worth sending for only
+// part of a turn (half a turn less remindLeast: 15 s in a turn of a
+// minute), shorter than the sweep's period; so the sweep does not wait
+// for them to be due, but arms a timer here for each. It asks the store
+// for their channels only, and skips those whose reminder a timer here
+// sends, or that this process gave up for the turn (the guild has no
+// reminders, it came too late). Loading each arms its timers, and remind
+// sends those due now; remind claims the reminder with a versioned save,
+// so the player hears once whichever process sends it.
 func (t *tables) sweepReminders(ctx context.Context) error {
-	channels, err := t.games.DueReminders(ctx, t.now())
+	channels, err := t.games.DueReminders(ctx, t.now().Add(remindAhead))
 	if err != nil {
 		return fmt.Errorf("list reminders due: %w", err)
 	}
@@ -718,13 +827,18 @@ func (t *tables) remindTurn(channelID string) {
 // the guild has reminders, and has upkeep send it. The claim is a
 // versioned save: of the processes that try at once, one saves it and
 // reminds; the others find the game changed (a conflict) and leave it.
-// A reminder claimed but not sent (a crash, Discord refusing it) is not
-// sent again: a player hears at most once per turn.
+// The claim is a lease (match.lease, remindLease): it ends when Discord
+// has taken the reminder (keepPing), is released when Discord refused it
+// for a while (releaseReminder), and ends by itself if the process dies.
+// Then the reminder is due again, to this process's timer or to any
+// process's sweep: a player hears at least once per turn, as long as the
+// reminder is of use, and, but when Discord takes a reminder without the
+// bot hearing it did, at most once.
 func (t *tables) remind(ctx context.Context, ch *channel) {
 	m := ch.match
 	at, ok := remindAt(m)
-	if !ok || t.now().Before(at) || ch.forgoes(m) {
-		return
+	if !ok || t.now().Before(at) || ch.forgoes(m) || ch.sending == turnKey(m) {
+		return // not due, given up, or queued to be sent here
 	}
 	if lateToRemind(m, t.now()) {
 		ch.forgo(m)
@@ -736,6 +850,7 @@ func (t *tables) remind(ctx context.Context, ch *channel) {
 	}
 	next := m.Clone()
 	next.reminded = turnNumber(next)
+	next.lease = t.now().Add(remindLease(m, t.now())).Truncate(time.Millisecond) // as stored
 	if err := t.put(ctx, next); err != nil {
 		if errors.Is(err, store.ErrConflict) {
 			// Another process changed the game first, with a move or
@@ -753,6 +868,73 @@ func (t *tables) remind(ctx context.Context, ch *channel) {
 		return
 	}
 	ch.match = next
-	ch.stopRemindTimer()
+	ch.sending = turnKey(next)
+	t.armReminder(ch, next) // at the lease's end, for a sweep to find it here
 	t.upkeep.remind(next)
+}
+
+// renewReminder renews the claim that next holds on its turn's reminder,
+// which waited in this process's queue past its end: if no other process
+// claimed the reminder meanwhile, and the turn goes on, it returns next
+// with the claim renewed, to be sent within it.
+func (t *tables) renewReminder(ctx context.Context, next *match) (*match, bool) {
+	ch, err := t.lock(ctx, next.ChannelID, false)
+	if err != nil {
+		t.log.Warn("could not renew the claim of a turn's reminder", "channel", next.ChannelID, "err", err)
+		return nil, false
+	}
+	defer t.unlock(ch)
+	m := ch.match
+	if m == nil || !claimedBy(m, next) {
+		t.settled(ch, next)
+		return nil, false // the turn is over, or another claim holds
+	}
+	with := m.Clone()
+	with.lease = t.now().Add(remindLease(m, t.now())).Truncate(time.Millisecond)
+	if err := t.put(ctx, with); err != nil {
+		t.log.Warn("could not renew the claim of a turn's reminder", "channel", next.ChannelID, "err", err)
+		t.settled(ch, next)
+		return nil, false // another process's change first: the claim ends by itself
+	}
+	ch.match = with
+	t.armReminder(ch, with)
+	return with, true
+}
+
+// settled marks the send of next's reminder queued here done.
+func (t *tables) settled(ch *channel, next *match) {
+	if ch.sending == turnKey(next) {
+		ch.sending = ""
+	}
+}
+
+// releaseReminder ends the claim on the reminder of next's turn that next
+// holds, if it still does, after Discord refused the reminder: with
+// retry, the reminder is due again remindRetry from now, here or in any
+// process; without, it is given up for the turn (Discord will not take
+// it: the token or the channel is gone).
+func (t *tables) releaseReminder(ctx context.Context, next *match, retry bool) {
+	ch, err := t.lock(ctx, next.ChannelID, false)
+	if err != nil {
+		t.log.Warn("could not release a turn's reminder", "channel", next.ChannelID, "err", err)
+		return
+	}
+	defer t.unlock(ch)
+	t.settled(ch, next)
+	m := ch.match
+	if m == nil || !claimedBy(m, next) {
+		return // the turn is over, or another claim holds
+	}
+	with := m.Clone()
+	with.lease = time.Time{}
+	if retry {
+		with.lease = t.now().Add(remindRetry).Truncate(time.Millisecond)
+	}
+	if err := t.put(ctx, with); err != nil {
+		// The claim ends by itself.
+		t.log.Warn("could not release a turn's reminder", "channel", next.ChannelID, "err", err)
+		return
+	}
+	ch.match = with
+	t.armReminder(ch, with)
 }

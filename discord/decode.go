@@ -49,7 +49,7 @@ func DecodeInteraction(body []byte) (*discordgo.Interaction, error) {
 	case discordgo.InteractionMessageComponent:
 		i.Data, err = decodeData[discordgo.MessageComponentInteractionData](w.Data)
 	case discordgo.InteractionModalSubmit:
-		i.Data, err = decodeData[discordgo.ModalSubmitInteractionData](w.Data)
+		i.Data, err = decodeModalSubmit(w.Data) // with Labels, which discordgo lacks
 	}
 	if err != nil {
 		return nil, err

@@ -32,6 +32,14 @@ import (
 // soon as the handler answers, so the handler's work after its answer does
 // not delay it.
 //
+// A body can only be authenticated once it is all read, so reading is
+// what an unauthenticated client can make cost: the body is read in
+// chunks into a pooled buffer that grows with what arrives (never to the
+// length the request announces), at most maxReading bodies are read at
+// once (a request that finds no slot within readingWait is 503), and a
+// body must arrive within bodyWithin. Every refusal before the signature
+// is checked closes its connection.
+//
 // An Endpoint is safe for concurrent use. The cost per request is one
 // Ed25519 verification (about 50 µs of CPU) plus decoding the body.
 type Endpoint struct {
@@ -40,6 +48,9 @@ type Endpoint struct {
 	now func() time.Time
 
 	handler atomic.Pointer[Handler]
+	reading chan struct{} // a slot per body being read: maxReading
+	// bodyWithin is the constant's, or a test's.
+	bodyWithin time.Duration
 }
 
 // Limits of the endpoint.
@@ -53,6 +64,18 @@ const (
 	MaxBody = 256 << 10
 	// discordWaits is how long Discord waits for an answer.
 	discordWaits = 3 * time.Second
+	// maxReading bounds the bodies read at once: 64 of MaxBody are 16
+	// MiB at worst, and Discord's bodies take microseconds to arrive.
+	maxReading = 64
+	// readingWait is how long a request may wait for a slot to read its
+	// body in before it is refused.
+	readingWait = 250 * time.Millisecond
+	// bodyWithin bounds the reading of a body: one that takes longer
+	// could not be answered within Discord's 3 s anyway.
+	bodyWithin = 2 * time.Second
+	// keptBuffer bounds the buffers kept for the next body; a larger
+	// one (a rare large body) goes to the collector.
+	keptBuffer = 64 << 10
 )
 
 // ErrBadPublicKey is NewEndpoint's error for a key that is not 64 hex digits.
@@ -70,7 +93,7 @@ func NewEndpoint(publicKeyHex string, log *slog.Logger, now func() time.Time) (*
 	if now == nil {
 		now = time.Now
 	}
-	return &Endpoint{key: ed25519.PublicKey(k), log: log, now: now}, nil
+	return &Endpoint{key: ed25519.PublicKey(k), log: log, now: now, reading: make(chan struct{}, maxReading), bodyWithin: bodyWithin}, nil
 }
 
 // Handle sets the handler of interactions.
@@ -89,31 +112,47 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ts := r.Header.Get("X-Signature-Timestamp")
 	sig, ok := e.signature(ts, r.Header.Get("X-Signature-Ed25519"))
 	if !ok {
-		http.Error(w, "invalid request signature", http.StatusUnauthorized)
+		refuse(w, "invalid request signature", http.StatusUnauthorized)
 		return
 	}
 	if r.ContentLength > MaxBody {
-		http.Error(w, "body too large", http.StatusRequestEntityTooLarge)
+		refuse(w, "body too large", http.StatusRequestEntityTooLarge)
+		return
+	}
+	if !e.enterReading(r.Context()) {
+		w.Header().Set("Retry-After", "1")
+		refuse(w, "too many requests are being read", http.StatusServiceUnavailable)
 		return
 	}
 	// Discord signs the timestamp followed by the body: the body is read
 	// in after the timestamp, so that the signed message needs no copy.
-	msg, err := readAfter(ts, r.ContentLength, http.MaxBytesReader(w, r.Body, MaxBody))
+	buf := bodyBuffers.Get().(*bytes.Buffer)
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(e.bodyWithin)) // not every ResponseWriter has a connection
+	err := readAfter(buf, ts, http.MaxBytesReader(w, r.Body, MaxBody))
+	_ = rc.SetReadDeadline(time.Time{}) // the server sets the next request's own
+	<-e.reading
+	msg := buf.Bytes()
 	body := msg[len(ts):]
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			http.Error(w, "body too large", http.StatusRequestEntityTooLarge)
-			return
-		}
-		http.Error(w, "could not read the body", http.StatusBadRequest)
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		putBuffer(buf)
+		refuse(w, "body too large", http.StatusRequestEntityTooLarge)
+		return
+	case err != nil:
+		putBuffer(buf)
+		refuse(w, "could not read the body", http.StatusBadRequest)
+		return
+	case !ed25519.Verify(e.key, msg, sig):
+		putBuffer(buf)
+		refuse(w, "invalid request signature", http.StatusUnauthorized)
 		return
 	}
-	if !ed25519.Verify(e.key, msg, sig) {
-		http.Error(w, "invalid request signature", http.StatusUnauthorized)
-		return
-	}
+	// The interaction shares no memory with the body (encoding/json
+	// copies), so the buffer goes back before the handler runs.
 	i, err := DecodeInteraction(body)
+	putBuffer(buf)
 	if err != nil {
 		http.Error(w, "not an interaction", http.StatusBadRequest)
 		return
@@ -178,19 +217,54 @@ func (e *Endpoint) signature(ts, sigHex string) ([]byte, bool) {
 	return sig, true
 }
 
-// readAfter returns prefix followed by all of r, read into one buffer
-// sized for a body of length n (-1: unknown).
-func readAfter(prefix string, n int64, r io.Reader) ([]byte, error) {
-	var size int64
-	if n > 0 && n <= MaxBody {
-		size = n
+// enterReading takes a slot to read a body in, waiting up to readingWait
+// for one; it reports whether it got one. The caller gives it back by
+// receiving from e.reading.
+func (e *Endpoint) enterReading(ctx context.Context) bool {
+	select {
+	case e.reading <- struct{}{}:
+		return true
+	default:
 	}
-	// ReadFrom wants MinRead bytes free before each read, the last one
-	// (which finds the end) included.
-	buf := bytes.NewBuffer(make([]byte, 0, int64(len(prefix))+size+bytes.MinRead))
+	t := time.NewTimer(readingWait)
+	defer t.Stop()
+	select {
+	case e.reading <- struct{}{}:
+		return true
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return false
+}
+
+// refuse answers a request that is not (or not yet known to be) from
+// Discord with code, and closes its connection: a client that is refused
+// keeps nothing of the server's.
+func refuse(w http.ResponseWriter, msg string, code int) {
+	w.Header().Set("Connection", "close")
+	http.Error(w, msg, code)
+}
+
+// bodyBuffers holds *bytes.Buffer for reading bodies, so that each
+// request does not grow one anew.
+var bodyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+func putBuffer(b *bytes.Buffer) {
+	if b.Cap() > keptBuffer {
+		return
+	}
+	b.Reset()
+	bodyBuffers.Put(b)
+}
+
+// readAfter reads prefix followed by all of r into buf, which grows with
+// what r gives, in chunks: a body announced long but sent slowly costs
+// only the bytes that came.
+func readAfter(buf *bytes.Buffer, prefix string, r io.Reader) error {
+	buf.Reset()
 	buf.WriteString(prefix)
 	_, err := buf.ReadFrom(r)
-	return buf.Bytes(), err
+	return err
 }
 
 // Sign returns the headers Discord would send with body at t, signed with
@@ -228,6 +302,11 @@ type httpAnswer struct {
 	over  bool          // the request is over: nothing more can be written
 	took  time.Duration // from the request to its answer
 }
+
+// Replayable says that the interaction came as a signed HTTP request,
+// which whoever captured it could send again while its signature is
+// valid (MaxSkew): the bot records it to act on it once.
+func (a *httpAnswer) Replayable() bool { return true }
 
 // errRequestOver is the answer to a second Respond, or one after the
 // request ended: nothing was sent.

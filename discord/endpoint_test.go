@@ -1,17 +1,22 @@
 package discord
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/ed25519"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -242,14 +247,14 @@ func TestEndpointAnswerAfterDiscordHungUp(t *testing.T) {
 	}
 }
 
-// readAfter reads the whole body after the prefix whatever length the
-// request announced.
+// readAfter reads the whole body after the prefix, into a buffer that
+// may hold an earlier body.
 func TestReadAfter(t *testing.T) {
 	body := strings.Repeat("board ", 200)
-	for _, n := range []int64{-1, 0, 3, int64(len(body)), int64(len(body)) + 10, MaxBody + 1} {
-		got, err := readAfter("1700000000", n, strings.NewReader(body))
-		if err != nil || string(got) != "1700000000"+body {
-			t.Errorf("readAfter with length %d = %d bytes, %v; want the prefix and %d bytes", n, len(got), err, len(body))
+	buf := bytes.NewBufferString("an earlier body")
+	for range 2 {
+		if err := readAfter(buf, "1700000000", strings.NewReader(body)); err != nil || buf.String() != "1700000000"+body {
+			t.Errorf("readAfter = %d bytes, %v; want the prefix and %d bytes", buf.Len(), err, len(body))
 		}
 	}
 }
@@ -294,5 +299,134 @@ func TestEndpointRefusesBeforeReading(t *testing.T) {
 		if w.Code != tt.want || src.n != 0 {
 			t.Errorf("%s: status %d after reading %d bytes of the body; want %d after reading none", tt.name, w.Code, src.n, tt.want)
 		}
+	}
+}
+
+// firstReads wraps h so that each request's first read of its body is
+// sent on reads: the endpoint has then taken what it reads the body into.
+func firstReads(h http.Handler, reads chan<- struct{}) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = &signalReader{ReadCloser: r.Body, first: reads}
+		h.ServeHTTP(w, r)
+	})
+}
+
+type signalReader struct {
+	io.ReadCloser
+	first chan<- struct{}
+	once  sync.Once
+}
+
+func (s *signalReader) Read(p []byte) (int, error) {
+	s.once.Do(func() { s.first <- struct{}{} })
+	return s.ReadCloser.Read(p)
+}
+
+// slowBody opens a connection to addr and sends a request that announces
+// a body of MaxBody bytes, with a current, well-formed (not valid)
+// signature, and the body's first byte only.
+func slowBody(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: bot\r\nContent-Length: %d\r\nX-Signature-Timestamp: %d\r\nX-Signature-Ed25519: %s\r\n\r\n{",
+		MaxBody, endpointNow.Unix(), strings.Repeat("ab", ed25519.SignatureSize))
+	return c
+}
+
+// Many connections that send a large body slowly cost only what they
+// sent, not the length they announced: a flood of them, before anyone is
+// authenticated, does not take MaxBody each.
+func TestEndpointSlowBodiesCostWhatTheySent(t *testing.T) {
+	const n = 40
+	e, _, _ := newTestEndpoint(t)
+	e.reading = make(chan struct{}, n)
+	reads := make(chan struct{}, n)
+	srv := httptest.NewServer(firstReads(e, reads))
+	t.Cleanup(srv.Close) // after the connections close
+	var before, during runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	conns := make([]net.Conn, n)
+	for k := range conns {
+		conns[k] = slowBody(t, srv.Listener.Addr().String())
+	}
+	for range n {
+		<-reads // every request is reading its body
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&during)
+	grew := int64(during.HeapAlloc) - int64(before.HeapAlloc)
+	if limit := int64(n * MaxBody / 8); grew > limit {
+		t.Errorf("%d requests reading a body announced at %d bytes (sent: 1) hold %d bytes of heap; want at most %d", n, MaxBody, grew, limit)
+	}
+	for _, c := range conns {
+		c.Close()
+	}
+}
+
+// At most maxReading bodies are read at once: one more request waits,
+// then gets 503 and its connection closed; once a slot is free, a
+// signed request is answered. A body that does not arrive within
+// bodyWithin is cut, and its slot comes back.
+func TestEndpointBoundsBodiesBeingRead(t *testing.T) {
+	e, key, _ := newTestEndpoint(t)
+	e.Handle(func(i *discordgo.Interaction, r Responder) {
+		_ = r.Respond(context.Background(), &discordgo.InteractionResponse{Type: discordgo.InteractionResponseChannelMessageWithSource, Data: &discordgo.InteractionResponseData{Content: "hi"}})
+	})
+	e.reading = make(chan struct{}, 2)
+	reads := make(chan struct{}, 10)
+	srv := httptest.NewServer(firstReads(e, reads))
+	t.Cleanup(srv.Close)
+	addr := srv.Listener.Addr().String()
+	slow := []net.Conn{slowBody(t, addr), slowBody(t, addr)}
+	<-reads
+	<-reads
+	body := []byte(slashBody)
+	req, err := http.NewRequest(http.MethodPost, srv.URL, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header = Sign(key, body, endpointNow)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || !resp.Close {
+		t.Errorf("a third body while two are read: status %d, close %v; want 503 and the connection closed", resp.StatusCode, resp.Close)
+	}
+	slow[0].Close()
+	for len(e.reading) == 2 { // the server notices the close
+		runtime.Gosched()
+	}
+	if got, text := post(t, srv.URL, body, Sign(key, body, endpointNow)); got != http.StatusOK {
+		t.Errorf("a signed request once a slot is free: status %d (%s); want 200", got, text)
+	}
+
+	slow[1].Close()
+	for len(e.reading) != 0 {
+		runtime.Gosched()
+	}
+
+	// A body that stops coming is cut at bodyWithin with 400.
+	e, _, _ = newTestEndpoint(t)
+	e.bodyWithin = time.Millisecond
+	cut := httptest.NewServer(e)
+	t.Cleanup(cut.Close)
+	c := slowBody(t, cut.Listener.Addr().String())
+	resp, err = http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("a body that stopped coming: %v; want an answer", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest || !resp.Close {
+		t.Errorf("a body that stopped coming: status %d, close %v; want 400 and the connection closed", resp.StatusCode, resp.Close)
+	}
+	for len(e.reading) != 0 {
+		runtime.Gosched()
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -29,17 +31,32 @@ import (
 //   - answers a 429 by sleeping retry_after, however long, which can carry a
 //     response past Discord's 3 seconds.
 //
-// Interaction endpoints are not bound by the bot's global rate limit, so
-// nothing is lost by leaving that limiter out: a 429 is retried once if its
-// retry_after ends before the request's deadline, and is an error otherwise;
-// a 5xx is retried once after a short pause, if there is time.
+// Instead, REST keeps what Discord's 429s said (limits): until when the
+// global limit holds, and until when each route's does, a route being an
+// interaction or a webhook token, whose entries go once their time has
+// passed. No request is sent on a route, or while the global limit holds
+// (which does not bind the interaction callbacks), before Discord said it
+// may be: a request that would wait past its deadline fails at once, not
+// sent.
+//
+// The interaction callback, which must be answered within Discord's 3
+// seconds, is retried once: after a 429 whose retry_after ends before its
+// deadline, after a 5xx after a short pause. Every other call, background
+// work that nobody waits for, is retried until its deadline: after a 429
+// once its retry_after has passed, after a 5xx with a doubling pause
+// (backoff), up to maxTries tries in all.
+//
+// discordgo's own calls (the channel's message endpoints, with the bot's
+// token) keep its limiter, which waits out 429s itself, global ones too,
+// and retries a 502 at once; REST retries the other 5xx of the message
+// calls without files with the same backoff (retryServerErrors).
 type REST struct {
 	*discordgo.Session
 }
 
 // InteractionRespond posts the interaction callback.
 func (d REST) InteractionRespond(i *discordgo.Interaction, r *discordgo.InteractionResponse, opts ...discordgo.RequestOption) error {
-	_, err := d.call(http.MethodPost, discordgo.EndpointInteractionResponse(i.ID, i.Token), r, opts)
+	_, err := d.do(http.MethodPost, discordgo.EndpointInteractionResponse(i.ID, i.Token), r, opts, answering)
 	return err
 }
 
@@ -123,11 +140,33 @@ func filesOf(body any) []*discordgo.File {
 	return nil
 }
 
-// call sends one request, JSON, or multipart/form-data when the body
-// uploads files, and returns the response body. Errors from Discord are
-// *discordgo.RESTError, as from the session's own calls. The URL carries
-// the interaction token; it appears in no error text.
+// call sends one request of background work (retried until its
+// deadline; see REST), and returns the response body.
 func (d REST) call(method, endpoint string, body any, opts []discordgo.RequestOption) ([]byte, error) {
+	return d.do(method, endpoint, body, opts, background)
+}
+
+// A retryPolicy says how a request is retried.
+type retryPolicy int
+
+const (
+	answering  retryPolicy = iota // an interaction's answer: one retry at most
+	background                    // work nobody waits for: until its deadline
+)
+
+// Retries of background work.
+const (
+	maxTries         = 10                     // tries of one request, the first included
+	firstServerPause = 100 * time.Millisecond // after the first 5xx; doubled after each
+	maxServerPause   = 2 * time.Second        // so that a 10 s deadline has room for 9 tries
+)
+
+// do sends one request, JSON, or multipart/form-data when the body
+// uploads files, retried as policy says, and returns the response body.
+// Errors from Discord are *discordgo.RESTError, as from the session's own
+// calls. The URL carries the interaction token; it appears in no error
+// text.
+func (d REST) do(method, endpoint string, body any, opts []discordgo.RequestOption, policy retryPolicy) ([]byte, error) {
 	contentType := "application/json"
 	var payload []byte
 	var err error
@@ -141,7 +180,10 @@ func (d REST) call(method, endpoint string, body any, opts []discordgo.RequestOp
 	if err != nil {
 		return nil, fmt.Errorf("encode %s request: %w", method, err)
 	}
-	for attempt := 0; ; attempt++ {
+	lim := limitsOf(d.Session)
+	rt := rateRoute(endpoint)
+	pause := firstServerPause
+	for tries := 1; ; tries++ {
 		req, err := http.NewRequest(method, endpoint, bytes.NewReader(payload))
 		if err != nil {
 			return nil, fmt.Errorf("%s interaction request: %w", method, err)
@@ -155,6 +197,9 @@ func (d REST) call(method, endpoint string, body any, opts []discordgo.RequestOp
 			o(cfg)
 		}
 		req = cfg.Request
+		if err := lim.wait(req.Context(), rt); err != nil {
+			return nil, fmt.Errorf("%s interaction request: %w", method, err)
+		}
 		resp, err := cfg.Client.Do(req)
 		if err != nil {
 			// The *url.Error would quote the URL, token and all.
@@ -176,21 +221,30 @@ func (d REST) call(method, endpoint string, body any, opts []discordgo.RequestOp
 		if resp.StatusCode < 300 {
 			return respBody, nil
 		}
-		if resp.StatusCode == http.StatusTooManyRequests && attempt == 0 {
-			retry, err := pauseToRetry(req.Context(), retryAfter(resp, respBody))
-			if err != nil {
-				return nil, notSent{fmt.Errorf("waiting out a rate limit: %w", err)}
-			}
-			if retry {
-				continue
+		again := policy == background && tries < maxTries || tries == 1
+		if resp.StatusCode == http.StatusTooManyRequests {
+			wait, global := retryAfter(resp, respBody)
+			lim.hold(rt, global, time.Now().Add(wait))
+			if again {
+				retry, err := pauseToRetry(req.Context(), wait)
+				if err != nil {
+					return nil, notSent{fmt.Errorf("waiting out a rate limit: %w", err)}
+				}
+				if retry {
+					continue
+				}
 			}
 		}
-		if resp.StatusCode >= 500 && attempt == 0 {
-			// Discord's own trouble, often a moment's: try once more if
-			// there is time. Had the first one taken effect after all, the
-			// second is refused as already acknowledged, which the bot
-			// counts as answered.
-			if retry, _ := pauseToRetry(req.Context(), serverErrorPause); retry {
+		if resp.StatusCode >= 500 && again {
+			// Discord's own trouble, often a moment's: try again if there
+			// is time. Had an earlier try taken effect after all, an
+			// interaction's answer is refused as already acknowledged,
+			// which the bot counts as answered.
+			wait := serverErrorPause
+			if policy == background {
+				wait, pause = pause, min(2*pause, maxServerPause)
+			}
+			if retry, _ := pauseToRetry(req.Context(), wait); retry {
 				continue
 			}
 		}
@@ -220,21 +274,217 @@ func pauseToRetry(ctx context.Context, d time.Duration) (bool, error) {
 	}
 }
 
-// serverErrorPause is the wait before the one retry of a request Discord
-// answered with a 5xx.
+// serverErrorPause is the wait before the one retry of an interaction's
+// answer that Discord answered with a 5xx.
 const serverErrorPause = 100 * time.Millisecond
 
-// retryAfter reads how long Discord asks us to wait: the JSON retry_after
-// (seconds, fractional) or the Retry-After header.
-func retryAfter(resp *http.Response, body []byte) time.Duration {
-	var rl discordgo.TooManyRequests
-	if json.Unmarshal(body, &rl) == nil && rl.RetryAfter > 0 {
-		return rl.RetryAfter
+// retryAfter reads how long Discord asks us to wait, the JSON retry_after
+// (seconds, fractional) or the Retry-After header, and whether the limit
+// is the global one.
+func retryAfter(resp *http.Response, body []byte) (time.Duration, bool) {
+	var rl struct {
+		RetryAfter float64 `json:"retry_after"`
+		Global     bool    `json:"global"`
+	}
+	_ = json.Unmarshal(body, &rl)
+	global := rl.Global || resp.Header.Get("X-RateLimit-Global") == "true" || resp.Header.Get("X-RateLimit-Scope") == "global"
+	if rl.RetryAfter > 0 {
+		return time.Duration(rl.RetryAfter * float64(time.Second)), global
 	}
 	if s, err := strconv.ParseFloat(resp.Header.Get("Retry-After"), 64); err == nil && s > 0 {
-		return time.Duration(s * float64(time.Second))
+		return time.Duration(s * float64(time.Second)), global
 	}
-	return time.Second
+	return time.Second, global
+}
+
+// limits holds what Discord's 429s told one session: until when the
+// global limit holds, and until when each route's does. A route's entry
+// goes once its time has passed, so the map holds the routes limited now,
+// not every route ever limited.
+type limits struct {
+	mu     sync.Mutex
+	global time.Time
+	routes map[string]time.Time
+	swept  int // len(routes) after the last sweep of ended entries
+}
+
+// botLimits holds the limits of each bot token REST has used: Discord's
+// global limit is the bot's, whichever shard's session meets it. A process
+// runs one bot.
+var botLimits sync.Map // "Bot " + token → *limits
+
+func limitsOf(s *discordgo.Session) *limits { return limitsFor(s.Token) }
+
+// limitsFor returns the limits of the bot whose Authorization header is
+// auth.
+func limitsFor(auth string) *limits {
+	if l, ok := botLimits.Load(auth); ok {
+		return l.(*limits)
+	}
+	l, _ := botLimits.LoadOrStore(auth, &limits{routes: map[string]time.Time{}})
+	return l.(*limits)
+}
+
+// waitGlobal waits, before a call through discordgo, for the end of a
+// global limit that a 429 to one of REST's own calls announced (discordgo
+// learns only of those it meets itself); a limit that outlasts ctx's
+// deadline fails the call at once, not sent.
+func (d REST) waitGlobal(ctx context.Context) error {
+	return limitsOf(d.Session).wait(ctx, rateKey{bound: true})
+}
+
+// wait waits until a request on r may be sent, as long as the limits
+// that bind it, which other requests' 429s may extend meanwhile, end
+// before ctx's deadline; else it fails at once, with the request not
+// sent.
+func (l *limits) wait(ctx context.Context, r rateKey) error {
+	for {
+		wait := time.Until(l.until(r))
+		if wait <= 0 {
+			return nil
+		}
+		if retry, err := pauseToRetry(ctx, wait); err != nil || !retry {
+			return notSent{fmt.Errorf("rate limited for %v more", wait.Round(time.Millisecond))}
+		}
+	}
+}
+
+// A rateKey is what a per-route limit binds, as REST keeps them: one
+// interaction (its callback) or one webhook token (its follow-ups and
+// edits); bound is false for the callback, which the global limit does
+// not bind.
+type rateKey struct {
+	key   string
+	bound bool
+}
+
+// rateRoute returns the route of an endpoint URL.
+func rateRoute(endpoint string) rateKey {
+	path := endpoint
+	if u, err := url.Parse(endpoint); err == nil {
+		path = u.Path
+	}
+	segs := strings.Split(strings.Trim(path, "/"), "/")
+	for i, s := range segs {
+		switch {
+		case s == "interactions" && i+1 < len(segs):
+			return rateKey{key: "interactions/" + segs[i+1]}
+		case s == "webhooks" && i+2 < len(segs):
+			return rateKey{key: "webhooks/" + segs[i+1] + "/" + segs[i+2], bound: true}
+		}
+	}
+	return rateKey{key: path, bound: true}
+}
+
+// until returns when a request on r may be sent: in the past if now.
+func (l *limits) until(r rateKey) time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	t := l.routes[r.key]
+	if r.bound && l.global.After(t) {
+		t = l.global
+	}
+	return t
+}
+
+// hold records a 429: nothing goes on r (global: on any route the global
+// limit binds) before until.
+func (l *limits) hold(r rateKey, global bool, until time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if global {
+		if until.After(l.global) {
+			l.global = until
+		}
+		return
+	}
+	if len(l.routes) >= 2*l.swept+64 {
+		now := time.Now()
+		for k, t := range l.routes {
+			if !now.Before(t) {
+				delete(l.routes, k)
+			}
+		}
+		l.swept = len(l.routes)
+	}
+	if until.After(l.routes[r.key]) {
+		l.routes[r.key] = until
+	}
+}
+
+// retryServerErrors calls try, and again after a 5xx with a doubling
+// pause while ctx leaves time for it, up to maxTries tries: the message
+// calls that go through discordgo, which retries a 502 but no other 5xx.
+func retryServerErrors(ctx context.Context, try func() error) error {
+	pause := firstServerPause
+	for tries := 1; ; tries++ {
+		err := try()
+		var rerr *discordgo.RESTError
+		if err == nil || tries == maxTries || !errors.As(err, &rerr) || rerr.Response == nil || rerr.Response.StatusCode < 500 {
+			return err
+		}
+		if retry, _ := pauseToRetry(ctx, pause); !retry {
+			return err
+		}
+		pause = min(2*pause, maxServerPause)
+	}
+}
+
+// contextOf returns the context that opts give a request.
+func contextOf(opts []discordgo.RequestOption) context.Context {
+	req, _ := http.NewRequest(http.MethodGet, "http://localhost/", nil)
+	cfg := &discordgo.RequestConfig{Request: req}
+	for _, o := range opts {
+		o(cfg)
+	}
+	return cfg.Request.Context()
+}
+
+// ChannelMessageSendComplex sends a message to a channel through
+// discordgo, retried after a 5xx if it uploads no file (a file's reader
+// is read once).
+func (d REST) ChannelMessageSendComplex(channelID string, m *discordgo.MessageSend, opts ...discordgo.RequestOption) (msg *discordgo.Message, err error) {
+	ctx := contextOf(opts)
+	if err := d.waitGlobal(ctx); err != nil {
+		return nil, err
+	}
+	if len(m.Files) > 0 || m.File != nil {
+		return d.Session.ChannelMessageSendComplex(channelID, m, opts...)
+	}
+	err = retryServerErrors(ctx, func() (err error) {
+		msg, err = d.Session.ChannelMessageSendComplex(channelID, m, opts...)
+		return err
+	})
+	return msg, err
+}
+
+// ChannelMessageEditComplex edits a channel's message through discordgo,
+// retried after a 5xx if it uploads no file.
+func (d REST) ChannelMessageEditComplex(m *discordgo.MessageEdit, opts ...discordgo.RequestOption) (msg *discordgo.Message, err error) {
+	ctx := contextOf(opts)
+	if err := d.waitGlobal(ctx); err != nil {
+		return nil, err
+	}
+	if len(m.Files) > 0 {
+		return d.Session.ChannelMessageEditComplex(m, opts...)
+	}
+	err = retryServerErrors(ctx, func() (err error) {
+		msg, err = d.Session.ChannelMessageEditComplex(m, opts...)
+		return err
+	})
+	return msg, err
+}
+
+// ChannelMessageDelete deletes a channel's message through discordgo,
+// retried after a 5xx.
+func (d REST) ChannelMessageDelete(channelID, messageID string, opts ...discordgo.RequestOption) error {
+	ctx := contextOf(opts)
+	if err := d.waitGlobal(ctx); err != nil {
+		return err
+	}
+	return retryServerErrors(ctx, func() error {
+		return d.Session.ChannelMessageDelete(channelID, messageID, opts...)
+	})
 }
 
 // notSent marks a request that certainly never reached Discord, so that

@@ -224,3 +224,89 @@ func TestGuildCount(t *testing.T) {
 		t.Errorf("GuildCount = %d, %v; want 42, nil", n, err)
 	}
 }
+
+// Background calls (everything but the interaction's answer) get through
+// a busy Discord: they wait out each 429's retry_after, sending nothing
+// on the route meanwhile, and retry 5xx with a growing pause, until their
+// deadline.
+func TestBackgroundCallsRetried(t *testing.T) {
+	srv, s, in, _ := answeredBoard(t)
+	i := &discordgo.Interaction{AppID: srv.AppID, Token: in.Token}
+	hook := "/webhooks/" + srv.AppID + "/"
+	for range 3 {
+		srv.FailNext("POST", hook, http.StatusTooManyRequests, "", 50*time.Millisecond)
+	}
+	srv.FailNext("POST", hook, http.StatusInternalServerError, "", 0)
+	srv.FailNext("POST", hook, http.StatusBadGateway, "", 0)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	m, err := REST{s}.FollowupMessageCreate(i, true, &discordgo.WebhookParams{Content: "reminder"}, discordgo.WithContext(ctx))
+	if err != nil || m.Content != "reminder" {
+		t.Fatalf("FollowupMessageCreate after three 429s and two 5xx = %+v, %v; want the message", m, err)
+	}
+	srv.FailNext("DELETE", "/channels/", http.StatusInternalServerError, "", 0)
+	srv.FailNext("DELETE", "/channels/", http.StatusServiceUnavailable, "", 0)
+	if err := (REST{s}).ChannelMessageDelete(m.ChannelID, m.ID, discordgo.WithContext(ctx)); err != nil {
+		t.Errorf("ChannelMessageDelete after a 500 and a 503 = %v; want it deleted", err)
+	}
+	if got := srv.RateLimitsIgnored(); len(got) != 0 {
+		t.Errorf("requests that ignored a rate limit: %v", got)
+	}
+}
+
+// A route's limit binds every call on it, and the global limit every
+// call, discordgo's too, whichever call met it: nothing is sent before
+// its time, and a call whose deadline comes first fails at once, not
+// sent.
+func TestRateLimitsHeld(t *testing.T) {
+	srv, s, in, _ := answeredBoard(t)
+	i := &discordgo.Interaction{AppID: srv.AppID, Token: in.Token}
+	hook := "/webhooks/" + srv.AppID + "/"
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	// The global limit, met by a follow-up, holds discordgo's call.
+	srv.FailNextGlobal("POST", hook, 300*time.Millisecond)
+	done := make(chan error, 1)
+	go func() {
+		_, err := REST{s}.FollowupMessageCreate(i, true, &discordgo.WebhookParams{Content: "one"}, discordgo.WithContext(ctx))
+		done <- err
+	}()
+	if _, err := srv.WaitRequests(ctx, 1, func(r discordtest.Request) bool { return r.Status == http.StatusTooManyRequests }); err != nil {
+		t.Fatal(err)
+	}
+	// Once the follow-up has read the 429 (a request sent before that
+	// cannot know of it).
+	for heard := false; !heard; {
+		select {
+		case err := <-done: // done already: it had heard of it
+			done <- err
+			heard = true
+		default:
+			heard = time.Until(limitsOf(s).until(rateKey{bound: true})) > 0
+			time.Sleep(time.Millisecond)
+		}
+	}
+	if _, err := (REST{s}).ChannelMessageSendComplex(in.ChannelID, &discordgo.MessageSend{Content: "two"}, discordgo.WithContext(ctx)); err != nil {
+		t.Errorf("ChannelMessageSendComplex under the global limit = %v; want it sent once the limit ends", err)
+	}
+	if err := <-done; err != nil {
+		t.Errorf("FollowupMessageCreate after a global 429 = %v; want it sent", err)
+	}
+
+	// A route's limit that outlasts the deadline: the second call on the
+	// token sends nothing.
+	srv.FailNext("POST", hook, http.StatusTooManyRequests, "", time.Minute)
+	short, stop := context.WithTimeout(ctx, time.Second)
+	defer stop()
+	for n := range 2 {
+		_, err := REST{s}.FollowupMessageCreate(i, true, &discordgo.WebhookParams{Content: "three"}, discordgo.WithContext(short))
+		var ns interface{ NotSent() bool }
+		if n == 1 && (!errors.As(err, &ns) || !ns.NotSent()) {
+			t.Errorf("a call on a route limited for a minute = %v; want it not sent", err)
+		}
+	}
+	if got := srv.RateLimitsIgnored(); len(got) != 0 {
+		t.Errorf("requests that ignored a rate limit: %v", got)
+	}
+}

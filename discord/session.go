@@ -264,6 +264,10 @@ func (t counting) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		_ = json.Unmarshal(body, &rl) // a body that is not JSON leaves the headers to say
 		h := resp.Header
+		if auth := req.Header.Get("Authorization"); auth != "" && (rl.Global || h.Get("X-RateLimit-Global") == "true") && rl.RetryAfter > 0 {
+			// REST's own calls wait for it too (limits).
+			limitsFor(auth).hold(rateKey{bound: true}, true, time.Now().Add(time.Duration(rl.RetryAfter*float64(time.Second))))
+		}
 		t.log.Warn("REST rate limited", "method", req.Method, "route", route(req.URL.Path),
 			"retry_after", time.Duration(rl.RetryAfter*float64(time.Second)),
 			"global", rl.Global || h.Get("X-RateLimit-Global") == "true",

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -101,4 +102,140 @@ func movedBack(t *testing.T, dbPath, channel string, d time.Duration) string {
 		t.Fatal(err)
 	}
 	return strconv.FormatInt(g.Deadline.Unix(), 10)
+}
+
+// Reminders under a busy Discord, the experiment of issue 25 in small
+// form: N games of one-minute turns (TTT_REMINDER_STORM=N; skipped
+// without it) whose reminders fall due within 5 s of the bot's start,
+// while Discord answers 30% of writes with a 429 (retry_after 1 s, from
+// the seed TTT_REMINDER_SEED, default 1; with TTT_REMINDER_FAULT=500,
+// 30% 500s instead, and with TTT_REMINDER_FAULT=latency, every write
+// answered after 500 ms). Every reminder goes once, is
+// deleted when its turn times out, and every timed-out board is updated;
+// no request ignores a rate limit.
+func TestE2ERemindersUnderRateLimits(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("TTT_REMINDER_STORM"))
+	if n <= 0 {
+		t.Skip("set TTT_REMINDER_STORM=N to run N reminders through 30% 429s")
+	}
+	seed, _ := strconv.ParseInt(os.Getenv("TTT_REMINDER_SEED"), 10, 64)
+	if seed == 0 {
+		seed = 1
+	}
+	h := startBot(t, map[string]string{"LOG_LEVEL": "info"})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	h.ctx = ctx
+	admin := h.manager("admin")
+	wantSaid(t, h.slash(admin, h.srv.NewID(), "config", discordtest.Int("turn_timeout", 60)),
+		"• ✏️ Time per move (`turn_timeout`): **1 minute** (was 5 minutes)")
+	channels := make([]string, n)
+	for i := range channels {
+		channels[i] = h.srv.NewID()
+		h.challengeAccepted(channels[i], h.srv.NewMember("a"), h.srv.NewMember("b"))
+	}
+	h.stop()
+
+	// Each turn started 30 s less up to 5 s ago: its reminder is due
+	// within 5 s, its deadline 30 s later.
+	st, err := store.OpenSQLite(h.vars["DATABASE_URL"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens := map[string]string{} // board token → channel
+	now := time.Now()
+	for i, ch := range channels {
+		g, err := st.Current(ctx, ch)
+		if err != nil || g == nil {
+			t.Fatalf("Current(%s) = %v, %v", ch, g, err)
+		}
+		start := now.Add(-30*time.Second + time.Duration(i)*5*time.Second/time.Duration(n))
+		shiftBack(g, g.StartedAt.Sub(start))
+		if err := st.Save(ctx, g); err != nil {
+			t.Fatal(err)
+		}
+		tokens[g.Board.Token] = ch
+	}
+	st.Close()
+	faults := discordtest.Faults{Method: "WRITE", Seed: seed, RateLimited: 0.3, RetryAfter: time.Second}
+	switch os.Getenv("TTT_REMINDER_FAULT") {
+	case "500":
+		faults = discordtest.Faults{Method: "WRITE", Seed: seed, ServerErrors: 0.3}
+	case "latency":
+		faults = discordtest.Faults{Method: "WRITE", Latency: 500 * time.Millisecond}
+	}
+	h.srv.InjectFaults(faults)
+	launched := time.Now()
+	h.launch()
+
+	// Waits until every game timed out and the bot has been quiet on
+	// Discord for 5 s (its retries done).
+	tokenOf := func(path string) string {
+		segs := strings.Split(strings.TrimPrefix(path, "/api/v9/webhooks/"), "/")
+		if len(segs) < 2 {
+			return ""
+		}
+		return segs[1]
+	}
+	type tally struct{ sent, deleted, boards, dup, limited, ignored int }
+	count := func() (tl tally, last time.Time) {
+		reminders := map[string]int{}  // channel → reminders sent
+		remindIDs := map[string]bool{} // ids of the reminders sent
+		deleted := map[string]bool{}
+		edited := map[string]bool{}
+		for _, r := range h.srv.Requests() {
+			if r.Time.Before(launched) {
+				continue
+			}
+			if r.Time.After(last) {
+				last = r.Time
+			}
+			if r.Status == http.StatusTooManyRequests {
+				if r.Injected {
+					tl.limited++
+				} else {
+					tl.ignored++
+				}
+			}
+			ch := tokens[tokenOf(r.Path)]
+			if ch == "" || r.Status >= 300 {
+				continue
+			}
+			switch {
+			case r.Method == http.MethodPost:
+				var m discordgo.Message
+				if json.Unmarshal(r.Reply, &m) == nil {
+					reminders[ch]++
+					remindIDs[m.ID] = true
+				}
+			case r.Method == http.MethodDelete && remindIDs[r.Path[strings.LastIndex(r.Path, "/")+1:]]:
+				deleted[ch] = true
+			case r.Method == http.MethodPatch && strings.HasSuffix(r.Path, "/@original"):
+				edited[ch] = true
+			}
+		}
+		for _, k := range reminders {
+			tl.sent++
+			tl.dup += k - 1
+		}
+		tl.deleted, tl.boards = len(deleted), len(edited)
+		return tl, last
+	}
+	var tl tally
+	for {
+		var last time.Time
+		tl, last = count()
+		if tl.boards == n && tl.deleted == tl.sent && time.Since(last) > 5*time.Second || ctx.Err() != nil {
+			break
+		}
+		if time.Since(launched) > 3*time.Minute && time.Since(last) > 15*time.Second {
+			break // nothing more is coming
+		}
+		time.Sleep(time.Second)
+	}
+	t.Logf("%d reminders (%+v): %d sent (%d twice or more), %d deleted, %d timed-out boards updated; %d injected 429s, %d requests ignored a rate limit",
+		n, faults, tl.sent, tl.dup, tl.deleted, tl.boards, tl.limited, tl.ignored)
+	if tl.sent != n || tl.dup != 0 || tl.deleted != n || tl.boards != n || tl.ignored != 0 {
+		t.Errorf("want all %d reminders sent once and deleted, all boards updated, no rate limit ignored", n)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -33,8 +34,10 @@ type storeUnderTest interface {
 	Ping(ctx context.Context) error
 	Challenge(ctx context.Context, channelID string) (*Challenge, error)
 	OpenChallenge(ctx context.Context, c *Challenge) error
+	OpenChallengeAtMost(ctx context.Context, c *Challenge, most int, now time.Time) error
 	CloseChallenge(ctx context.Context, id string) (bool, error)
 	Challenges(ctx context.Context) ([]*Challenge, error)
+	ChallengesFrom(ctx context.Context, user string) ([]*Challenge, error)
 	Settings(ctx context.Context, guildID string) (Settings, error)
 	SaveSettings(ctx context.Context, s Settings) error
 	CommandGuilds(ctx context.Context) ([]string, error)
@@ -152,9 +155,12 @@ func runContract(t *testing.T, open func(t *testing.T) storeUnderTest) {
 		{"NoGames", testNoGames},
 		{"Running", testRunning},
 		{"Challenges", testChallenges},
+		{"ChallengeLimit", testChallengeLimit},
 		{"Settings", testSettings},
 		{"CommandGuilds", testCommandGuilds},
 		{"Tokens", testTokens},
+		{"TokenBacklog", testTokenBacklog},
+		{"TokenBacklogOverSweeps", testTokenBacklogOverSweeps},
 		{"DueReminders", testDueReminders},
 	}
 	for _, tt := range tests {
@@ -954,6 +960,12 @@ func testChallenges(t *testing.T, s storeUnderTest) {
 	if err != nil || len(all) != 2 || all[0].ID != "ch2" || all[1].ID != "ch1" {
 		t.Errorf("Challenges() = %v, %v; want ch2 (c0), ch1 (c1)", all, err)
 	}
+	if mine, err := s.ChallengesFrom(ctx, "alice"); err != nil || len(mine) != 2 || mine[0].ID != "ch2" || !reflect.DeepEqual(mine[1], &want) {
+		t.Errorf("ChallengesFrom(alice) = %v, %v; want ch2 (c0), ch1 (c1)", mine, err)
+	}
+	if theirs, err := s.ChallengesFrom(ctx, "bob"); err != nil || len(theirs) != 0 {
+		t.Errorf("ChallengesFrom(bob), who made none = %v, %v; want none", theirs, err)
+	}
 	var wg sync.WaitGroup
 	var closed atomic.Int32
 	for range 8 {
@@ -978,6 +990,82 @@ func testChallenges(t *testing.T, s storeUnderTest) {
 	}
 	if err := s.OpenChallenge(ctx, &Challenge{ID: "ch3", ChannelID: "c1", From: "bob", To: "alice", Size: 3, Win: 3, Expires: t0}); err != nil {
 		t.Errorf("a new challenge once the old one closed: %v", err)
+	}
+	if mine, err := s.ChallengesFrom(ctx, "alice"); err != nil || len(mine) != 1 || mine[0].ID != "ch2" {
+		t.Errorf("ChallengesFrom(alice) once ch1 closed = %v, %v; want ch2", mine, err)
+	}
+}
+
+// OpenChallengeAtMost counts the maker's challenges open at the time
+// given, not those expired nor anyone else's, and stores nothing when
+// they are as many as allowed.
+func testChallengeLimit(t *testing.T, s storeUnderTest) {
+	ctx := context.Background()
+	ch := func(id, channel, from string, expires time.Time) *Challenge {
+		return &Challenge{ID: id, GuildID: "guild", ChannelID: channel, From: from, Size: 3, Win: 3, Expires: expires}
+	}
+	for _, c := range []*Challenge{
+		ch("a1", "c1", "alice", t0.Add(time.Minute)),
+		ch("a-old", "c2", "alice", t0), // expired at t0
+		ch("b1", "c3", "bob", t0.Add(time.Minute)),
+		ch("b2", "c4", "bob", t0.Add(time.Minute)),
+	} {
+		if err := s.OpenChallenge(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.OpenChallengeAtMost(ctx, ch("a2", "c5", "alice", t0.Add(time.Minute)), 2, t0); err != nil {
+		t.Errorf("alice's second open challenge (one expired, bob's not hers), at most 2: %v; want it stored", err)
+	}
+	if err := s.OpenChallengeAtMost(ctx, ch("a3", "c6", "alice", t0.Add(time.Minute)), 2, t0); !errors.Is(err, ErrTooMany) {
+		t.Errorf("alice's third open challenge, at most 2: %v; want ErrTooMany", err)
+	}
+	if c, err := s.Challenge(ctx, "c6"); c != nil || err != nil {
+		t.Errorf("Challenge(c6) after ErrTooMany = %+v, %v; want none", c, err)
+	}
+	if err := s.OpenChallengeAtMost(ctx, ch("a3", "c6", "alice", t0.Add(2*time.Minute)), 2, t0.Add(time.Minute)); err != nil {
+		t.Errorf("alice's challenge once the others expired: %v; want it stored", err)
+	}
+	if err := s.OpenChallengeAtMost(ctx, ch("b3", "c1", "bob", t0.Add(time.Minute)), 3, t0); !errors.Is(err, ErrConflict) {
+		t.Errorf("bob's challenge in a channel with one, below his limit: %v; want ErrConflict", err)
+	}
+}
+
+// testChallengeLimitShared opens challenges by one maker at once through
+// two handles on one database, as two replicas do: never more than the
+// limit between them.
+func testChallengeLimitShared(t *testing.T, a, b storeUnderTest) {
+	ctx := context.Background()
+	const most, n = 3, 16
+	if err := a.OpenChallenge(ctx, &Challenge{ID: "first", ChannelID: "c-first", From: "alice", Size: 3, Win: 3, Expires: t0.Add(time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var opened, refused atomic.Int32
+	for i := range n {
+		s := a
+		if i%2 == 1 {
+			s = b
+		}
+		c := &Challenge{ID: fmt.Sprint("r", i), ChannelID: fmt.Sprint("c", i), From: "alice", Size: 3, Win: 3, Expires: t0.Add(time.Minute)}
+		wg.Go(func() {
+			switch err := s.OpenChallengeAtMost(ctx, c, most, t0); {
+			case err == nil:
+				opened.Add(1)
+			case errors.Is(err, ErrTooMany):
+				refused.Add(1)
+			default:
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if opened.Load() != most-1 || refused.Load() != n-most+1 {
+		t.Errorf("%d challenges at once through two handles, with one open, at most %d: %d opened, %d refused; want %d and %d",
+			n, most, opened.Load(), refused.Load(), most-1, n-most+1)
+	}
+	if mine, err := b.ChallengesFrom(ctx, "alice"); err != nil || len(mine) != most {
+		t.Errorf("ChallengesFrom(alice) = %d challenges, %v; want %d", len(mine), err, most)
 	}
 }
 
@@ -1093,6 +1181,144 @@ func testTokens(t *testing.T, s storeUnderTest) {
 	sameGame(t, "Game(g3), whose token is 7 minutes old", mustGame(t, s, "g3"), stored(fresh, fresh.Version))
 	// The game goes on: the next move brings a new token, and saves.
 	mustSave(t, s, play(mustGame(t, s, "g2"), [2]int{0, 0}))
+}
+
+// A backlog of expired tokens (a database where games ended faster than
+// one batch a sweep, or a bot that was down) is forgotten by one sweep,
+// however many there are: 5,000 boards drawn before the token's life.
+func testTokenBacklog(t *testing.T, s storeUnderTest) {
+	ctx := context.Background()
+	const n = 5000
+	ended := play(newGame("g0", "guild", "c0", "alice", "bob"), xWins...)
+	ended.Board = Board{AppID: "app", Token: "old-secret", At: t0, ChannelID: "c0", MessageID: "m0"}
+	mustSave(t, s, end(ended, game.EndWon, game.None, 1))
+	copyGame(t, s, "g0", n-1)
+	fresh := newGame("g-fresh", "guild", "c-fresh", "carol", "dave")
+	fresh.Board = Board{AppID: "app", Token: "fresh-secret", At: t0.Add(10 * time.Minute)}
+	mustSave(t, s, fresh)
+	if got := tokensKept(t, s); got != n+1 {
+		t.Fatalf("tokens kept before the sweep = %d; want %d", got, n+1)
+	}
+	// However slow the machine, the sweep's time is not up: its clock
+	// stands still.
+	setSweepClock(s, func() time.Time { return t0 })
+	if _, err := s.Due(ctx, t0.Add(TokenLife+2*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if got := tokensKept(t, s); got != 1 {
+		t.Errorf("tokens kept after one sweep of %d expired ones = %d; want 1 (the fresh board's)", n, got)
+	}
+	sameGame(t, "Game(g-fresh), whose token is 7 minutes old", mustGame(t, s, "g-fresh"), stored(fresh, fresh.Version))
+}
+
+// A backlog bigger than one sweep's time allows is forgotten over the
+// next sweeps: each sweep forgets a batch at least, and stops once its
+// time (forgetWithin, by its clock) is up, here after every batch.
+func testTokenBacklogOverSweeps(t *testing.T, s storeUnderTest) {
+	if _, ok := s.(*Memory); ok {
+		t.Skip("Memory forgets every token in one sweep: it has no writer to hold")
+	}
+	ctx := context.Background()
+	const n = 2*forgetBatch + 10
+	ended := play(newGame("g0", "guild", "c0", "alice", "bob"), xWins...)
+	ended.Board = Board{AppID: "app", Token: "old-secret", At: t0, ChannelID: "c0", MessageID: "m0"}
+	mustSave(t, s, end(ended, game.EndWon, game.None, 1))
+	copyGame(t, s, "g0", n-1)
+	var mu sync.Mutex
+	clock := t0
+	setSweepClock(s, func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		now := clock
+		clock = clock.Add(forgetWithin) // each look at the clock finds the time up
+		return now
+	})
+	for i, want := range []int{n - forgetBatch, n - 2*forgetBatch, 0, 0} {
+		if _, err := s.Due(ctx, t0.Add(TokenLife+2*time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		if got := tokensKept(t, s); got != want {
+			t.Errorf("tokens kept after sweep %d of %d expired ones, each with time for one batch = %d; want %d", i+1, n, got, want)
+		}
+	}
+}
+
+// setSweepClock sets the clock that bounds a SQL store's sweep of tokens
+// (sqlStore.sweepClock); Memory has none.
+func setSweepClock(s storeUnderTest, now func() time.Time) {
+	switch s := s.(type) {
+	case *SQLite:
+		s.sweepClock = now
+	case *Postgres:
+		s.sweepClock = now
+	}
+}
+
+// copyGame stores n copies of the ended game id (ids and channels id-1 …
+// id-n), fast: one statement on the SQL stores.
+func copyGame(t *testing.T, s storeUnderTest, id string, n int) {
+	t.Helper()
+	ctx := context.Background()
+	switch s := s.(type) {
+	case *Memory:
+		g := mustGame(t, s, id)
+		for i := 1; i <= n; i++ {
+			c := *g
+			c.ID, c.ChannelID, c.Version = id+"-"+strconv.Itoa(i), id+"-"+strconv.Itoa(i), 0
+			mustSave(t, s, &c)
+		}
+	case *SQLite, *Postgres:
+		var sq *sqlStore
+		if l, ok := s.(*SQLite); ok {
+			sq = &l.sqlStore
+		} else {
+			sq = &s.(*Postgres).sqlStore
+		}
+		cols := strings.TrimPrefix(updateColumns, "guild_id, channel_id, ")
+		err := sq.write(ctx, func(tx tx) error {
+			_, err := tx.exec(ctx, `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+				INSERT INTO games (id, guild_id, channel_id, `+cols+`)
+				SELECT id || '-' || n.i, guild_id, id || '-' || n.i, `+cols+` FROM games, n WHERE id = ?`, n, id)
+			return err
+		})
+		if err != nil {
+			t.Fatalf("copy %s %d times: %v", id, n, err)
+		}
+	default:
+		t.Fatalf("copyGame: no way to copy games into a %T", s)
+	}
+}
+
+// tokensKept counts the games that keep a board token.
+func tokensKept(t *testing.T, s storeUnderTest) int {
+	t.Helper()
+	ctx := context.Background()
+	switch s := s.(type) {
+	case *Memory:
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		n := 0
+		for _, g := range s.games {
+			if g.Board.Token != "" {
+				n++
+			}
+		}
+		return n
+	case *SQLite, *Postgres:
+		var sq *sqlStore
+		if l, ok := s.(*SQLite); ok {
+			sq = &l.sqlStore
+		} else {
+			sq = &s.(*Postgres).sqlStore
+		}
+		ids, err := sq.column(ctx, `SELECT id FROM games WHERE board_token <> ''`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(ids)
+	}
+	t.Fatalf("tokensKept: no way to count tokens in a %T", s)
+	return 0
 }
 
 // The reminders due are those of running games whose RemindAt is at or

@@ -31,6 +31,8 @@ type Memory struct {
 	settings   map[string]Settings // by guild id
 	// commandGuilds are the guilds with a copy of the commands of their own.
 	commandGuilds map[string]bool
+	// interactions are the interactions seen, by id, with when.
+	interactions map[string]time.Time
 	// observe, when set, hears of each call the bot makes (Observe).
 	observe Observer
 }

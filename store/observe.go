@@ -8,7 +8,8 @@ import (
 // An Observer hears of each call a store answers for the bot: the call's
 // name as the operator's metrics label it ("current", "save",
 // "open_challenge"…), how long it took, and how it failed. A lost race,
-// ErrConflict, is not a failure: the Observer gets nil. It is called on
+// ErrConflict, or a limit reached, ErrTooMany, is not a failure: the
+// Observer gets nil. It is called on
 // the caller's goroutine after each call, so it must be cheap and safe for
 // concurrent use.
 //
@@ -44,7 +45,7 @@ func (o Observer) done(op string, start time.Time, err *error) {
 		return
 	}
 	e := *err
-	if errors.Is(e, ErrConflict) {
+	if errors.Is(e, ErrConflict) || errors.Is(e, ErrTooMany) {
 		e = nil
 	}
 	o(op, time.Since(start), e)

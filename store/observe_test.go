@@ -83,6 +83,7 @@ func TestObserve(t *testing.T) {
 				func() error { return s.OpenChallenge(ctx, c) },
 				func() error { _, err := s.Challenge(ctx, "c1"); return err },
 				func() error { _, err := s.Challenges(ctx); return err },
+				func() error { _, err := s.ChallengesFrom(ctx, "alice"); return err },
 				func() error { _, err := s.CloseChallenge(ctx, "ch1"); return err },
 				// Not the bot's: not told.
 				func() error { _, err := s.Game(ctx, "g1"); return err },
@@ -98,7 +99,7 @@ func TestObserve(t *testing.T) {
 			}
 			want := []string{"save", "save", "save!", "current", "running", "due", "due_reminders", "stats", "leaderboard", "history",
 				"computer_leaderboard", "count_games", "settings", "save_settings", "command_guilds", "set_command_guild",
-				"open_challenge", "challenge", "challenges", "close_challenge"}
+				"open_challenge", "challenge", "challenges", "challenges_from", "close_challenge"}
 			rec.mu.Lock()
 			defer rec.mu.Unlock()
 			if !slices.Equal(rec.calls, want) {

@@ -85,6 +85,7 @@ func newPostgres(pool *pgxpool.Pool) *Postgres {
 		forUpdate: " FOR UPDATE",
 		nullsLast: " NULLS LAST",
 		arrays:    true,
+		xactID:    "txid_current()::text",
 		settled: func(ctx context.Context, err error) error {
 			var cu *commitUnknown
 			if !errors.As(err, &cu) {

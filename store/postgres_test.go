@@ -40,6 +40,11 @@ func TestPostgresTwoProcesses(t *testing.T) {
 	testTwoProcesses(t, openPostgres(t, url), openPostgres(t, url))
 }
 
+func TestPostgresChallengeLimitShared(t *testing.T) {
+	url := postgresSchema(t)
+	testChallengeLimitShared(t, openPostgres(t, url), openPostgres(t, url))
+}
+
 // Ping fails when the database cannot be written (here every transaction
 // is read-only, as on a standby), so that /readyz says so.
 func TestPostgresPingReadOnly(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -77,6 +78,14 @@ const settingsColumns = `guild_id, turn_timeout, challenge_timeout, size, win, c
 // zero Settings with its GuildID.
 func (s *sqlStore) Settings(ctx context.Context, guildID string) (st Settings, err error) {
 	defer s.observe.done("settings", time.Now(), &err)
+	st, err = s.readSettings(ctx, guildID)
+	if err != nil {
+		return Settings{}, fmt.Errorf("store: settings of guild %s: %w", guildID, err)
+	}
+	return st, nil
+}
+
+func (s *sqlStore) readSettings(ctx context.Context, guildID string) (st Settings, err error) {
 	err = s.direct(ctx, func(t tx) error {
 		var turn, challenge, updated int64
 		var channels string
@@ -96,13 +105,12 @@ func (s *sqlStore) Settings(ctx context.Context, guildID string) (st Settings, e
 		st.UpdatedAt = time.UnixMicro(updated).UTC()
 		return nil
 	})
-	if err != nil {
-		return Settings{}, fmt.Errorf("store: settings of guild %s: %w", guildID, err)
-	}
-	return st, nil
+	return st, err
 }
 
-// SaveSettings stores the guild's settings, replacing what it had.
+// SaveSettings stores the guild's settings, replacing what it had. A
+// commit whose answer was lost is resolved by reading the settings back:
+// nil if they are stored as given, a plain error if not.
 func (s *sqlStore) SaveSettings(ctx context.Context, st Settings) (err error) {
 	defer s.observe.done("save_settings", time.Now(), &err)
 	if err := checkSettings(st); err != nil {
@@ -118,10 +126,48 @@ func (s *sqlStore) SaveSettings(ctx context.Context, st Settings) (err error) {
 			strings.Join(st.Channels, " "), st.StopRole, st.ComputerRanked, st.Pictures, st.NoReminders, st.UpdatedBy, st.UpdatedAt.UnixMicro())
 		return err
 	})
+	if errors.Is(err, ErrOutcomeUnknown) {
+		err = s.resolve(ctx, err, func(ctx context.Context) (bool, error) {
+			got, err := s.readSettings(ctx, st.GuildID)
+			return reflect.DeepEqual(got, st), err
+		})
+	}
 	if err != nil {
 		return fmt.Errorf("store: save settings of guild %s: %w", st.GuildID, err)
 	}
 	return nil
+}
+
+// resolve finds out whether a write whose COMMIT went unanswered (err,
+// wrapping ErrOutcomeUnknown) was made: once the transaction is over
+// (settled), made looks at the database and says whether the write is
+// there. It returns nil if it is, a plain error if it is not (the commit
+// failed and nothing changed, or, as for any write, another one replaced
+// it since), and err if it cannot tell: the transaction does not settle,
+// or made fails (a save's outcome, say, when another save changed the
+// game since).
+func (s *sqlStore) resolve(ctx context.Context, err error, made func(ctx context.Context) (bool, error)) error {
+	if s.settled == nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
+	defer cancel()
+	if s.settled(ctx, err) != nil {
+		return err
+	}
+	ok, rerr := made(ctx)
+	switch {
+	case rerr != nil:
+		return err
+	case ok:
+		return nil
+	}
+	cause := err
+	var cu *commitUnknown
+	if errors.As(err, &cu) {
+		cause = cu.err
+	}
+	return fmt.Errorf("commit failed, nothing changed: %w", cause)
 }
 
 // Settings returns the guild's settings; a guild that has none gets the

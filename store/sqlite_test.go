@@ -29,6 +29,11 @@ func TestSQLiteTwoProcesses(t *testing.T) {
 	testTwoProcesses(t, openSQLite(t, path), openSQLite(t, path))
 }
 
+func TestSQLiteChallengeLimitShared(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tttbot.db")
+	testChallengeLimitShared(t, openSQLite(t, path), openSQLite(t, path))
+}
+
 // A SQLite file deleted, or replaced, while the store has it open: saves
 // would go to a file that the next start cannot see. The store refuses
 // them with ErrUnavailable, and Ping (/readyz) fails, instead of

@@ -74,7 +74,9 @@ type Game struct {
 	Reminded int
 	// RemindAt is when the player to move is due the turn's reminder,
 	// for a process that does not time the game (DueReminders); zero
-	// when the turn has none to come.
+	// when the turn has none to come. While the turn's reminder is
+	// claimed (Reminded is this turn) but not yet sent, it is when the
+	// claim ends, and the reminder is due again.
 	RemindAt time.Time
 	Locale   string // the Discord locale its public messages speak; empty: English
 

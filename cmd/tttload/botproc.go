@@ -42,9 +42,9 @@ type botProcess struct {
 	exited   chan struct{}
 }
 
-// startBot runs the bot at path with env added to a minimal environment and
-// waits for its "ready" line.
-func startBot(ctx context.Context, path string, env []string) (*botProcess, error) {
+// startBot runs the bot at path with env added to a minimal environment,
+// on the CPUs of cpus (nil: any), and waits for its "ready" line.
+func startBot(ctx context.Context, path string, env []string, cpus *cpuSet) (*botProcess, error) {
 	cmd := exec.Command(path)
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}, env...)
 	cmd.Dir = filepath.Dir(path) // no stray .env
@@ -53,7 +53,7 @@ func startBot(ctx context.Context, path string, env []string) (*botProcess, erro
 		return nil, err
 	}
 	cmd.Stdout = io.Discard
-	if err := cmd.Start(); err != nil {
+	if err := startOn(cmd, cpus); err != nil {
 		return nil, fmt.Errorf("start the bot: %w", err)
 	}
 	p := &botProcess{cmd: cmd, pid: cmd.Process.Pid, exited: make(chan struct{})}

@@ -132,7 +132,7 @@ func (t *gatewayTransport) send(ctx context.Context, c *chanState) outcome {
 		}
 	}
 	if o.ephemeral || o.internal {
-		o.text = content[:min(len(content), 100)]
+		o.text = shorten(content, 100)
 	}
 	return o
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // httpTransport plays Discord's part for a bot on the HTTP interactions
@@ -59,8 +60,8 @@ func (t *httpTransport) ready(p *botProcess, channels int) error {
 
 func (t *httpTransport) close() { t.sink.close() }
 
-// payload returns the signed payload of c's next step: a presigned one if
-// there is one left, else one built and signed now.
+// payload returns the signed payload of c's next step: the presigned one
+// if its game was presigned, else one built and signed now.
 func (t *httpTransport) payload(c *chanState) signed {
 	step := -1
 	switch c.next {
@@ -69,10 +70,9 @@ func (t *httpTransport) payload(c *chanState) signed {
 	case stepMove:
 		step = 1 + c.k
 	}
-	if step >= 0 && step < len(c.pre) {
-		if s := c.pre[step]; len(s) > 0 {
-			p := s[len(s)-1]
-			c.pre[step] = s[:len(s)-1]
+	if g := c.games - 1; step >= 0 && g >= 0 && g < len(c.pre) && step < len(c.pre[g].steps) {
+		if p := c.pre[g].steps[step]; p.body != nil {
+			c.pre[g].steps[step] = signed{} // sent once; its memory goes
 			return p
 		}
 	}
@@ -99,14 +99,21 @@ func (t *httpTransport) appendStep(buf []byte, c *chanState, kind stepKind, k in
 	}
 }
 
-// presign builds and signs, for every channel, games start and move
-// payloads for that many games, on every core, so that the run itself
-// spends no CPU on signatures. The signatures are good for 5 minutes.
-// A click names the board its answer drew, so with clicks only the starts
-// are presigned.
-func (t *httpTransport) presign(chans []*chanState, games int) {
+// presign makes, for every channel, that many games with their pairs of
+// players (see chanState.pair), and builds and signs their start and move
+// payloads, on every core, so that the run itself spends no CPU on
+// signatures. The signatures are good for 5 minutes. A click names the
+// board its answer drew, so with clicks only the starts are presigned.
+// The channels' current games must not have begun yet.
+func (t *httpTransport) presign(chans []*chanState, games int, newID func() string) {
 	if games <= 0 {
 		return
+	}
+	for _, c := range chans {
+		c.pre = make([]presigned, games)
+		for g := range c.pre {
+			c.pre[g].a, c.pre[g].b = c.pair(g, newID)
+		}
 	}
 	now := time.Now()
 	var wg sync.WaitGroup
@@ -118,17 +125,20 @@ func (t *httpTransport) presign(chans []*chanState, games int) {
 				if c.clicks {
 					moves = 0
 				}
-				c.pre = make([][]signed, 1+moves)
-				for step := range c.pre {
-					for range games {
+				for g := range c.pre {
+					// appendStep reads the players from the channel.
+					pc := &chanState{id: c.id, size: c.size, a: c.pre[g].a, b: c.pre[g].b}
+					steps := make([]signed, 1+moves)
+					for step := range steps {
 						var body []byte
 						if step == 0 {
-							body = t.appendStep(nil, c, stepStart, 0)
+							body = t.appendStep(nil, pc, stepStart, 0)
 						} else {
-							body = t.appendStep(nil, c, stepMove, step-1)
+							body = t.appendStep(nil, pc, stepMove, step-1)
 						}
-						c.pre[step] = append(c.pre[step], sign(t.key, body, now))
+						steps[step] = sign(t.key, body, now)
 					}
+					c.pre[g].steps = steps
 				}
 			}
 		})
@@ -162,10 +172,32 @@ func (t *httpTransport) send(_ context.Context, c *chanState) outcome {
 	return o
 }
 
-// snippet returns the content of an answer, shortened, for error reports.
+// snippet returns the content of an answer, up to its closing quote and
+// shortened, for error reports; or the start of an answer without one.
 func snippet(body []byte) string {
-	if i := bytes.Index(body, []byte(`"content":"`)); i >= 0 {
-		body = body[i+len(`"content":"`):]
+	i := bytes.Index(body, []byte(`"content":"`))
+	if i < 0 {
+		return shorten(string(body), 100)
 	}
-	return string(body[:min(len(body), 100)])
+	body = body[i+len(`"content":"`):]
+	for j := 0; j < len(body); j++ {
+		switch body[j] {
+		case '\\':
+			j++
+		case '"':
+			return shorten(string(body[:j]), 100)
+		}
+	}
+	return shorten(string(body), 100)
+}
+
+// shorten returns s up to n bytes, cut between characters.
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }

@@ -3,7 +3,10 @@ package main
 import (
 	"crypto/ed25519"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -136,37 +139,71 @@ func TestPlanWins(t *testing.T) {
 }
 
 func TestAdvance(t *testing.T) {
-	c := &chanState{a: alice, b: bob, size: 3}
-	msg := func() string { return "1400000000000000009" }
+	var n int
+	newID := func() string { n++; return fmt.Sprintf("14000000000000000%02d", n) }
+	c := &chanState{size: 3}
+	c.begin(newID)
+	first := c.a
 	steps := []struct {
-		o    outcome
-		want stepKind
-		ok   bool
+		o     outcome
+		want  stepKind
+		ok    bool
+		games int // games begun after the step
 	}{
-		{outcome{answered: true, challenge: "c1"}, stepAccept, true},
-		{outcome{answered: true}, stepMove, true},
-		{outcome{answered: true}, stepMove, true},
-		{outcome{answered: true, ephemeral: true}, stepResign, false},
-		{outcome{answered: true, ephemeral: true}, stepStart, true},
-		{outcome{}, stepResign, false},
-		{outcome{answered: true}, stepStart, true},
-		{outcome{answered: true, challenge: "c2"}, stepAccept, true},
-		{outcome{answered: true, cells: "move/g2/1/", board: "[1]"}, stepMove, true},
-		{outcome{answered: true, cells: "move/g2/2/", board: "[2]"}, stepMove, true},
-		{outcome{answered: true}, stepMove, true}, // no board: the last one stands
-		{outcome{answered: true, over: true}, stepStart, true},
+		{outcome{answered: true, challenge: "c1"}, stepAccept, true, 1},
+		{outcome{answered: true}, stepMove, true, 1},
+		{outcome{answered: true}, stepMove, true, 1},
+		{outcome{answered: true, ephemeral: true}, stepResign, false, 1}, // a move refused: resign the game
+		{outcome{answered: true, ephemeral: true}, stepStart, true, 2},   // the resign; a new game
+		{outcome{answered: true, ephemeral: true}, stepStart, false, 3},  // a start refused: no resign, a new game
+		{outcome{}, stepResign, false, 3},                                // a start unanswered: a challenge may be open
+		{outcome{answered: true}, stepStart, true, 4},
+		{outcome{answered: true, ephemeral: true, internal: true}, stepResign, false, 4}, // an error: the same
+		{outcome{answered: true}, stepStart, true, 5},
+		{outcome{answered: true, challenge: "c2"}, stepAccept, true, 5},
+		{outcome{answered: true, cells: "move/g2/1/", board: "[1]"}, stepMove, true, 5},
+		{outcome{answered: true, cells: "move/g2/2/", board: "[2]"}, stepMove, true, 5},
+		{outcome{answered: true}, stepMove, true, 5}, // no board: the last one stands
+		{outcome{answered: true, over: true}, stepStart, true, 6},
 	}
 	for i, s := range steps {
-		ok := c.advance(s.o, msg)
-		if c.next != s.want || ok != s.ok {
-			t.Fatalf("step %d: next %v, expected %v; want %v, %v", i, c.next, ok, s.want, s.ok)
+		ok := c.advance(s.o, newID)
+		if c.next != s.want || ok != s.ok || c.games != s.games {
+			t.Fatalf("step %d: next %v, expected %v, %d games; want %v, %v, %d", i, c.next, ok, c.games, s.want, s.ok, s.games)
 		}
 	}
-	if c.challenge != "c2" || c.messageID != "1400000000000000009" {
-		t.Errorf("challenge %q message %q; want c2 and the new message id", c.challenge, c.messageID)
+	if c.challenge != "c2" || c.cells != "move/g2/2/" || c.board != "[2]" {
+		t.Errorf("challenge %q cells %q board %q; want c2 and the last board drawn, move/g2/2/ and [2]", c.challenge, c.cells, c.board)
 	}
-	if c.cells != "move/g2/2/" || c.board != "[2]" {
-		t.Errorf("cells %q board %q; want the last board drawn, move/g2/2/ and [2]", c.cells, c.board)
+	if c.a == first || c.a.id == c.b.id || c.a.id == "" {
+		t.Errorf("players of game 6: %v and %v; want two new members (game 1: %v)", c.a, c.b, first)
+	}
+}
+
+// With samePair, one pair plays every game of the channel; without, each
+// game has a pair of its own, that of its presigned game when there is one.
+func TestPairs(t *testing.T) {
+	var n int
+	newID := func() string { n++; return fmt.Sprintf("15000000000000000%02d", n) }
+	same := &chanState{samePair: true}
+	same.a, same.b = same.pair(0, newID)
+	fresh := &chanState{pre: []presigned{{a: alice, b: bob}}}
+	seen := map[string]bool{}
+	for g := range 4 {
+		same.begin(newID)
+		if same.a.id != "1500000000000000001" || same.b.id != "1500000000000000002" {
+			t.Errorf("samePair game %d: %v, %v; want the channel's pair", g, same.a, same.b)
+		}
+		fresh.begin(newID)
+		if g == 0 && (fresh.a != alice || fresh.b != bob) {
+			t.Errorf("game 0: %v, %v; want the presigned game's alice and bob", fresh.a, fresh.b)
+		}
+		for _, p := range []player{fresh.a, fresh.b} {
+			if seen[p.id] {
+				t.Errorf("game %d: %v played before; want a new member", g, p)
+			}
+			seen[p.id] = true
+		}
 	}
 }
 
@@ -265,8 +302,17 @@ func TestParseFlags(t *testing.T) {
 	if err != nil || c.duration != 0 || c.interactions != 1000000 {
 		t.Errorf("parseFlags = %+v, %v; want no duration limit with -interactions", c, err)
 	}
-	if _, err := parseFlags([]string{"-transport", "smoke"}, &strings.Builder{}); err == nil {
-		t.Error("parseFlags(-transport smoke) = nil error; want one")
+	for _, bad := range [][]string{{"-transport", "smoke"}, {"-pairs", "user"}, {"-bot-cpus", "one"}, {"-cpus", "0-"}} {
+		if _, err := parseFlags(bad, &strings.Builder{}); err == nil {
+			t.Errorf("parseFlags(%q) = nil error; want one", bad)
+		}
+	}
+	c, err = parseFlags([]string{"-bot-cpus", "0", "-cpus", "1"}, &strings.Builder{})
+	if err != nil || c.botCPUs.String() != "0" || c.cpus.String() != "1" || c.pairs != "game" || c.allowRefused {
+		t.Errorf("parseFlags(-bot-cpus 0 -cpus 1) = %+v, %v; want the bot on CPU 0, the generator on 1, a new pair each game, refusals failing the run", c, err)
+	}
+	if c, _ := parseFlags(nil, &strings.Builder{}); c.botCPUs != nil || c.cpus != nil {
+		t.Errorf("parseFlags() = %+v; want no CPUs chosen", c)
 	}
 }
 
@@ -287,5 +333,98 @@ func TestCellsOf(t *testing.T) {
 		if got := cellsOf(id); got != want {
 			t.Errorf("cellsOf(%q) = %q; want %q", id, got, want)
 		}
+	}
+}
+
+func TestCheckRefusals(t *testing.T) {
+	r := &report{transport: "http", st: new(stats)}
+	r.st.sent.Store(1000)
+	for range 6 {
+		r.st.refusal("You can start another <t:1795880218:R>.")
+	}
+	for range 3 {
+		r.st.refusal("No game in this channel.")
+	}
+	r.st.refusal("This channel's game is busy with another move.")
+	r.st.refused.Store(9)
+	r.st.busy.Store(1)
+	if err := checkRefusals(r); err != nil {
+		t.Errorf("10 of 1000 refused: %v; want no error (1%% may be)", err)
+	}
+	r.st.refusal("You can start another <t:1795880219:R>.")
+	r.st.refused.Add(1)
+	err := checkRefusals(r)
+	want := `http: 11 of 1000 interactions (1.1%) were refused, more than the 1% a run may have: it measured refusals, not play. ` +
+		`Most often: 7× "You can start another <t:#:R>.", 3× "No game in this channel.", 1× "This channel's game is busy with another move.".`
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("11 of 1000 refused: %v; want %s…", err, want)
+	}
+}
+
+func TestParseCPUs(t *testing.T) {
+	for list, want := range map[string]string{"0": "0", "1": "1", "0-1,3": "0-1,3", "3,0,1": "0-1,3", "5-7,1023": "5-7,1023"} {
+		s, err := parseCPUs(list)
+		if err != nil || s.String() != want {
+			t.Errorf("parseCPUs(%q) = %s, %v; want %s", list, s.String(), err, want)
+		}
+	}
+	for _, bad := range []string{"", "x", "1-", "2-1", "-1", "1024", "0,,1"} {
+		if _, err := parseCPUs(bad); err == nil {
+			t.Errorf("parseCPUs(%q): no error; want one", bad)
+		}
+	}
+	if s, _ := parseCPUs("0-2,64"); s.count() != 4 {
+		t.Errorf("count of 0-2,64 = %d; want 4", s.count())
+	}
+}
+
+func TestCPUsAllowed(t *testing.T) {
+	status := "Name:\ttttbot\nCpus_allowed:\t3\nCpus_allowed_list:\t0-1\nMems_allowed:\t1\n"
+	if got := cpusAllowed([]byte(status)); got != "0-1" {
+		t.Errorf("cpusAllowed = %q; want 0-1", got)
+	}
+	if got, err := affinity(os.Getpid()); err != nil || got == "" {
+		t.Errorf("affinity(self) = %q, %v; want this process's CPUs", got, err)
+	}
+}
+
+func TestSnippet(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"type":4,"data":{"content":"No game in \"this\" channel.","flags":64}}`: `No game in \"this\" channel.`,
+		`{"type":4,"data":{"content":"` + strings.Repeat("é", 60) + `"}}`:         strings.Repeat("é", 50),
+		`{"message":"401: Unauthorized"}`:                                         `{"message":"401: Unauthorized"}`,
+	} {
+		if got := snippet([]byte(body)); got != want {
+			t.Errorf("snippet(%s) = %q; want %q", body, got, want)
+		}
+	}
+}
+
+// startOn gives the thread that started a child on other CPUs its own
+// back: a thread that ended instead would not, when it is the main thread,
+// which Go parks for good, with the child's CPUs.
+func TestStartOnRestoresThread(t *testing.T) {
+	var mine cpuSet
+	if err := getAffinity(0, &mine); err != nil {
+		t.Fatal(err)
+	}
+	var first cpuSet
+	for cpu := range 64 * len(mine) {
+		if mine.has(cpu) {
+			first[cpu/64] |= 1 << (cpu % 64)
+			break
+		}
+	}
+	for range 20 {
+		cmd := exec.Command("true")
+		if err := startOn(cmd, &first); err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Wait(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, err := affinity(os.Getpid()); err != nil || got != mine.String() {
+		t.Errorf("this process's threads on CPUs %q, %v after startOn; want all on %s", got, err, mine.String())
 	}
 }

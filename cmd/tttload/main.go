@@ -21,10 +21,21 @@
 // the channels and latency counts from when a send was due; with -rate 0,
 // -concurrency channels play as fast as the bot answers.
 //
+// The load is what players send, which the bot does not refuse: each game
+// is played by two members who have not played yet (the bot lets one user
+// start 10 games at once, then one a second), and nobody plays the
+// computer (whose moves it paces per player). A run in which more than 1%
+// of the interactions are refused fails: it measured refusals, which cost
+// the bot less than moves. It exits 1 with a line saying how many were
+// refused and the texts most often given. -pairs channel has one pair play
+// every game of a channel, as a script would, and -allow-refusals measures
+// such a run anyway.
+//
 // Usage:
 //
 //	go run ./cmd/tttload [-transport http|gateway|both] [-rate N] [-duration D]
 //	    [-channels N] [-concurrency N] [-size N] [-interactions N] [-sample D] [-bot PATH]
+//	    [-pairs game|channel] [-allow-refusals] [-bot-cpus LIST] [-cpus LIST]
 //
 // A soak of a million interactions, closed loop, sampling memory every 15 s:
 //
@@ -34,6 +45,15 @@
 // shows the CPU they took during the run beside the bot's and the
 // generator's. CPU per interaction is the bot's own (/proc/PID/stat), so
 // it holds whatever else runs; throughput and latency do not.
+//
+// To measure the bot per core, run it on cores of its own and everything
+// else on the others: -bot-cpus 0 starts the bot as taskset -c 0 would,
+// and -cpus 1 runs the generator, with the REST sink or the fake Discord
+// in it, on core 1 (like taskset -c 1 tttload). The bot's Go runtime then
+// runs one goroutine at a time, as on a machine of one core. The report
+// names the cores each ran on, read from /proc/PID/task/*/status:
+//
+//	go run ./cmd/tttload -bot-cpus 0 -cpus 1 -rate 0 -concurrency 16 -duration 20s
 //
 // The bot serves no pprof; to see where its CPU goes, run perf on the pid
 // that tttload prints while a run is going:
@@ -54,6 +74,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -92,6 +113,10 @@ type config struct {
 	bot          string
 	presign      bool
 	restTLS      bool
+	pairs        string // "game": a new pair of members plays each game; "channel": one pair per channel
+	allowRefused bool   // a run with more than 1% refused is measured, not failed
+
+	botCPUs, cpus *cpuSet // where the bot and the generator run; nil: anywhere
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -110,6 +135,10 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fl.StringVar(&c.bot, "bot", "", "the bot binary (default: go build the module's bot into a temporary directory)")
 	fl.BoolVar(&c.presign, "presign", true, "sign http payloads before the run, when it lasts under 4 minutes")
 	fl.BoolVar(&c.restTLS, "rest-tls", true, "serve the bot's REST calls over HTTPS and HTTP/2, as discord.com does (gateway: through a proxy in front of the fake); false: plain HTTP/1.1")
+	fl.StringVar(&c.pairs, "pairs", "game", "who plays: game, a new pair of members each game, as players do; channel, one pair per channel, game after game, as a script would, which the bot's pace on starts refuses")
+	fl.BoolVar(&c.allowRefused, "allow-refusals", false, "measure a run in which more than 1% of the interactions are refused, instead of failing it")
+	botCPUs := fl.String("bot-cpus", "", "run the bot on these CPUs, as taskset -c does: a list such as 0 or 0-1,3 (default: any)")
+	cpus := fl.String("cpus", "", "run this generator, with the REST sink or the fake Discord, on these CPUs (default: any)")
 	if err := fl.Parse(args); err != nil {
 		return c, err
 	}
@@ -133,6 +162,21 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return c, errors.New("-channels and -concurrency must be 1 or more")
 	case c.duration <= 0 && c.interactions <= 0:
 		return c, errors.New("give a -duration or a number of -interactions")
+	case c.pairs != "game" && c.pairs != "channel":
+		return c, fmt.Errorf("-pairs %q: want game or channel", c.pairs)
+	}
+	for _, f := range []struct {
+		name, list string
+		set        **cpuSet
+	}{{"-bot-cpus", *botCPUs, &c.botCPUs}, {"-cpus", *cpus, &c.cpus}} {
+		if f.list == "" {
+			continue
+		}
+		s, err := parseCPUs(f.list)
+		if err != nil {
+			return c, fmt.Errorf("%s: %w", f.name, err)
+		}
+		*f.set = &s
 	}
 	if c.rate == 0 {
 		c.channels = c.concurrency
@@ -148,21 +192,48 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	dir, err := os.MkdirTemp("", "tttload-")
+	reports, err := load(ctx, cfg, stdout, stderr)
 	if err != nil {
 		return err
+	}
+	printReports(stdout, cfg, reports)
+	if cfg.allowRefused {
+		return nil
+	}
+	var errs []error
+	for _, r := range reports {
+		errs = append(errs, checkRefusals(r))
+	}
+	return errors.Join(errs...)
+}
+
+// load builds the bot unless given one, places this process on its CPUs,
+// and makes the runs cfg asks for, one per transport.
+func load(ctx context.Context, cfg config, stdout, stderr io.Writer) ([]*report, error) {
+	dir, err := os.MkdirTemp("", "tttload-")
+	if err != nil {
+		return nil, err
 	}
 	defer os.RemoveAll(dir)
 	botPath := cfg.bot
 	if botPath == "" {
 		fmt.Fprintln(stderr, "building the bot…")
 		if botPath, err = buildBot(ctx, dir); err != nil {
-			return err
+			return nil, err
+		}
+	}
+	if cfg.cpus != nil {
+		if err := pinSelf(cfg.cpus); err != nil {
+			return nil, err
 		}
 	}
 	verify := verifyCost()
-	fmt.Fprintf(stdout, "machine: %d cores (GOMAXPROCS %d), %s %s/%s; ed25519.Verify alone: %.1f µs per interaction\n",
-		runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), runtime.GOOS, runtime.GOARCH, micros(verify))
+	cores, err := affinity(os.Getpid())
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(stdout, "machine: %d cores (GOMAXPROCS %d), %s %s/%s; ed25519.Verify alone: %.1f µs per interaction; generator on CPUs %s\n",
+		runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), runtime.GOOS, runtime.GOARCH, micros(verify), cores)
 
 	kinds := []string{cfg.transport}
 	if cfg.transport == "both" {
@@ -172,7 +243,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	for _, k := range kinds {
 		r, err := runOne(ctx, cfg, k, botPath, dir, stdout)
 		if err != nil {
-			return fmt.Errorf("%s: %w", k, err)
+			return nil, fmt.Errorf("%s: %w", k, err)
 		}
 		r.verify = verify
 		reports = append(reports, r)
@@ -180,8 +251,39 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			break
 		}
 	}
-	printReports(stdout, cfg, reports)
-	return nil
+	return reports, nil
+}
+
+// maxRefusedPercent is the share of a run's interactions that may be
+// refused. Players who play as people do are not refused; this leaves room
+// for the odd refusal without letting a run measure mostly refusals.
+const maxRefusedPercent = 1
+
+// checkRefusals fails a run in which more than maxRefusedPercent of the
+// interactions were refused (or found the channel busy), naming how many
+// and the texts most often given.
+func checkRefusals(r *report) error {
+	sent, refused := r.st.sent.Load(), r.st.refused.Load()+r.st.busy.Load()
+	if refused*100 <= sent*maxRefusedPercent {
+		return nil
+	}
+	type text struct {
+		s string
+		n int64
+	}
+	var texts []text
+	r.st.mu.Lock()
+	for s, n := range r.st.refusals {
+		texts = append(texts, text{s, n})
+	}
+	r.st.mu.Unlock()
+	slices.SortFunc(texts, func(a, b text) int { return cmp.Or(cmp.Compare(b.n, a.n), cmp.Compare(a.s, b.s)) })
+	var most []string
+	for _, t := range texts[:min(len(texts), 3)] {
+		most = append(most, fmt.Sprintf("%d× %q", t.n, t.s))
+	}
+	return fmt.Errorf("%s: %d of %d interactions (%.1f%%) were refused, more than the %d%% a run may have: it measured refusals, not play. Most often: %s. (-allow-refusals measures such a run.)",
+		r.transport, refused, sent, 100*float64(refused)/float64(max(sent, 1)), maxRefusedPercent, strings.Join(most, ", "))
 }
 
 // verifyCost measures ed25519.Verify of a typical /ttt move, in this
@@ -233,6 +335,8 @@ type report struct {
 	restConns   uint64 // TCP connections the bot opened to the REST sink (http)
 	logWarnings int
 	logFirst    []string
+	botCores    string // the CPUs the bot's threads may run on
+	genCores    string // and the generator's
 }
 
 // stats counts what happened in a run. It is safe for concurrent use.
@@ -242,9 +346,13 @@ type stats struct {
 	late                                atomic.Int64 // sends that found no idle channel when due
 	lat                                 histogram
 
-	mu     sync.Mutex
-	errors []string // the first few unexpected answers
+	mu       sync.Mutex
+	errors   []string         // the first few unexpected answers
+	refusals map[string]int64 // refusals by text (its numbers as #)
 }
+
+// maxRefusalTexts is how many different refusal texts stats counts apart.
+const maxRefusalTexts = 64
 
 func (s *stats) record(kind stepKind, o outcome, lat time.Duration, expected bool) {
 	s.sent.Add(1)
@@ -260,8 +368,10 @@ func (s *stats) record(kind stepKind, o outcome, lat time.Duration, expected boo
 		s.internal.Add(1)
 	case o.busy:
 		s.busy.Add(1)
+		s.refusal(o.text)
 	case o.ephemeral:
 		s.refused.Add(1)
+		s.refusal(o.text)
 	}
 	if kind == stepMove && expected {
 		s.moves.Add(1)
@@ -272,6 +382,33 @@ func (s *stats) record(kind stepKind, o outcome, lat time.Duration, expected boo
 	if !expected || o.ephemeral {
 		s.note(kind, o.text)
 	}
+}
+
+// refusal counts a refusal's text, its numbers (times, mentions) as #.
+func (s *stats) refusal(text string) {
+	var b strings.Builder
+	digits := false
+	for _, r := range text {
+		if r >= '0' && r <= '9' {
+			if !digits {
+				b.WriteByte('#')
+			}
+			digits = true
+			continue
+		}
+		digits = false
+		b.WriteRune(r)
+	}
+	key := b.String()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.refusals == nil {
+		s.refusals = make(map[string]int64)
+	}
+	if _, ok := s.refusals[key]; !ok && len(s.refusals) >= maxRefusalTexts {
+		key = "(other texts)"
+	}
+	s.refusals[key]++
 }
 
 func (s *stats) note(kind stepKind, text string) {
@@ -315,24 +452,25 @@ func runOne(ctx context.Context, cfg config, kind, botPath, dir string, stdout i
 		"METRICS_ADDR=127.0.0.1:0",
 		"LOG_LEVEL=info",
 	}, tr.env()...)
-	p, err := startBot(ctx, botPath, env)
+	p, err := startBot(ctx, botPath, env, cfg.botCPUs)
 	if err != nil {
 		return nil, err
 	}
 	defer p.stop()
-	fmt.Fprintf(stdout, "%s: bot pid %d, interactions %s, metrics %s\n", kind, p.pid, cmp.Or(p.interactions, "-"), p.metrics)
+	botCores, err := affinity(p.pid)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(stdout, "%s: bot pid %d on CPUs %s, interactions %s, metrics %s\n", kind, p.pid, botCores, cmp.Or(p.interactions, "-"), p.metrics)
 	if err := tr.ready(p, cfg.channels); err != nil {
 		return nil, err
 	}
 
 	chans := make([]*chanState, cfg.channels)
 	for i := range chans {
-		chans[i] = &chanState{
-			id:     id(),
-			a:      player{id: id(), name: fmt.Sprintf("alice%d", i)},
-			b:      player{id: id(), name: fmt.Sprintf("bob%d", i)},
-			size:   cfg.size,
-			clicks: cfg.clicks,
+		chans[i] = &chanState{id: id(), idx: i, size: cfg.size, clicks: cfg.clicks, samePair: cfg.pairs == "channel"}
+		if chans[i].samePair {
+			chans[i].a, chans[i].b = chans[i].pair(0, id)
 		}
 	}
 	if ht != nil && cfg.presign {
@@ -346,9 +484,12 @@ func runOne(ctx context.Context, cfg config, kind, botPath, dir string, stdout i
 		if expected <= 600_000 && expected/rate <= 240 {
 			games := int(math.Ceil(expected/float64(len(chans))/float64(movesPerGame(cfg.size)+2))) + 1
 			t0 := time.Now()
-			ht.presign(chans, games)
+			ht.presign(chans, games, id)
 			fmt.Fprintf(stdout, "%s: presigned %d games per channel in %v\n", kind, games, time.Since(t0).Round(time.Millisecond))
 		}
+	}
+	for _, c := range chans {
+		c.begin(id)
 	}
 
 	r := &report{transport: kind, st: new(stats)}
@@ -371,6 +512,12 @@ func runOne(ctx context.Context, cfg config, kind, botPath, dir string, stdout i
 		r.edits, r.restConns = ht.sink.edits.Load(), ht.sink.conns.Load()
 	}
 	r.logWarnings, r.logFirst = p.logged()
+	if r.botCores, err = affinity(p.pid); err != nil {
+		return nil, err
+	}
+	if r.genCores, err = affinity(os.Getpid()); err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 
@@ -528,6 +675,12 @@ func printReports(w io.Writer, cfg config, rs []*report) {
 		}
 		return fmt.Sprintf("%d×%d, %d moves a game, by %s", cfg.size, cfg.size, movesPerGame(cfg.size), how)
 	})
+	add("players", func(*report) string {
+		if cfg.pairs == "channel" {
+			return "one pair per channel"
+		}
+		return "a new pair each game"
+	})
 	add("sent for", func(r *report) string { return r.elapsed.Round(time.Millisecond).String() })
 	add("interactions", func(r *report) string { return strconv.FormatInt(r.st.sent.Load(), 10) })
 	add("interactions/s", func(r *report) string { return fmt.Sprintf("%.0f", float64(r.st.sent.Load())/r.elapsed.Seconds()) })
@@ -542,6 +695,7 @@ func printReports(w io.Writer, cfg config, rs []*report) {
 		return fmt.Sprintf("%d / %d / %d", r.st.internal.Load(), r.st.busy.Load(), r.st.refused.Load())
 	})
 	add("late sends", func(r *report) string { return strconv.FormatInt(r.st.late.Load(), 10) })
+	add("CPUs of bot / generator", func(r *report) string { return r.botCores + " / " + r.genCores })
 	add("bot CPU", func(r *report) string {
 		return fmt.Sprintf("%.1f s (%.0f%% of a core)", r.botCPU.Seconds(), 100*r.botCPU.Seconds()/r.elapsed.Seconds())
 	})

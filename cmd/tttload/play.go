@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"time"
 )
@@ -14,8 +15,19 @@ import (
 // (7 moves on 3×3). With clicks (boards up to 5×5, whose buttons are the
 // board), a move is a click on the cell's button of the board the last
 // answer drew, as players play, instead of /ttt move. A new game starts in
-// the channel when one ends. After an unexpected answer, A resigns (which also
-// withdraws an open challenge) and the channel starts over.
+// the channel when one ends, between two members who have not played yet:
+// people play a game and maybe another, so the bot lets one user start 10
+// games at once and then one a second (Rematch included), and a channel
+// ends a game every few milliseconds here. With samePair (-pairs channel)
+// one pair plays every game of the channel instead, as a script would, and
+// the bot's pace on starts refuses it. Nobody plays the computer, whose
+// moves the bot paces per player too.
+//
+// After an unexpected answer to an accept or a move, A resigns (which also
+// withdraws an open challenge) and the channel starts over. A start refused
+// started nothing: nobody resigns it, and the channel starts again. A start
+// that got no answer, or an error, may have opened a challenge, which would
+// refuse every start in the channel: A resigns it.
 
 // stepKind is what a channel sends next.
 type stepKind uint8
@@ -34,10 +46,13 @@ func (k stepKind) String() string {
 // chanState is one channel and its two players. Only the goroutine that
 // plays the channel touches it.
 type chanState struct {
-	id     string
-	a, b   player
-	size   int
-	clicks bool // moves are clicks on the board's buttons
+	id       string
+	idx      int    // the channel's number, for its players' names
+	a, b     player // the current game's players
+	size     int
+	clicks   bool // moves are clicks on the board's buttons
+	samePair bool // one pair plays every game (-pairs channel)
+	games    int  // games begun in the channel: the current one is games-1
 
 	next      stepKind
 	k         int    // the move to play, 0-based, when next is stepMove
@@ -46,13 +61,43 @@ type chanState struct {
 	cells     string // with clicks: "move/<game>/<serial>/", the current board's cells
 	board     string // with clicks: the current board's components, as JSON
 
-	pre [][]signed // presigned payloads by step (0: start, 1+k: move k), used from the end
-	buf []byte     // for payloads built on the fly
-	ans []byte     // for reading answers
+	pre []presigned // presigned games, by number
+	buf []byte      // for payloads built on the fly
+	ans []byte      // for reading answers
 
 	wire wireConn // http: the channel's connection to the bot
 
 	run chan time.Time // the time each send is due, from the pacer
+}
+
+// presigned is a game whose payloads were signed before the run.
+type presigned struct {
+	a, b  player
+	steps []signed // by step (0: start, 1+k: move k); a body nil once sent
+}
+
+// pair returns the players of the channel's game number g: the channel's
+// pair, with samePair once it has one, else two new members.
+func (c *chanState) pair(g int, newID func() string) (a, b player) {
+	if c.samePair && c.a.id != "" {
+		return c.a, c.b
+	}
+	return player{id: newID(), name: fmt.Sprintf("alice%d.%d", c.idx, g)},
+		player{id: newID(), name: fmt.Sprintf("bob%d.%d", c.idx, g)}
+}
+
+// begin makes the channel's next game the current one, its pair that of
+// the presigned game of its number if there is one, and its next step the
+// start.
+func (c *chanState) begin(newID func() string) {
+	g := c.games
+	c.games++
+	if g < len(c.pre) {
+		c.a, c.b = c.pre[g].a, c.pre[g].b
+	} else {
+		c.a, c.b = c.pair(g, newID)
+	}
+	c.next, c.k = stepStart, 0
 }
 
 // cell returns the 1-based row and column of move k and who plays it.
@@ -154,17 +199,23 @@ func components(body []byte) string {
 }
 
 // advance moves the channel on after the step it sent got o, and says
-// whether o is what that step should get (for the error counts).
-func (c *chanState) advance(o outcome, newMessageID func() string) (expected bool) {
+// whether o is what that step should get (for the error counts). newID
+// gives the snowflakes of new members and of a challenge's message when
+// the answer names none.
+func (c *chanState) advance(o outcome, newID func() string) (expected bool) {
 	ok := o.answered && !o.ephemeral
 	switch c.next {
 	case stepStart:
 		if ok && o.challenge != "" {
 			c.next, c.challenge, c.messageID = stepAccept, o.challenge, o.messageID
 			if c.messageID == "" {
-				c.messageID = newMessageID()
+				c.messageID = newID()
 			}
 			return true
+		}
+		if o.answered && o.ephemeral && !o.internal {
+			c.begin(newID) // refused: nothing to resign
+			return false
 		}
 	case stepAccept:
 		if ok {
@@ -180,14 +231,14 @@ func (c *chanState) advance(o outcome, newMessageID func() string) (expected boo
 			}
 			switch {
 			case o.over:
-				c.next = stepStart
+				c.begin(newID)
 			case c.k >= c.size*c.size:
 				c.next = stepResign // cannot happen: the board is full
 			}
 			return true
 		}
 	case stepResign:
-		c.next = stepStart
+		c.begin(newID)
 		return o.answered
 	}
 	c.next = stepResign

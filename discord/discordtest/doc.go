@@ -39,10 +39,15 @@
 //   - Select menus, modals and autocomplete: a choice in a string select
 //     ([Server.Select]) must be among the menu's options, min_values to
 //     max_values of them; a MODAL callback is valid for commands and
-//     components, not for a modal submit, and its text inputs are checked
-//     (label of at most 45, style, lengths); [Server.SubmitModal] submits it
-//     with values that fit its inputs, and carries the message of the
-//     component that opened it, which UPDATE_MESSAGE may then edit; an
+//     components, not for a modal submit; its components are checked
+//     against Discord's component reference: Labels (type 18: a label of 1
+//     to 45, a description of up to 100, one child of the documented
+//     kinds), Text Displays, and the deprecated action rows of one labelled
+//     text input; text inputs by style and lengths. [Server.SubmitModal]
+//     submits it with values that fit its inputs, each in what held it (a
+//     Label with its id and component, or an action row), and carries the
+//     message of the component that opened it, which UPDATE_MESSAGE may
+//     then edit; an
 //     autocomplete ([Server.Autocomplete], one option [Focused], sent as a
 //     string) takes only APPLICATION_COMMAND_AUTOCOMPLETE_RESULT, whose
 //     choices (an array, even empty; at most 25; names of 1 to 100, values
@@ -79,7 +84,15 @@
 //     any status: a 5xx, or a 429 limited per route (X-RateLimit-Scope
 //     user, with Retry-After, X-RateLimit-Reset-After and a retry_after in
 //     the body); [Server.FailNextGlobal] with a 429 of the global limit
-//     ("global": true in the body).
+//     ("global": true in the body, X-RateLimit-Global, scope global).
+//     [Server.InjectFaults] fails a share of the matching requests, per
+//     route (a path prefix, a method, or every write), by chance from a
+//     seed: 429s of the route's or the global limit with a retry_after,
+//     5xx; and delays their answers (latency). The fake holds the bot to
+//     every 429 it answered: a request on that route (for the global
+//     limit, on any route but the interaction callbacks) before its
+//     retry_after has passed gets another 429, which is not injected and
+//     so is in [Server.Rejected] and [Server.RateLimitsIgnored].
 //   - Gateway: [Server.DropConnections] closes every socket with code 4000
 //     (the client resumes); [Server.Reconnect] sends Reconnect (op 7: the
 //     client closes, reconnects and resumes); [Server.InvalidateSessions]
@@ -99,14 +112,15 @@
 //
 // No zlib or zstd transport compression and no ETF encoding (frames are plain
 // JSON text, even when Identify asks for compress); no voice; no rate-limit
-// headers or 429s except the ones injected with FailNext and FailNextGlobal
-// (whose headers do not include X-RateLimit-Global); no guilds, channels,
+// headers or 429s except the ones injected (FailNext, FailNextGlobal,
+// InjectFaults) and those of a client that ignored them; no guilds, channels,
 // roles or permissions beyond the IDs a test uses (any channel ID is a text
 // channel the bot may write to, and READY lists no guilds); no events other
 // than READY, RESUMED and INTERACTION_CREATE, and no replay of missed events
 // on resume; no closing of connections whose client stops heartbeating;
 // no select menus of users, roles, mentionables or channels, and no modal
-// components but text inputs in action rows; attachments
+// field but a text input can be submitted (a Label's other children are
+// checked for their custom_id alone); attachments
 // sent as multipart/form-data are accepted and listed but not stored.
 //
 // Error messages of the fake's own making (for instance for a callback type

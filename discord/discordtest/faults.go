@@ -3,7 +3,10 @@ package discordtest
 import (
 	"context"
 	"fmt"
+	"math/rand"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -105,4 +108,182 @@ func (s *Server) ExpireSessions() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	clear(s.sessions)
+}
+
+// Faults makes the fake answer a share of the requests it matches with a
+// rate limit (429) or a server error (5xx), drawn from a math/rand seeded
+// with Seed, and answer each of them only after Latency: the trouble of a
+// busy Discord, from a seed, so that a run can be repeated. Add it with
+// Server.InjectFaults. Which requests fail depends on the order they
+// arrive in, which the bot's concurrency may change from run to run; how
+// many fail, over many, does not.
+type Faults struct {
+	// Method is the method of the requests it matches ("" for any;
+	// "WRITE" for any but GET); PathPrefix their path's start, as for
+	// FailNext ("" for every path).
+	Method, PathPrefix string
+	// Seed seeds the draws.
+	Seed int64
+	// RateLimited is the share of matched requests answered with a 429,
+	// in [0, 1]; RetryAfter its retry_after (default one second), Global
+	// whether it is the global limit (X-RateLimit-Global, scope global)
+	// rather than the route's (scope user).
+	RateLimited float64
+	RetryAfter  time.Duration
+	Global      bool
+	// ServerErrors is the share answered with Status (default 500).
+	ServerErrors float64
+	Status       int
+	// Latency delays the answer to every matched request, the faulty ones
+	// too. A request whose client gives up meanwhile gets no answer.
+	Latency time.Duration
+}
+
+// faultPolicy is a Faults in use, with its draws.
+type faultPolicy struct {
+	Faults
+	rng *rand.Rand
+}
+
+// matches says whether the policy acts on a request.
+func (p *faultPolicy) matches(method, path string) bool {
+	switch {
+	case p.Method == "WRITE" && method == http.MethodGet:
+		return false
+	case p.Method != "" && p.Method != "WRITE" && !strings.EqualFold(p.Method, method):
+		return false
+	}
+	return strings.HasPrefix(path, p.PathPrefix)
+}
+
+// InjectFaults adds f: from now on the requests it matches fail by
+// chance, or wait, as it says, until the returned function removes it.
+// Faults queued with FailNext come first. When several Faults match a
+// request, the first added decides; every one's Latency adds up.
+func (s *Server) InjectFaults(f Faults) (remove func()) {
+	if f.PathPrefix != "" && !strings.HasPrefix(f.PathPrefix, "/api/") {
+		f.PathPrefix = "/api/v9/" + strings.TrimPrefix(f.PathPrefix, "/")
+	}
+	if f.RetryAfter <= 0 {
+		f.RetryAfter = time.Second
+	}
+	if f.Status == 0 {
+		f.Status = http.StatusInternalServerError
+	}
+	p := &faultPolicy{Faults: f, rng: rand.New(rand.NewSource(f.Seed))}
+	s.mu.Lock()
+	s.policies = append(s.policies, p)
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.policies = slices.DeleteFunc(s.policies, func(q *faultPolicy) bool { return q == p })
+	}
+}
+
+// drawFaultLocked returns the fault that the policies draw for a request,
+// if any, and the latency they add to it.
+func (s *Server) drawFaultLocked(method, path string) (f fault, ok bool, latency time.Duration) {
+	for _, p := range s.policies {
+		if !p.matches(method, path) {
+			continue
+		}
+		latency += p.Latency
+		if ok {
+			continue
+		}
+		switch x := p.rng.Float64(); {
+		case x < p.RateLimited:
+			f, ok = rateLimitFault(p.RetryAfter, p.Global), true
+		case x < p.RateLimited+p.ServerErrors:
+			f, ok = fault{status: p.Status}, true
+		}
+	}
+	return f, ok, latency
+}
+
+// rateLimitFault is a 429 of the route's limit, or of the global one.
+func rateLimitFault(retryAfter time.Duration, global bool) fault {
+	// Whole milliseconds, so that the body's retry_after (three decimals)
+	// is never shorter than the limit the fake holds to.
+	retryAfter = (retryAfter + time.Millisecond - 1).Truncate(time.Millisecond)
+	f := fault{status: http.StatusTooManyRequests, retryAfter: retryAfter}
+	if global {
+		f.body = fmt.Sprintf(`{"message":"You are being rate limited.","retry_after":%.3f,"global":true}`, retryAfter.Seconds())
+	}
+	return f
+}
+
+// Rate limits once announced. A 429 tells the client to send nothing on
+// its route (or, for the global limit, on any route but the interaction
+// callbacks, which the global limit does not bind) for retry_after. The
+// fake holds it to that: a request that comes before its time is answered
+// with another 429 for the time left, which is not injected, and so is in
+// Rejected: the bot ignored a rate limit.
+
+// A route is what a rate limit binds: the method and the path, with the
+// id of a message made general, as Discord's routes are. It is finer than
+// Discord's buckets, so that a client that waits per bucket, or per
+// top-level resource, never meets a limit it was not told of.
+func rateRoute(method, path string) string {
+	if i := strings.LastIndex(path, "/messages/"); i >= 0 {
+		path = path[:i] + "/messages/{message}"
+	}
+	return method + " " + path
+}
+
+// globalBound says whether the global limit binds a request: all but the
+// interaction callbacks.
+func globalBound(path string) bool {
+	return !strings.HasPrefix(path, apiPrefix+"/interactions/")
+}
+
+// limitedLocked returns the 429 a request gets for coming before the end
+// of a limit announced earlier, if it does.
+func (s *Server) limitedLocked(method, path string, now time.Time) (fault, bool) {
+	if globalBound(path) && now.Before(s.globalUntil) {
+		return rateLimitFault(s.globalUntil.Sub(now).Truncate(time.Millisecond)+time.Millisecond, true), true
+	}
+	if until, ok := s.routeUntil[rateRoute(method, path)]; ok && now.Before(until) {
+		return rateLimitFault(until.Sub(now).Truncate(time.Millisecond)+time.Millisecond, false), true
+	}
+	return fault{}, false
+}
+
+// announceLocked remembers the limit that a 429 answered at now, f,
+// announces.
+func (s *Server) announceLocked(method, path string, f fault, now time.Time) {
+	if f.status != http.StatusTooManyRequests || f.retryAfter <= 0 {
+		return
+	}
+	until := now.Add(f.retryAfter)
+	if f.global() {
+		if until.After(s.globalUntil) {
+			s.globalUntil = until
+		}
+		return
+	}
+	if s.routeUntil == nil {
+		s.routeUntil = map[string]time.Time{}
+	}
+	if len(s.routeUntil) > 1024 { // the ended ones go
+		for k, u := range s.routeUntil {
+			if !now.Before(u) {
+				delete(s.routeUntil, k)
+			}
+		}
+	}
+	s.routeUntil[rateRoute(method, path)] = until
+}
+
+// global says whether f is a 429 of the global limit.
+func (f fault) global() bool {
+	return f.status == http.StatusTooManyRequests && (strings.Contains(f.body, `"global":true`) || strings.Contains(f.body, `"global": true`))
+}
+
+// RateLimitsIgnored returns the requests that came on a route, or while
+// the global limit held, before the retry_after the fake had answered
+// with there had passed. A bot that honours rate limits has none.
+func (s *Server) RateLimitsIgnored() []Request {
+	return s.filterRequests(func(r Request) bool { return r.Status == http.StatusTooManyRequests && !r.Injected })
 }

@@ -28,7 +28,8 @@ var ErrBadSubmit = errors.New("discordtest: the values do not fit the component"
 // Discord's limits on modals, text inputs, select options and
 // autocomplete choices.
 const (
-	maxInputLabel       = 45
+	maxInputLabel       = 45 // a label's label, or a text input's (deprecated)
+	maxLabelDescription = 100
 	maxInputPlaceholder = 100
 	maxInputLength      = 4000
 	maxOptionText       = 100 // a select option's label, value and description
@@ -78,7 +79,7 @@ func (s *Server) SubmitModal(from *Interaction, values map[string]string) *Inter
 	in.Fields = values
 	in.from = from
 	in.ID, in.Token, in.AppID = "", "", ""
-	in.st, in.sending, in.unchecked = nil, false, false
+	in.st, in.sending, in.unchecked, in.noMessage = nil, false, false, false
 	return &in
 }
 
@@ -89,8 +90,12 @@ type Modal struct {
 	Inputs   []TextInput
 }
 
-// TextInput is a text input of a modal.
+// TextInput is a text input of a modal. Label and Description are its
+// Label's when InLabel (Discord's form since Label, type 18), or its own
+// label, in an action row (the deprecated form).
 type TextInput struct {
+	InLabel     bool   `json:"-"`
+	Description string `json:"-"`
 	CustomID    string `json:"custom_id"`
 	Label       string `json:"label"`
 	Style       int    `json:"style"`
@@ -107,14 +112,23 @@ type Choice struct {
 	Value any    `json:"value"` // a string, or a float64
 }
 
-// parseModal reads the data of a MODAL callback: its text inputs, in
-// action rows (modalRows has checked the layout).
+// parseModal reads the data of a MODAL callback: its text inputs, each
+// in a Label or in an action row (modalComponents has checked the
+// layout).
 func parseModal(raw json.RawMessage) *Modal {
+	type input struct {
+		Type int `json:"type"`
+		TextInput
+	}
 	var m struct {
 		CustomID   string `json:"custom_id"`
 		Title      string `json:"title"`
 		Components []struct {
-			Components []json.RawMessage `json:"components"`
+			Type        int     `json:"type"`
+			Label       string  `json:"label"`
+			Description string  `json:"description"`
+			Component   *input  `json:"component"`  // of a Label
+			Components  []input `json:"components"` // of an action row
 		} `json:"components"`
 	}
 	if json.Unmarshal(raw, &m) != nil {
@@ -122,49 +136,90 @@ func parseModal(raw json.RawMessage) *Modal {
 	}
 	out := &Modal{CustomID: m.CustomID, Title: m.Title}
 	for _, c := range m.Components {
-		for _, r := range c.Components {
-			var ti TextInput
-			var typ struct {
-				Type int `json:"type"`
-			}
-			if json.Unmarshal(r, &typ) == nil && typ.Type == componentTextIn && json.Unmarshal(r, &ti) == nil {
-				out.Inputs = append(out.Inputs, ti)
+		switch {
+		case c.Type == componentLabel && c.Component != nil && c.Component.Type == componentTextIn:
+			ti := c.Component.TextInput
+			ti.InLabel, ti.Label, ti.Description = true, c.Label, c.Description
+			out.Inputs = append(out.Inputs, ti)
+		case c.Type == componentRow:
+			for _, in := range c.Components {
+				if in.Type == componentTextIn {
+					out.Inputs = append(out.Inputs, in.TextInput)
+				}
 			}
 		}
 	}
 	return out
 }
 
-// modalRows checks the components of a MODAL: action rows, each
-// with one text input.
-func (c *componentChecker) modalRows(prefix string, comps []rawComponent) {
-	for i, row := range comps {
+// labelChildren are the components a Label may hold in a modal.
+var labelChildren = []int{componentTextIn, int(discordgo.SelectMenuComponent), int(discordgo.UserSelectMenuComponent),
+	int(discordgo.RoleSelectMenuComponent), int(discordgo.MentionableSelectMenuComponent), int(discordgo.ChannelSelectMenuComponent),
+	componentFileUpload, componentRadioGroup, componentCheckboxGroup, componentCheckbox}
+
+// modalComponents checks the components of a MODAL, as Discord's
+// component reference describes them: Labels (type 18: a label of up to
+// 45 characters, an optional description of up to 100, and one
+// component, a text input among others), Text Displays, or, deprecated but
+// still taken, action rows of one text input each (whose own label is
+// then required).
+func (c *componentChecker) modalComponents(prefix string, comps []rawComponent) {
+	for i, top := range comps {
 		p := fmt.Sprintf("%scomponents.%d", prefix, i)
-		if row.Type != componentRow {
-			c.add(fieldError{p + ".type", "UNION_TYPE_CHOICES", fmt.Sprintf("Value of field \"type\" must be one of (%d,).", componentRow)})
-			continue
-		}
-		if len(row.Components) != 1 {
-			c.add(fieldError{p + ".components", "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 1 in length."})
-		}
-		for j, in := range row.Components {
-			ip := fmt.Sprintf("%s.components.%d", p, j)
-			if in.Type != componentTextIn {
-				c.add(fieldError{ip + ".type", "UNION_TYPE_CHOICES", fmt.Sprintf("Value of field \"type\" must be one of (%d,).", componentTextIn)})
-				continue
+		switch top.Type {
+		case componentLabel:
+			switch {
+			case top.Label == nil || *top.Label == "":
+				c.add(required(p + ".label"))
+			case utf8.RuneCountInString(*top.Label) > maxInputLabel:
+				c.add(tooLong(p+".label", maxInputLabel))
 			}
-			c.textInput(ip, in)
+			if top.Description != nil && utf8.RuneCountInString(*top.Description) > maxLabelDescription {
+				c.add(tooLong(p+".description", maxLabelDescription))
+			}
+			in := top.Component
+			switch {
+			case in == nil:
+				c.add(required(p + ".component"))
+			case in.Type == componentTextIn:
+				c.textInput(p+".component", *in, false)
+			case slices.Contains(labelChildren, in.Type):
+				c.customID(p+".component", in.CustomID)
+			default:
+				c.add(fieldError{p + ".component.type", "UNION_TYPE_CHOICES", fmt.Sprintf("Value of field \"type\" must be one of %v.", labelChildren)})
+			}
+		case componentText:
+			if top.Content == nil || *top.Content == "" {
+				c.add(required(p + ".content"))
+			}
+		case componentRow:
+			if len(top.Components) != 1 {
+				c.add(fieldError{p + ".components", "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 1 in length."})
+			}
+			for j, in := range top.Components {
+				ip := fmt.Sprintf("%s.components.%d", p, j)
+				if in.Type != componentTextIn {
+					c.add(fieldError{ip + ".type", "UNION_TYPE_CHOICES", fmt.Sprintf("Value of field \"type\" must be one of (%d,).", componentTextIn)})
+					continue
+				}
+				c.textInput(ip, in, true)
+			}
+		default:
+			c.add(fieldError{p + ".type", "UNION_TYPE_CHOICES", fmt.Sprintf("Value of field \"type\" must be one of (%d, %d, %d).", componentRow, componentText, componentLabel)})
 		}
 	}
 }
 
-// textInput checks a text input of a modal.
-func (c *componentChecker) textInput(p string, in rawComponent) {
+// textInput checks a text input of a modal; its own label is required in
+// an action row (needLabel), and optional (deprecated) in a Label.
+func (c *componentChecker) textInput(p string, in rawComponent, needLabel bool) {
 	c.customID(p, in.CustomID)
 	switch {
-	case in.Label == nil || *in.Label == "":
+	case needLabel && (in.Label == nil || *in.Label == ""):
 		c.add(required(p + ".label"))
-	case utf8.RuneCountInString(*in.Label) > maxInputLabel:
+	case in.Label != nil && *in.Label == "":
+		c.add(fieldError{p + ".label", "BASE_TYPE_BAD_LENGTH", fmt.Sprintf("Must be between 1 and %d in length.", maxInputLabel)})
+	case in.Label != nil && utf8.RuneCountInString(*in.Label) > maxInputLabel:
 		c.add(tooLong(p+".label", maxInputLabel))
 	}
 	if in.Style != int(discordgo.TextInputShort) && in.Style != int(discordgo.TextInputParagraph) {
@@ -355,14 +410,26 @@ func checkSubmitted(m *Modal, values map[string]string) error {
 	return nil
 }
 
-// submitData is the data of a modal submit: the modal's custom_id and a
-// row per text input with its value.
+// submitData is the data of a modal submit: the modal's custom_id and,
+// per text input with its value, what held it: a Label (type 18, with its
+// id and the input as its component: Discord's Label Interaction
+// Response Structure), or an action row. Discord numbers the components
+// it sends back (id) in order, from 1.
 func submitData(m *Modal, values map[string]string) map[string]any {
-	rows := []any{}
+	comps := []any{}
+	id := 0
+	next := func() int { id++; return id }
 	for _, in := range m.Inputs {
-		rows = append(rows, map[string]any{"type": componentRow, "components": []any{
-			map[string]any{"type": componentTextIn, "custom_id": in.CustomID, "value": values[in.CustomID]},
+		if in.InLabel {
+			label := next()
+			comps = append(comps, map[string]any{"type": componentLabel, "id": label, "component": map[string]any{
+				"type": componentTextIn, "id": next(), "custom_id": in.CustomID, "value": values[in.CustomID]}})
+			continue
+		}
+		row := next()
+		comps = append(comps, map[string]any{"type": componentRow, "id": row, "components": []any{
+			map[string]any{"type": componentTextIn, "id": next(), "custom_id": in.CustomID, "value": values[in.CustomID]},
 		}})
 	}
-	return map[string]any{"custom_id": m.CustomID, "components": rows}
+	return map[string]any{"custom_id": m.CustomID, "components": comps}
 }

@@ -1,6 +1,7 @@
 package discordtest
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -257,4 +258,137 @@ func TestAutocomplete(t *testing.T) {
 	i = g.send(t, cmd)
 	err = g.bot.respond(i, discordgo.InteractionApplicationCommandAutocompleteResult, &discordgo.InteractionResponseData{Choices: []*discordgo.ApplicationCommandOptionChoice{choice("a", 1)}})
 	wantAPIError(t, err, http.StatusBadRequest, codeInvalidFormBody)
+}
+
+// label is Discord's Label component (type 18), which discordgo lacks, as
+// the component reference gives it: a label, an optional description and
+// one component.
+type label struct {
+	Label       *string                    `json:"label,omitempty"`
+	Description string                     `json:"description,omitempty"`
+	Component   discordgo.MessageComponent `json:"component,omitempty"`
+}
+
+func (label) Type() discordgo.ComponentType { return componentLabel }
+
+func (l label) MarshalJSON() ([]byte, error) {
+	type fields label
+	return json.Marshal(struct {
+		Type int `json:"type"`
+		fields
+	}{componentLabel, fields(l)})
+}
+
+// rawInput is a text input whose label may be left out, as in a Label.
+type rawInput struct {
+	CustomID  string  `json:"custom_id"`
+	Label     *string `json:"label,omitempty"`
+	Style     int     `json:"style"`
+	MinLength int     `json:"min_length,omitempty"`
+	MaxLength int     `json:"max_length,omitempty"`
+}
+
+func (rawInput) Type() discordgo.ComponentType { return discordgo.TextInputComponent }
+
+func (in rawInput) MarshalJSON() ([]byte, error) {
+	type fields rawInput
+	return json.Marshal(struct {
+		Type int `json:"type"`
+		fields
+	}{componentTextIn, fields(in)})
+}
+
+// A modal's field in a Label, as Discord's component reference has it:
+// the label (1 to 45 characters) and description (up to 100) are the
+// Label's, its component one of those a Label holds, a text input's own
+// label left out (deprecated: an empty one is refused); a modal holds
+// Labels, Text Displays, or the deprecated action rows of one text input
+// with a label. Its submit carries each Label with its id and component
+// (the Label Interaction Response Structure), the text input with its id,
+// custom_id and value.
+func TestModalLabel(t *testing.T) {
+	t.Parallel()
+	raw := make(chan json.RawMessage, 16)
+	g := newGame(t, nil, func(s *discordgo.Session) {
+		s.AddHandler(func(_ *discordgo.Session, e *discordgo.Event) {
+			if e.Type == "INTERACTION_CREATE" {
+				select {
+				case raw <- e.RawData:
+				default: // more than the test reads
+				}
+			}
+		})
+	})
+	msg := g.startMenu(t)
+	click := g.srv.Click(g.guild, g.channel, g.alice, msg.ID, "type")
+	i := g.send(t, click)
+	str := func(s string) *string { return &s }
+	input := rawInput{CustomID: "cell", Style: 1, MinLength: 3, MaxLength: 12}
+	modal := func(comps ...discordgo.MessageComponent) *discordgo.InteractionResponseData {
+		return &discordgo.InteractionResponseData{CustomID: "typed/1", Title: "Your move", Components: comps}
+	}
+	withLabel := input
+	withLabel.Label = str("")
+	for name, m := range map[string]*discordgo.InteractionResponseData{
+		"no label":                 modal(label{Component: input}),
+		"a label of 46":            modal(label{Label: str(strings.Repeat("l", 46)), Component: input}),
+		"a description of 101":     modal(label{Label: str("Row and column"), Description: strings.Repeat("d", 101), Component: input}),
+		"no component":             modal(label{Label: str("Row and column")}),
+		"a button in a label":      modal(label{Label: str("Row and column"), Component: discordgo.Button{Label: "b", CustomID: "b", Style: discordgo.PrimaryButton}}),
+		"an empty input label":     modal(label{Label: str("Row and column"), Component: withLabel}),
+		"a row's input, no label":  modal(discordgo.ActionsRow{Components: []discordgo.MessageComponent{input}}),
+		"a button at the top":      modal(discordgo.Button{Label: "b", CustomID: "b", Style: discordgo.PrimaryButton}),
+		"six labels":               modal(label{Label: str("1"), Component: input}, label{Label: str("2"), Component: rawInput{CustomID: "2", Style: 1}}, label{Label: str("3"), Component: rawInput{CustomID: "3", Style: 1}}, label{Label: str("4"), Component: rawInput{CustomID: "4", Style: 1}}, label{Label: str("5"), Component: rawInput{CustomID: "5", Style: 1}}, label{Label: str("6"), Component: rawInput{CustomID: "6", Style: 1}}),
+		"an input without its id":  modal(label{Label: str("Row and column"), Component: rawInput{Style: 1}}),
+		"an input of a wrong kind": modal(label{Label: str("Row and column"), Component: rawInput{CustomID: "cell", Style: 3}}),
+	} {
+		err := g.bot.respond(i, discordgo.InteractionResponseModal, m)
+		var re *discordgo.RESTError
+		if !errors.As(err, &re) || re.Response.StatusCode != http.StatusBadRequest {
+			t.Errorf("%s: MODAL = %v; want 400", name, err)
+		}
+	}
+	ok := modal(label{Label: str("Row and column"), Description: "such as 3 7", Component: input})
+	if err := g.bot.respond(i, discordgo.InteractionResponseModal, ok); err != nil {
+		t.Fatalf("MODAL with a Label = %v", err)
+	}
+	resp, err := click.Response(g.ctx)
+	if err != nil || resp.Modal == nil || len(resp.Modal.Inputs) != 1 {
+		t.Fatalf("Response() = %+v, %v; want the modal", resp, err)
+	}
+	if in := resp.Modal.Inputs[0]; !in.InLabel || in.CustomID != "cell" || in.Label != "Row and column" || in.Description != "such as 3 7" {
+		t.Errorf("the modal's input = %+v; want cell in the Label %q, %q", in, "Row and column", "such as 3 7")
+	}
+	if err := g.srv.Send(g.ctx, g.srv.SubmitModal(click, map[string]string{"cell": "3"})); !errors.Is(err, ErrBadSubmit) {
+		t.Errorf("a value shorter than the input's min_length: Send() = %v; want ErrBadSubmit", err)
+	}
+	g.send(t, g.srv.SubmitModal(click, map[string]string{"cell": "3 7"}))
+	var submit struct {
+		Type int `json:"type"`
+		Data struct {
+			CustomID   string          `json:"custom_id"`
+			Components json.RawMessage `json:"components"`
+		} `json:"data"`
+	}
+	for submit.Type != int(discordgo.InteractionModalSubmit) { // the events before it were the start's and the click's
+		select {
+		case b := <-raw:
+			if err := json.Unmarshal(b, &submit); err != nil {
+				t.Fatal(err)
+			}
+		case <-g.ctx.Done():
+			t.Fatal("no modal submit received")
+		}
+	}
+	want := `[{"component":{"custom_id":"cell","id":2,"type":4,"value":"3 7"},"id":1,"type":18}]`
+	if submit.Data.CustomID != "typed/1" || string(submit.Data.Components) != want {
+		t.Errorf("the submit's data = %s %s; want typed/1 %s", submit.Data.CustomID, submit.Data.Components, want)
+	}
+
+	// A Text Display beside a Label is a modal Discord takes.
+	cmd := g.srv.SlashCommand(g.guild, g.channel, g.alice, "ttt", Sub("board"))
+	i = g.send(t, cmd)
+	if err := g.bot.respond(i, discordgo.InteractionResponseModal, modal(discordgo.TextDisplay{Content: "Type a cell"}, label{Label: str("Row and column"), Component: input})); err != nil {
+		t.Errorf("MODAL with a Text Display and a Label = %v", err)
+	}
 }

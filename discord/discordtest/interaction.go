@@ -122,6 +122,10 @@ type Interaction struct {
 	// text inputs (see SubmitModal).
 	Fields map[string]string
 	from   *Interaction // answered with the modal that this one submits
+	// Extra are fields of the INTERACTION_CREATE payload set over the
+	// ones built, to send what Discord may send and a client library may
+	// not know (a component type added since, in the clicked message).
+	Extra map[string]any
 
 	// Set by Send.
 	ID    string
@@ -130,6 +134,7 @@ type Interaction struct {
 
 	srv       *Server
 	unchecked bool
+	noMessage bool              // a modal submit without its component's message
 	st        *interactionState // guarded by srv.mu
 	sending   bool              // guarded by srv.mu
 }
@@ -173,6 +178,15 @@ func (s *Server) Click(guildID, channelID string, member Member, messageID, cust
 // click on a button that another user's click just disabled. It returns in.
 func (in *Interaction) Unchecked() *Interaction {
 	in.unchecked = true
+	return in
+}
+
+// WithoutMessage makes a modal submit come without the message of the
+// component that opened the modal, as a modal opened by a command does,
+// or one that a hostile client crafts: there is then no message to
+// update (UPDATE_MESSAGE is refused). It returns in.
+func (in *Interaction) WithoutMessage() *Interaction {
+	in.noMessage = true
 	return in
 }
 
@@ -564,7 +578,7 @@ func (s *Server) buildLocked(in *Interaction, id, token string) (map[string]any,
 			}
 		}
 		p["data"] = submitData(from.modal, in.Fields)
-		if id := from.componentMsgID; id != "" {
+		if id := from.componentMsgID; id != "" && !in.noMessage {
 			// A modal opened from a component carries its message.
 			m := s.messages[id]
 			if m == nil || m.deleted {
@@ -575,6 +589,9 @@ func (s *Server) buildLocked(in *Interaction, id, token string) (map[string]any,
 		}
 	default:
 		return nil, nil, fmt.Errorf("discordtest: cannot send interactions of type %v", in.Type)
+	}
+	for k, v := range in.Extra {
+		p[k] = v
 	}
 	return p, st, nil
 }

@@ -135,13 +135,28 @@ func (s *Server) api(h func(*http.Request, []byte) reply) http.Handler {
 		rec := Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Body: body, Time: time.Now()}
 		s.holdIfAsked(rec)
 		s.mu.Lock()
-		f, injected := s.takeFaultLocked(r.Method, r.URL.Path)
+		f, limited := s.limitedLocked(r.Method, r.URL.Path, rec.Time)
+		var injected bool
+		var latency time.Duration
+		if !limited {
+			if f, injected = s.takeFaultLocked(r.Method, r.URL.Path); !injected {
+				f, injected, latency = s.drawFaultLocked(r.Method, r.URL.Path)
+			}
+		}
 		s.mu.Unlock()
+		if latency > 0 && !s.wait(r, latency) {
+			return // the client left, or the server is closing
+		}
 		var rep reply
-		if injected {
+		if injected || limited {
 			rep = f.reply()
 		} else {
 			rep = h(r, body)
+		}
+		if rep.status == http.StatusTooManyRequests {
+			s.mu.Lock()
+			s.announceLocked(r.Method, r.URL.Path, f, time.Now())
+			s.mu.Unlock()
 		}
 		out := rep.raw
 		if out != nil {
@@ -169,6 +184,20 @@ func (s *Server) api(h func(*http.Request, []byte) reply) http.Handler {
 	})
 }
 
+// wait waits d before answering r, and says whether to answer: not if r's
+// client gave up, or the server is closing, meanwhile.
+func (s *Server) wait(r *http.Request, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+	case <-s.closed:
+	}
+	return false
+}
+
 // reply returns the injected answer of the fault.
 func (f fault) reply() reply {
 	rep := reply{status: f.status, header: http.Header{}}
@@ -177,6 +206,7 @@ func (f fault) reply() reply {
 		rep.header.Set("Retry-After", strconv.Itoa(int(math.Ceil(secs))))
 		rep.header.Set("X-RateLimit-Limit", "5")
 		rep.header.Set("X-RateLimit-Remaining", "0")
+		rep.header.Set("X-RateLimit-Reset", strconv.FormatFloat(float64(time.Now().Add(f.retryAfter).UnixMilli())/1000, 'f', 3, 64))
 		rep.header.Set("X-RateLimit-Reset-After", strconv.FormatFloat(secs, 'f', 3, 64))
 		rep.header.Set("X-RateLimit-Bucket", randomHex(8))
 		rep.header.Set("X-RateLimit-Scope", "user")

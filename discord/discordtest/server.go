@@ -119,21 +119,21 @@ type Server struct {
 	closed    chan struct{}  // closed by Close
 	wg        sync.WaitGroup // gateway connections and REST handlers
 
-	idMu   sync.Mutex
-	lastID uint64
-
 	mu       sync.Mutex
 	changed  chan struct{} // closed and replaced on every change of state
 	isClosed bool
 
-	requests   []Request
-	faults     []fault
-	holds      []*Hold
-	identifies []Identify
-	heartbeats int
-	resumes    int
-	conns      []*conn
-	sessions   map[string]*session
+	requests    []Request
+	faults      []fault
+	holds       []*Hold
+	policies    []*faultPolicy       // InjectFaults
+	routeUntil  map[string]time.Time // rateRoute → end of the limit a 429 announced
+	globalUntil time.Time            // end of the global limit a 429 announced
+	identifies  []Identify
+	heartbeats  int
+	resumes     int
+	conns       []*conn
+	sessions    map[string]*session
 
 	commands map[string][]commandEntry // by guild ID, "" = global
 	written  map[string]bool           // scopes that got a bulk overwrite
@@ -219,16 +219,24 @@ func (s *Server) Close() {
 
 // NewID returns a new snowflake: unique, increasing, and with the current
 // time in its top bits like Discord's IDs. Use it for guild, channel and
-// user IDs in tests.
+// user IDs in tests. IDs are unique across the Servers of a process, as
+// Discord's are across its workers: two fakes that play one Discord for
+// two processes sharing a database never give two things one ID.
 func (s *Server) NewID() string {
-	s.idMu.Lock()
-	defer s.idMu.Unlock()
+	ids.mu.Lock()
+	defer ids.mu.Unlock()
 	id := uint64(time.Now().UnixMilli()-discordEpoch) << 22
-	if id <= s.lastID {
-		id = s.lastID + 1
+	if id <= ids.last {
+		id = ids.last + 1
 	}
-	s.lastID = id
+	ids.last = id
 	return fmt.Sprint(id)
+}
+
+// ids is the last ID that NewID gave, of any Server.
+var ids struct {
+	mu   sync.Mutex
+	last uint64
 }
 
 // NewMember returns a guild member with a new user ID, the given username

@@ -45,6 +45,13 @@ const (
 	componentFile      = int(discordgo.FileComponentType)
 	componentSep       = int(discordgo.SeparatorComponent)
 	componentContainer = int(discordgo.ContainerComponent)
+	// Of modals, newer than discordgo v0.29.0 (Discord's component
+	// reference, Component Types).
+	componentLabel         = 18
+	componentFileUpload    = 19
+	componentRadioGroup    = 21
+	componentCheckboxGroup = 22
+	componentCheckbox      = 23
 )
 
 // fieldError is one entry of a 50035 "Invalid Form Body" answer.
@@ -215,6 +222,11 @@ type rawComponent struct {
 	Value     *string `json:"value"`
 	MinLength *int    `json:"min_length"`
 	MaxLength *int    `json:"max_length"`
+	// Of a Text Display.
+	Content *string `json:"content"`
+	// Of a Label.
+	Description *string       `json:"description"`
+	Component   *rawComponent `json:"component"`
 }
 
 // componentChecker validates one message's components.
@@ -433,7 +445,7 @@ func validateModal(prefix string, raw json.RawMessage) []fieldError {
 	case n > maxActionRows:
 		c.add(tooLong(prefix+"components", maxActionRows))
 	}
-	c.modalRows(prefix, m.Components)
+	c.modalComponents(prefix, m.Components)
 	return c.errs
 }
 

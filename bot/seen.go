@@ -1,0 +1,72 @@
+package bot
+
+import (
+	"context"
+	"log/slog"
+	"sync/atomic"
+	"time"
+)
+
+// seen records in the store each interaction the bot acts on, so that
+// one delivered or replayed again is acted on once, by whichever process
+// it reaches, for as long as Discord's signature of it is accepted: the
+// endpoint accepts a signature dated up to 5 minutes either side of its
+// clock (discord.MaxSkew). Every forgetEvery, one of the interactions'
+// goroutines has the ids older than seenFor deleted in the background,
+// in batches. A nil store (a bot whose Stores has none) records nothing.
+// It is safe for concurrent use.
+type seen struct {
+	store InteractionStore
+	now   func() time.Time
+	run   *runner
+	log   *slog.Logger
+	// answer answers an interaction that was acted on before, without
+	// acting on it (Bot.answerSeen).
+	answer func(ctx context.Context, req *request)
+
+	forgot atomic.Int64 // when the last forgetting began, Unix nanoseconds
+}
+
+const (
+	// seenFor is how long an id is kept: a signature dated 5 minutes
+	// ahead of the endpoint's clock is accepted until 10 minutes after
+	// it arrived; the rest is for replicas whose clocks differ.
+	seenFor = 15 * time.Minute
+	// forgetEvery is how often the old ids are deleted.
+	forgetEvery = time.Minute
+	// forgetBatch is how many ids one transaction deletes: a backlog is
+	// cleared without holding the SQLite writer for long.
+	forgetBatch = 1000
+)
+
+// see records id and reports whether it is the first to.
+func (s *seen) see(ctx context.Context, id string) (bool, error) {
+	if s.store == nil {
+		return true, nil
+	}
+	now := s.now()
+	first, err := s.store.SeeInteraction(ctx, id, now)
+	if err != nil {
+		return false, err
+	}
+	if last := s.forgot.Load(); now.UnixNano()-last >= int64(forgetEvery) && s.forgot.CompareAndSwap(last, now.UnixNano()) {
+		s.run.afterFunc(0, func() { s.forget(now.Add(-seenFor)) })
+	}
+	return first, nil
+}
+
+// forget deletes the ids seen before before, a batch at a time.
+func (s *seen) forget(before time.Time) {
+	ctx, cancel := context.WithTimeout(context.Background(), forgetEvery)
+	defer cancel()
+	for {
+		n, err := s.store.ForgetInteractions(ctx, before, forgetBatch)
+		if err != nil {
+			s.log.Warn("could not forget the old interactions; trying again later", "err", err)
+			return
+		}
+		if n < forgetBatch {
+			return
+		}
+	}
+}

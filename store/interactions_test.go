@@ -1,0 +1,113 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tttbot/tttbot/store/storetest"
+)
+
+// interactionStore is what the bot asks of a store about interactions.
+type interactionStore interface {
+	SeeInteraction(ctx context.Context, id string, at time.Time) (bool, error)
+	ForgetInteractions(ctx context.Context, before time.Time, limit int) (int, error)
+}
+
+// Each interaction id is first once, however many processes record it at
+// once; ForgetInteractions deletes those seen before a time, in batches,
+// and no others; an id forgotten is new again.
+func TestSeeInteraction(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		open func(t *testing.T) (interactionStore, interactionStore) // two processes on one database
+	}{
+		{"memory", func(t *testing.T) (interactionStore, interactionStore) { m := NewMemory(); return m, m }},
+		{"sqlite", func(t *testing.T) (interactionStore, interactionStore) {
+			path := filepath.Join(t.TempDir(), "t.db")
+			a, err := OpenSQLite(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { a.Close() })
+			b, err := OpenSQLite(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { b.Close() })
+			return a, b
+		}},
+		{"postgres", func(t *testing.T) (interactionStore, interactionStore) {
+			url := storetest.PostgresURL(t)
+			a, err := OpenPostgres(context.Background(), url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { a.Close() })
+			b, err := OpenPostgres(context.Background(), url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { b.Close() })
+			return a, b
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			a, b := tt.open(t)
+			// 20 ids, each recorded by 4 goroutines on each process.
+			var firsts [20]atomic.Int32
+			var wg sync.WaitGroup
+			for k := range 8 {
+				st := a
+				if k%2 == 1 {
+					st = b
+				}
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := range firsts {
+						first, err := st.SeeInteraction(ctx, fmt.Sprint(1000+i), t0.Add(time.Duration(i)*time.Minute))
+						if err != nil {
+							t.Error(err)
+							return
+						}
+						if first {
+							firsts[i].Add(1)
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			for i := range firsts {
+				if n := firsts[i].Load(); n != 1 {
+					t.Errorf("interaction %d was first %d times; want once", 1000+i, n)
+				}
+			}
+			// Seen before t0+15m: ids 1000…1014, forgotten 4 at a time.
+			var batches []int
+			for {
+				n, err := b.ForgetInteractions(ctx, t0.Add(15*time.Minute), 4)
+				if err != nil {
+					t.Fatal(err)
+				}
+				batches = append(batches, n)
+				if n < 4 {
+					break
+				}
+			}
+			if fmt.Sprint(batches) != "[4 4 4 3]" {
+				t.Errorf("batches forgotten %v; want [4 4 4 3]", batches)
+			}
+			for i, want := range map[int]bool{1000: true, 1014: true, 1015: false, 1019: false} {
+				if first, err := a.SeeInteraction(ctx, fmt.Sprint(i), t0.Add(time.Hour)); err != nil || first != want {
+					t.Errorf("SeeInteraction(%d) after forgetting = %v, %v; want %v", i, first, err, want)
+				}
+			}
+		})
+	}
+}

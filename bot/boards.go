@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"reflect"
+	"sync"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -30,7 +32,8 @@ type boards struct {
 	run      *runner
 	settings *settings
 	keeper   keeper
-	pictures *pictures // pictures of big boards (picture.go)
+	pictures *pictures  // pictures of big boards (picture.go)
+	slots    boardSlots // each board's edits, one at a time, coalesced
 }
 
 // keeper remembers, with the channel's game, what boards learned about
@@ -48,6 +51,10 @@ type keeper interface {
 	// renewReminder renews the claim of next's reminder, which waited
 	// past its end: next with the claim renewed, unless it was lost.
 	renewReminder(ctx context.Context, next *match) (*match, bool)
+	// current reads the channel's game from the store, under the
+	// channel's lock (a change this process saved has been answered);
+	// nil if it has none. The match returned must not be changed.
+	current(ctx context.Context, channelID string) (*match, error)
 }
 
 // followUp queues fu, what a kept change leaves to do on Discord, and
@@ -62,9 +69,7 @@ func (bs *boards) followUp(fu followUps, err error) error {
 		bs.retire(fu.retire, next)
 	}
 	if fu.picture {
-		if ref := bs.boardRef(next); ref != nil {
-			bs.pictures.drawLater(ref, next)
-		}
+		bs.show(next, false)
 	}
 	if fu.lookup {
 		bs.lookupLater(next.ChannelID, next.ID, next.Board, next.Deadline) // a correspondence game's board outlives its token
@@ -73,16 +78,14 @@ func (bs *boards) followUp(fu followUps, err error) error {
 		bs.pingMover(fu.pingFor, next)
 	}
 	if fu.redraw {
-		bs.editBoard(next, renderMatch(bs.catalog.For(next.locale), next.Match))
+		bs.show(next, true)
 	}
 	return err
 }
 
 // showTimeout shows next, whose player to move lost on time, on its board.
 // Nobody asked: the board keeps the language it was drawn in.
-func (bs *boards) showTimeout(next *match) {
-	bs.editBoard(next, renderMatch(bs.catalog.For(next.locale), next.Match))
-}
+func (bs *boards) showTimeout(next *match) { bs.show(next, true) }
 
 // showExpired says on the message of c, a challenge of the guild in
 // channelID, that its time ran out. Edited outside the lock: a slow
@@ -141,7 +144,7 @@ func (bs *boards) retire(old, next *match) {
 			bs.editButtonsLater(ref, old.ChannelID)
 		}
 	default:
-		bs.editBoard(old, renderRetired(l, old.Match))
+		bs.editRetired(old, renderRetired(l, old.Match))
 	}
 }
 
@@ -168,15 +171,13 @@ func (bs *boards) deleteBoard(m *match) {
 	switch {
 	case bd.Token != "" && bs.tokenGood(bd):
 		ref := &discordgo.Interaction{AppID: bd.AppID, Token: bd.Token}
-		// A picture on its way has nowhere to go; one being put on is
-		// waited for.
-		turn := bs.pictures.edits.last(m.ID)
-		bs.run.queue(func(ctx context.Context) {
-			turn.do(func(func() bool) {
-				if err := bs.dc.InteractionResponseDelete(ref, discordgo.WithContext(ctx)); err != nil {
-					bs.log.Warn("could not delete a replaced board", "channel", m.ChannelID, "err", err)
-				}
-			})
+		// The edits of the game's board not yet begun are dropped (a
+		// newer board of the game draws itself); one being made is
+		// waited for, so that it does not find its message gone.
+		bs.want(m.ID, nil, func(ctx context.Context) {
+			if err := bs.dc.InteractionResponseDelete(ref, discordgo.WithContext(ctx)); err != nil {
+				bs.log.Warn("could not delete a replaced board", "channel", m.ChannelID, "err", err)
+			}
 		})
 	case bd.MessageID != "":
 		bs.run.queue(func(ctx context.Context) {
@@ -187,29 +188,23 @@ func (bs *boards) deleteBoard(m *match) {
 	}
 }
 
-// editBoard edits, in the background, the board message of m with v:
-// through its token while Discord accepts it (a board bigger than
-// pictureAbove may then be a picture: pictures.editBoard), and after that
-// through the channel when the bot knows the message (a correspondence
-// game's board; a picture there too: pictures.editInChannel). Otherwise the old message keeps its buttons, whose clicks
-// are refused as out of date.
-func (bs *boards) editBoard(m *match, v view) {
+// editRetired edits, in the background, the board message of m, a game
+// whose newer message replaced it, with v: through its token while Discord
+// accepts it, and after that through the channel when the bot knows the
+// message. Otherwise the old message keeps its buttons, whose clicks are
+// refused as out of date. It is one edit, outside the board's order
+// (show): the message is no longer the game's board.
+func (bs *boards) editRetired(m *match, v view) {
 	bd := m.Board
 	switch ref := bs.boardRef(m); {
-	case ref != nil && m.Judge.Size() > pictureAbove:
-		bs.pictures.editBoard(ref, m, v)
 	case ref != nil:
 		bs.editLater(ref, v, m.ChannelID)
-	case bd.MessageID != "" && m.Judge.Size() > pictureAbove:
-		bs.pictures.editInChannel(m, v)
 	case bd.MessageID != "":
 		bs.run.queue(func(ctx context.Context) {
 			if err := bs.editInChannel(ctx, bd, v); err != nil {
 				bs.log.Warn("could not update an old board through its channel", "channel", m.ChannelID, "err", err)
 			}
 		})
-	case bd.Token != "":
-		bs.log.Debug("not updating an old board: its interaction token has expired", "channel", m.ChannelID)
 	}
 }
 
@@ -479,4 +474,382 @@ func (bs *boards) tellLater(ref *discordgo.Interaction, text string) {
 			bs.log.Warn("could not send a follow-up to the player alone", "channel", ref.ChannelID, "err", err)
 		}
 	})
+}
+
+// The edits of a game's board, in its slot (boardSlots, below).
+
+// show draws m, a state of a game just saved, on its board in the
+// background: with comps, its buttons too (else they stay as an answer
+// drew them). A board bigger than pictureAbove may be a picture. It goes
+// through the board's token while Discord accepts it, and after that, with
+// comps, through the channel when the bot knows the message (a
+// correspondence game's board); otherwise the old message keeps its
+// buttons, whose clicks are refused as out of date. The stored game is
+// drawn instead when it is newer, and after the edit too when it moved on
+// meanwhile.
+func (bs *boards) show(m *match, comps bool) {
+	e := &boardEdit{m: m, comps: comps}
+	if ref := bs.boardRef(m); !comps && ref != nil {
+		// Its answer drew its buttons, after any row picked before it.
+		e.await, e.picked = ref, m
+	}
+	bs.want(m.ID, e, nil)
+}
+
+// checkShown has the board of m, which the answer to ref (a row picked in
+// the picker, read from the store) just drew with its buttons, drawn
+// again if the stored game shows something else once that answer is on
+// Discord: another process may have saved a move between the read and the
+// answer, which would then hide it.
+func (bs *boards) checkShown(m *match, ref *discordgo.Interaction) {
+	bs.want(m.ID, &boardEdit{m: m, check: true, await: ref, picked: m, wait: true}, nil)
+}
+
+// want has the slot of game key want e, and the deletion del first (either
+// may be nil), and queues a step of it unless one is queued or running.
+func (bs *boards) want(key string, e *boardEdit, del func(ctx context.Context)) {
+	if slot, start := bs.slots.ask(key, e, del); start {
+		bs.run.queue(func(ctx context.Context) { bs.step(ctx, key, slot) })
+	}
+}
+
+// step makes what the slot of game key wants, on an edit worker: the
+// deletions, then the edit (bring). Once an edit is made, the slot checks
+// the stored game again, in a step queued behind the work of other boards.
+func (bs *boards) step(ctx context.Context, key string, slot *boardSlot) {
+	dels, e, asked := bs.slots.take(slot)
+	for _, del := range dels {
+		del(ctx)
+	}
+	var check *boardEdit
+	if e != nil {
+		if drawn, comps := bs.bring(ctx, slot, e, bs.slots.current(slot, asked)); drawn != nil {
+			check = &boardEdit{m: drawn, check: true}
+			if ref := bs.boardRef(drawn); comps && ref != nil {
+				check.await, check.picked = ref, drawn
+			} else {
+				check.comps = comps
+			}
+		}
+	}
+	if bs.slots.done(key, slot, check) {
+		bs.run.queue(func(ctx context.Context) { bs.step(ctx, key, slot) })
+	}
+}
+
+// bring makes the edit e of slot's board: it waits for e.await's answer,
+// reads the stored game, and draws it in place of e.m if it is newer; for
+// a check, only if it shows something else than e.m, and Discord does not
+// show it already; never what the slot's last edit drew. It returns what it
+// drew, and whether with its buttons, or nil if it drew nothing or failed.
+// current says whether e is still the newest edit wanted of the board.
+func (bs *boards) bring(ctx context.Context, slot *boardSlot, e *boardEdit, current func() bool) (*match, bool) {
+	m := e.m
+	if e.wait {
+		// Over the HTTP endpoint Discord takes an answer once it has read
+		// the response: the store is read once it has.
+		bs.onDiscordNow(ctx, e.await, m.ChannelID)
+	}
+	if stored, err := bs.keeper.current(ctx, m.ChannelID); err != nil {
+		bs.log.Warn("could not read a game before drawing its board", "channel", m.ChannelID, "err", err)
+	} else if stored != nil && stored.ID == m.ID && stored.Version > m.Version {
+		if !sameMessage(e.m, stored) {
+			// A newer message of the game replaced this one, and is
+			// drawn by whoever drew it; this one is being deleted.
+			return nil, false
+		}
+		m = stored
+	}
+	if e.check && bs.sameShown(m, e.m) {
+		return nil, false
+	}
+	comps := e.comps
+	if e.picked != nil && !bs.sameShown(m, e.picked) {
+		// The board's buttons are picked's, or those of an answer since.
+		// A redraw of buttons that Discord shows already would only
+		// close the row their player has just opened.
+		msg := bs.onDiscordNow(ctx, e.await, m.ChannelID)
+		if e.check && msg != nil && bs.onDiscord(msg, m) {
+			return nil, false
+		}
+		comps = comps || msg == nil || !showsButtons(msg, renderMatch(bs.catalog.For(m.locale), m.Match))
+	}
+	if last := slot.drew; last != nil && bs.sameShown(m, last.m) && (last.comps || !comps) {
+		return nil, false // drawn just before
+	}
+	if !bs.draw(ctx, m, comps, current) {
+		return nil, false
+	}
+	slot.drew = &boardEdit{m: m, comps: comps}
+	return m, comps
+}
+
+// onDiscordNow reads the message that ref's answer drew, once Discord has
+// it (retryUnanswered), and returns it; nil if it cannot.
+func (bs *boards) onDiscordNow(ctx context.Context, ref *discordgo.Interaction, channelID string) *discordgo.Message {
+	var msg *discordgo.Message
+	err := retryUnanswered(ctx, func() error {
+		var err error
+		msg, err = bs.dc.InteractionResponse(ref, discordgo.WithContext(ctx))
+		return err
+	}, notAnsweredYet)
+	if err != nil {
+		bs.log.Debug("could not read a board after its answer", "channel", channelID, "err", err)
+		return nil
+	}
+	return msg
+}
+
+// sameMessage says whether the board of stored, a later state of old's
+// game, is the message old's board is on: a move keeps its board's
+// message, and a board drawn as a new message (postBoard) has a new serial
+// and no known id until it is looked up.
+func sameMessage(old, stored *match) bool {
+	a, b := old.Board.MessageID, stored.Board.MessageID
+	switch {
+	case a != "" && b != "":
+		return a == b
+	case old.Serial == stored.Serial:
+		return true
+	}
+	return b != ""
+}
+
+// onDiscord says whether msg, a board message as Discord shows it, shows
+// m: its text (with or without the grid) and its buttons and menus (it may
+// have a row of the picker open).
+func (bs *boards) onDiscord(msg *discordgo.Message, m *match) bool {
+	l := bs.catalog.For(m.locale)
+	v := renderMatch(l, m.Match)
+	if msg.Content != v.content && msg.Content != renderPictured(l, m.Match).content {
+		return false
+	}
+	return showsButtons(msg, v)
+}
+
+// showsButtons says whether msg has every button and menu of v (and
+// perhaps more: a row of the picker open).
+func showsButtons(msg *discordgo.Message, v view) bool {
+	shown := make(map[string]bool)
+	for _, id := range customIDs(msg.Components) {
+		shown[id] = true
+	}
+	for _, id := range customIDs(v.components) {
+		if !shown[id] {
+			return false
+		}
+	}
+	return true
+}
+
+// customIDs lists the custom_ids of the buttons and menus in comps.
+func customIDs(comps []discordgo.MessageComponent) []string {
+	var ids []string
+	for _, c := range comps {
+		switch c := c.(type) {
+		case *discordgo.ActionsRow:
+			ids = append(ids, customIDs(c.Components)...)
+		case discordgo.ActionsRow:
+			ids = append(ids, customIDs(c.Components)...)
+		case *discordgo.Button:
+			ids = append(ids, c.CustomID)
+		case discordgo.Button:
+			ids = append(ids, c.CustomID)
+		case *discordgo.SelectMenu:
+			ids = append(ids, c.CustomID)
+		case discordgo.SelectMenu:
+			ids = append(ids, c.CustomID)
+		}
+	}
+	return ids
+}
+
+// sameShown says whether a and b, states of one game, draw the same board
+// (text and buttons; the picture is of the same cells then).
+func (bs *boards) sameShown(a, b *match) bool {
+	if a == b {
+		return true
+	}
+	if a.ID != b.ID {
+		return false
+	}
+	va, vb := renderMatch(bs.catalog.For(a.locale), a.Match), renderMatch(bs.catalog.For(b.locale), b.Match)
+	return va.content == vb.content && reflect.DeepEqual(va.buttons(), vb.buttons())
+}
+
+// draw edits m's board to show m, with its buttons for comps, and says
+// whether it did (see show).
+func (bs *boards) draw(ctx context.Context, m *match, comps bool, current func() bool) bool {
+	bd := m.Board
+	switch ref := bs.boardRef(m); {
+	case ref != nil && m.Judge.Size() > pictureAbove:
+		return bs.pictures.show(ctx, ref, m, comps, current)
+	case ref != nil:
+		if err := bs.edit(ctx, ref, renderMatch(bs.catalog.For(m.locale), m.Match)); err != nil {
+			bs.log.Warn("could not update an old message", "channel", m.ChannelID, "err", err)
+			return false
+		}
+		return true
+	case !comps:
+		return false // a picture follows an answer only through its token
+	case bd.MessageID != "" && m.Judge.Size() > pictureAbove:
+		return bs.pictures.showInChannel(ctx, m)
+	case bd.MessageID != "":
+		if err := bs.editInChannel(ctx, bd, renderMatch(bs.catalog.For(m.locale), m.Match)); err != nil {
+			bs.log.Warn("could not update an old board through its channel", "channel", m.ChannelID, "err", err)
+			return false
+		}
+		return true
+	case bd.Token != "":
+		bs.log.Debug("not updating an old board: its interaction token has expired", "channel", m.ChannelID)
+	}
+	return false
+}
+
+// Keeping boards in line with their games.
+//
+// A board's edits go out one at a time, and only the newest state
+// matters: boards keeps, for each game, one slot (boardSlots) that holds
+// the edit being made, if any, and the newest edit wanted after it. An
+// edit wanted while another of the same board is being made only replaces
+// what the slot wants next: a fast game makes one edit at a time, of its
+// latest state, and no worker ever waits for another edit of its board,
+// so that one busy board delays nobody else's.
+//
+// Across processes (replicas on one PostgreSQL database) the same board
+// is edited by whichever process made the change, and Discord may take an
+// edit's time: an older edit could land after a newer one. So each edit
+// reads the stored game just before it is made, and draws the stored game
+// instead when it is newer (a higher version of the same game): no edit
+// older than what is stored is sent. And once an edit is made, the stored
+// game is read again: if it shows something else by then, it is drawn too
+// (step). The board converges to the stored game: of the edits that
+// reached Discord, take the last; the check after it read the store after
+// it was made, and either drew what was stored then, or found a game that
+// was saved later, whose edit (made by whoever saved it, after the save)
+// came later still.
+
+// A boardEdit is what a board's slot wants drawn next.
+type boardEdit struct {
+	m *match // the state to draw, or a newer one that is stored
+	// comps says the edit sets the board's buttons too; without, they
+	// stay as an answer drew them (a picture that follows a move).
+	comps bool
+	// check says m is on the board already (just drawn, or answered): the
+	// stored game is drawn only if it shows something else.
+	check bool
+	// await, if set, is an interaction on the board whose answer (or the
+	// slot's edit) drew picked with its buttons: it is waited for before
+	// the stored game is read, and a state other than picked is drawn with
+	// its buttons unless Discord shows them already (checkShown).
+	await  *discordgo.Interaction
+	picked *match
+	// wait says await's answer may not be on Discord yet (a row picked).
+	wait bool
+}
+
+// merge returns what a slot that wants a wants once b is wanted too: the
+// newer state (b's on a tie, or of another game), the buttons if either
+// sets them, the newest answer to wait for, and a check only if both are.
+func (a *boardEdit) merge(b *boardEdit) *boardEdit {
+	if a == nil {
+		return b
+	}
+	if b == nil {
+		return a
+	}
+	out := *b
+	if a.m.ID == b.m.ID && a.m.Version > b.m.Version {
+		out.m = a.m
+	}
+	out.comps = a.comps || b.comps
+	out.check = a.check && b.check
+	out.wait = a.wait || b.wait
+	if out.await == nil || a.picked != nil && out.picked.Version < a.picked.Version {
+		out.await, out.picked = a.await, a.picked
+	}
+	return &out
+}
+
+// boardSlots holds, by game, the slot of each board with an edit being
+// made or wanted. The zero value is ready to use; it is safe for
+// concurrent use.
+type boardSlots struct {
+	mu     sync.Mutex
+	boards map[string]*boardSlot
+}
+
+// A boardSlot is one board's: whether a step of it is queued or running,
+// the edit it wants next, the deletions of the game's replaced board
+// messages to make first, and how many edits were asked of it (current).
+type boardSlot struct {
+	drew    *boardEdit // the slot's last edit made, read and written by its step alone
+	busy    bool
+	want    *boardEdit
+	deletes []func(ctx context.Context)
+	asked   uint64
+}
+
+// ask has the slot of game key want e (if not nil) merged into what it
+// wants, and del (if not nil) made before it, dropping what it wanted
+// until then (an edit of the message del deletes). It returns the slot,
+// and start if no step of it is queued or running: the caller queues one.
+func (s *boardSlots) ask(key string, e *boardEdit, del func(ctx context.Context)) (slot *boardSlot, start bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	slot = s.boards[key]
+	if slot == nil {
+		if s.boards == nil {
+			s.boards = make(map[string]*boardSlot)
+		}
+		slot = new(boardSlot)
+		s.boards[key] = slot
+	}
+	slot.asked++
+	if del != nil {
+		slot.want = nil
+		slot.deletes = append(slot.deletes, del)
+	}
+	slot.want = slot.want.merge(e)
+	if slot.busy {
+		return slot, false
+	}
+	slot.busy = true
+	return slot, true
+}
+
+// take returns, and clears, what slot wants: its deletions and its edit,
+// with the number of edits asked so far.
+func (s *boardSlots) take(slot *boardSlot) ([]func(ctx context.Context), *boardEdit, uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	dels, e := slot.deletes, slot.want
+	slot.deletes, slot.want = nil, nil
+	return dels, e, slot.asked
+}
+
+// current says whether no edit was asked of slot since asked.
+func (s *boardSlots) current(slot *boardSlot, asked uint64) func() bool {
+	return func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return slot.asked == asked
+	}
+}
+
+// done ends a step of slot, game key's, after which it wants check (if not
+// nil) as well: it says whether the slot wants more, and so needs another
+// step; if not, the slot is forgotten.
+func (s *boardSlots) done(key string, slot *boardSlot, check *boardEdit) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	slot.want = check.merge(slot.want)
+	if slot.want != nil || len(slot.deletes) > 0 {
+		return true
+	}
+	slot.busy = false
+	if s.boards[key] == slot {
+		delete(s.boards, key)
+	}
+	return false
 }

@@ -24,7 +24,7 @@ func New(dc Discord, st Stores, cfg Config, log *slog.Logger) *Bot {
 	b.settings = &settings{store: st.Settings, table: cfg.Table, now: cfg.Now, log: log}
 	b.tables = &tables{games: st.Games, challenges: st.Challenges, meter: b.meter, log: log, now: cfg.Now, self: b.self, starts: b.starts, run: b.run, settings: b.settings}
 	b.boards = &boards{dc: dc, catalog: b.catalog, log: log, now: cfg.Now, run: b.run, settings: b.settings, keeper: b.tables,
-		pictures: &pictures{dc: dc, catalog: b.catalog, log: log, run: b.run, settings: b.settings}}
+		pictures: &pictures{dc: dc, catalog: b.catalog, log: log, settings: b.settings}}
 	b.tables.upkeep = b.boards
 	b.records = &records{store: st.Stats, catalog: b.catalog, settings: b.settings, self: b.self, log: log, program: cfg.About, started: cfg.Now()}
 	b.seen = &seen{store: st.Interactions, now: cfg.Now, run: b.run, log: log, answer: b.answerSeen}

@@ -233,7 +233,14 @@
 // it uploads are added all the same), so its picture replaces the one
 // before: a message carries one picture, of its latest state.
 //
-// The background edits of a big board's message keep the order in which
-// the bot decided them under the channel's lock; one that a newer edit of
-// the same message overtook before it began is dropped (boardEdits).
+// A board's background edits go out one at a time, and only its newest
+// state matters: an edit wanted while another of the same board is being
+// made replaces what was wanted next, so that a fast game makes one edit at
+// a time and never holds a worker that other boards' edits need
+// (boardSlots). Across processes sharing one database, each edit reads the
+// stored game just before it is made and draws it instead when it is newer,
+// and reads it again once the edit is made, drawing it if it moved on: a
+// board converges to the stored game, whichever process's edit Discord
+// takes last. A row picked in the picker, drawn from a read of the store,
+// is checked the same way once its answer is on Discord (checkShown).
 package bot

@@ -10,7 +10,7 @@ type followUps struct {
 	// its message is deleted, or keeps its final position (boards.retire).
 	retire *match
 	// picture puts the picture of shown's board on its message
-	// (pictures.later).
+	// (boards.show).
 	picture bool
 	// lookup learns the id of shown's board message, drawn as a new
 	// message, if the game will need it (boards.lookupLater).
@@ -19,6 +19,6 @@ type followUps struct {
 	// pinged unless it is them (boards.pingMover).
 	pingFor string
 	// redraw draws shown on its board message, which the answer did not
-	// show (boards.editBoard).
+	// show (boards.show).
 	redraw bool
 }

@@ -300,6 +300,7 @@ func TestSweepEndsOrphanedTimeouts(t *testing.T) {
 			t.Errorf("%s after the sweep: %v, %v; want %s", ch, g.End, err, want)
 		}
 	}
+	b.Close() // the timeout's board edit reads the game under its lock too
 	if n := b.tables.channels.len(); n != 0 {
 		t.Errorf("the sweep left %d channels in memory; want 0 (it only locked the game that was out of time)", n)
 	}

@@ -62,7 +62,12 @@ func (b *Bot) pickRow(ctx context.Context, req *request, r route) error {
 	}
 	pic := b.settings.showsPicture(ctx, req.GuildID, m.Match)
 	v := renderPicker(b.catalog.For(req.keptLocale(m.locale)), m.Match, row, pic)
-	return req.respond(ctx, discordgo.InteractionResponseUpdateMessage, v, false)
+	if err := req.respond(ctx, discordgo.InteractionResponseUpdateMessage, v, false); err != nil {
+		return err
+	}
+	// A move saved by another process since the read must not stay hidden.
+	b.boards.checkShown(m, &discordgo.Interaction{AppID: req.AppID, Token: req.Token})
+	return nil
 }
 
 // openMoveModal answers the picker's Move… button with the modal in which

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"sync"
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/tttbot/tttbot/game"
@@ -16,96 +15,88 @@ import (
 // pictureName is the file name of a board's picture.
 const pictureName = "board.png"
 
-// pictures puts the pictures of big boards on their messages, in the
-// background, each message's edits in the order they were decided. It is
-// safe for concurrent use.
+// pictures puts the pictures of big boards on their messages. Each of its
+// edits is one request, made when boards decides it (boards.go keeps each
+// board's edits in order, one at a time). It is safe for concurrent use.
 type pictures struct {
 	dc       Discord
 	catalog  *i18n.Catalog
 	log      *slog.Logger
-	run      *runner
 	settings *settings
-	edits    boardEdits // the order of background edits of big boards
 }
 
-// drawLater puts, in the background, the picture of m's board on its board
-// message ref, which an answer has just shown as an emoji board, and
-// takes the grid out of its text; the buttons stay as answered. m must
-// not change any more: the bot changes a committed match only on a
-// clone.
-func (p *pictures) drawLater(ref *discordgo.Interaction, m *match) {
-	text := renderPictured(p.catalog.For(m.locale), m.Match).content
-	turn := p.edits.take(m.ID)
-	p.run.queue(func(ctx context.Context) {
-		turn.do(func(current func() bool) {
-			if err := p.editPicture(ctx, ref, m.Judge, text, nil, current); err != nil {
-				p.logPictureFailure(m.ChannelID, current, err)
-			}
-		})
-	})
+// show edits the message ref of m's board, bigger than pictureAbove, to
+// show m: as a picture where the guild wants one, with its text without
+// the grid; else (or if the picture cannot be put there, when comps is
+// set) as m's emoji board. With comps the buttons are m's too; without,
+// they stay as they are (an answer drew them). Either way the edit keeps
+// no attachment, so that no picture of an earlier state stays beside a
+// grid. current says whether the edit is still the newest one wanted of
+// the board (editPicture). It says whether the board now shows m.
+func (p *pictures) show(ctx context.Context, ref *discordgo.Interaction, m *match, comps bool, current func() bool) bool {
+	l := p.catalog.For(m.locale)
+	var cp *[]discordgo.MessageComponent
+	if comps {
+		c := renderMatch(l, m.Match).buttons()
+		cp = &c
+	}
+	if p.settings.showsPicture(ctx, m.GuildID, m.Match) {
+		err := p.editPicture(ctx, ref, m.Judge, renderPictured(l, m.Match).content, cp, current)
+		if err == nil {
+			return true
+		}
+		p.logPictureFailure(m.ChannelID, current, err)
+		if !comps {
+			return false // the board stays as its answer drew it
+		}
+	}
+	v := renderMatch(l, m.Match)
+	_, err := p.dc.InteractionResponseEdit(ref, &discordgo.WebhookEdit{
+		Content:         &v.content,
+		Components:      cp,
+		Attachments:     &[]*discordgo.MessageAttachment{},
+		AllowedMentions: allowed(""),
+	}, discordgo.WithContext(ctx))
+	if err != nil {
+		p.log.Warn("could not update a board", "channel", m.ChannelID, "err", fmt.Errorf("edit message: %w", err))
+		return false
+	}
+	return true
 }
 
-// editBoard edits, in the background, the message ref of m's board,
-// bigger than pictureAbove, with v: as a picture where the guild wants
-// one, else (or if the picture cannot be put there) as v's emoji board.
-// Either way the edit keeps no attachment, so that no picture of an
-// earlier state stays beside a grid.
-func (p *pictures) editBoard(ref *discordgo.Interaction, m *match, v view) {
-	comps := v.buttons()
-	turn := p.edits.take(m.ID)
-	p.run.queue(func(ctx context.Context) {
-		turn.do(func(current func() bool) {
-			if p.settings.showsPicture(ctx, m.GuildID, m.Match) {
-				text := renderPictured(p.catalog.For(m.locale), m.Match).content
-				err := p.editPicture(ctx, ref, m.Judge, text, &comps, current)
-				if err == nil {
-					return
-				}
-				p.logPictureFailure(m.ChannelID, current, err)
-			}
-			_, err := p.dc.InteractionResponseEdit(ref, &discordgo.WebhookEdit{
-				Content:         &v.content,
-				Components:      &comps,
-				Attachments:     &[]*discordgo.MessageAttachment{},
-				AllowedMentions: allowed(""),
-			}, discordgo.WithContext(ctx))
-			if err != nil {
-				p.log.Warn("could not update a board", "channel", m.ChannelID, "err", fmt.Errorf("edit message: %w", err))
-			}
-		})
-	})
-}
-
-// editInChannel edits, in the background and with the bot token, the
-// message of m's board, bigger than pictureAbove, once its token has
-// expired (a correspondence game's board, see doc.go) with v: as a picture
-// where the guild wants one, else (or if the picture cannot be drawn) as
-// v's emoji board. Either way the edit keeps no attachment, so that no
-// picture of an earlier state stays.
-func (p *pictures) editInChannel(m *match, v view) {
+// showInChannel edits, with the bot token, the message of m's board,
+// bigger than pictureAbove, once its token has expired (a correspondence
+// game's board, see doc.go), to show m: as a picture where the guild wants
+// one, else (or if the picture cannot be drawn) as m's emoji board, with
+// m's buttons. Either way the edit keeps no attachment, so that no
+// picture of an earlier state stays. It says whether the board now shows
+// m.
+func (p *pictures) showInChannel(ctx context.Context, m *match) bool {
 	bd := m.Board
+	l := p.catalog.For(m.locale)
+	v := renderMatch(l, m.Match)
 	comps := v.buttons()
-	p.run.queue(func(ctx context.Context) {
-		e := &discordgo.MessageEdit{
-			Channel: bd.ChannelID, ID: bd.MessageID,
-			Content: &v.content, Components: &comps,
-			Attachments:     &[]*discordgo.MessageAttachment{},
-			AllowedMentions: allowed(""),
+	e := &discordgo.MessageEdit{
+		Channel: bd.ChannelID, ID: bd.MessageID,
+		Content: &v.content, Components: &comps,
+		Attachments:     &[]*discordgo.MessageAttachment{},
+		AllowedMentions: allowed(""),
+	}
+	if p.settings.showsPicture(ctx, m.GuildID, m.Match) {
+		var png bytes.Buffer
+		if err := picture.Draw(&png, m.Judge); err != nil {
+			p.log.Warn("could not show a board as a picture; /ttt board draws it again", "channel", m.ChannelID, "err", err)
+		} else {
+			text := renderPictured(l, m.Match).content
+			e.Content = &text
+			e.Files = []*discordgo.File{{Name: pictureName, ContentType: "image/png", Reader: &png}}
 		}
-		if p.settings.showsPicture(ctx, m.GuildID, m.Match) {
-			var png bytes.Buffer
-			if err := picture.Draw(&png, m.Judge); err != nil {
-				p.log.Warn("could not show a board as a picture; /ttt board draws it again", "channel", m.ChannelID, "err", err)
-			} else {
-				text := renderPictured(p.catalog.For(m.locale), m.Match).content
-				e.Content = &text
-				e.Files = []*discordgo.File{{Name: pictureName, ContentType: "image/png", Reader: &png}}
-			}
-		}
-		if _, err := p.dc.ChannelMessageEditComplex(e, discordgo.WithContext(ctx)); err != nil {
-			p.log.Warn("could not update an old board through its channel", "channel", m.ChannelID, "err", fmt.Errorf("edit message: %w", err))
-		}
-	})
+	}
+	if _, err := p.dc.ChannelMessageEditComplex(e, discordgo.WithContext(ctx)); err != nil {
+		p.log.Warn("could not update an old board through its channel", "channel", m.ChannelID, "err", fmt.Errorf("edit message: %w", err))
+		return false
+	}
+	return true
 }
 
 // logPictureFailure logs why a picture could not be put on a board
@@ -147,86 +138,4 @@ func (p *pictures) editPicture(ctx context.Context, ref *discordgo.Interaction, 
 		return fmt.Errorf("edit message with a picture: %w", err)
 	}
 	return nil
-}
-
-// boardEdits puts the background edits of each big board's message in the
-// order they were decided: an edit waits for the one before it, and one
-// that a newer edit of the same message overtook before it began is
-// dropped, since the newer one shows a later state. A game has one board
-// message at a time, edited through the tokens of many interactions (each
-// tap on its picker brings one), so edits are known by the game's id: a
-// new board message of the game (/ttt board) overtakes what was waiting
-// for the one it replaces, which is deleted in turn (last). The zero
-// value is ready to use and safe for concurrent use; it holds a game only
-// while an edit of its board is waiting or running.
-type boardEdits struct {
-	mu     sync.Mutex
-	boards map[string]*boardTurns // by game
-}
-
-type boardTurns struct {
-	sending sync.Mutex // held while one of the message's edits runs
-	newest  uint64     // the number of the newest edit taken; guarded by boardEdits.mu
-	pending int        // edits taken and not done; guarded by boardEdits.mu
-}
-
-// An editTurn is one edit's place in the order of its message's edits.
-type editTurn struct {
-	e      *boardEdits
-	key    string
-	t      *boardTurns
-	n      uint64
-	always bool // runs even if overtaken (last)
-}
-
-// take returns the turn of a new edit of the board of game key, after
-// every edit taken before it. Take it where the edit is decided (under the
-// channel's lock), and run it once with do (a turn never run, because the
-// bot closed, keeps its game in memory).
-func (e *boardEdits) take(key string) editTurn {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	t := e.boards[key]
-	if t == nil {
-		if e.boards == nil {
-			e.boards = make(map[string]*boardTurns)
-		}
-		t = new(boardTurns)
-		e.boards[key] = t
-	}
-	t.newest++
-	t.pending++
-	return editTurn{e: e, key: key, t: t, n: t.newest}
-}
-
-// last returns the turn of the deletion of the board message of game key,
-// which a newer message replaced: the edits taken before it that have not
-// begun are dropped, one that runs is waited for (so that it does not
-// find its message gone), and the deletion runs even if edits of the new
-// message are taken after it, which wait for it.
-func (e *boardEdits) last(key string) editTurn {
-	t := e.take(key)
-	t.always = true
-	return t
-}
-
-// do runs f once the edits taken before this one are done, unless a newer
-// edit of the message was taken first (but a turn from last runs). current
-// tells f whether that is still so, for an edit that tries again.
-func (et editTurn) do(f func(current func() bool)) {
-	current := func() bool {
-		et.e.mu.Lock()
-		defer et.e.mu.Unlock()
-		return et.t.newest == et.n
-	}
-	et.t.sending.Lock()
-	if et.always || current() {
-		f(current)
-	}
-	et.t.sending.Unlock()
-	et.e.mu.Lock()
-	defer et.e.mu.Unlock()
-	if et.t.pending--; et.t.pending == 0 {
-		delete(et.e.boards, et.key)
-	}
 }

@@ -294,62 +294,6 @@ func TestRetiredPictureStays(t *testing.T) {
 	}
 }
 
-// Edits of one message run in the order they were taken; one overtaken by
-// a newer edit before it began, or whose message was dropped, does not
-// run.
-func TestBoardEditsOrder(t *testing.T) {
-	var e boardEdits
-	var ran []int
-	run := func(n int) func(func() bool) {
-		return func(func() bool) { ran = append(ran, n) }
-	}
-	first, second := e.take("a"), e.take("a")
-	other := e.take("b")
-	second.do(run(2))
-	first.do(run(1)) // overtaken by 2
-	other.do(run(3)) // another message
-	third := e.take("a")
-	del := e.last("a")
-	third.do(run(4)) // its message is to be deleted
-	del.do(run(5))
-	// A deletion runs even if the new message's edits come after it.
-	del2 := e.last("d")
-	next := e.take("d")
-	del2.do(run(6))
-	next.do(run(7))
-	if want := []int{2, 3, 5, 6, 7}; !slices.Equal(ran, want) {
-		t.Errorf("ran %v; want %v", ran, want)
-	}
-	if len(e.boards) != 0 {
-		t.Errorf("%d messages kept after every edit ran; want none", len(e.boards))
-	}
-
-	// While an edit runs, a newer one waits, and the running one learns
-	// that it is no longer the newest.
-	running := e.take("c")
-	started, release := make(chan struct{}), make(chan bool)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		running.do(func(current func() bool) {
-			close(started)
-			<-release
-			if current() {
-				t.Error("a running edit overtaken by a newer one is told it is current")
-			}
-		})
-	}()
-	<-started
-	newer := e.take("c")
-	release <- true
-	<-done
-	newerRan := false
-	newer.do(func(func() bool) { newerRan = true })
-	if !newerRan {
-		t.Error("the newest edit did not run")
-	}
-}
-
 // The text beside a picture is the emoji board's without the grid, and
 // names the picture's colour of the winning line, green.
 func TestRenderPictured(t *testing.T) {

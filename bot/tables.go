@@ -427,6 +427,18 @@ func (t *tables) keepBoard(ctx context.Context, channelID, gameID string, bd sto
 	t.log.Debug("board message kept", "channel", channelID, "message", msg.ID)
 }
 
+// current reads the channel's game from the store under its lock, so that
+// a change this process saved has been answered by then; nil if it has
+// none. The match returned is the channel's: it must not be changed.
+func (t *tables) current(ctx context.Context, channelID string) (*match, error) {
+	ch, err := t.lock(ctx, channelID, false)
+	if err != nil {
+		return nil, err
+	}
+	defer t.unlock(ch)
+	return ch.match, nil
+}
+
 // keepPing stores id, the ping just posted for the turn of next, with the
 // game, so that the change that ends the turn deletes it; it says whether
 // it did, and returns the pings to delete now: this one if that change

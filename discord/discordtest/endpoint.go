@@ -88,6 +88,7 @@ func (s *Server) post(st *interactionState) {
 	ctx, cancel := context.WithTimeout(context.Background(), st.deadline)
 	defer cancel()
 	status, body, err := s.postPayload(ctx, st.payload)
+	s.holdIfAsked(Request{Method: http.MethodPost, Path: endpointPath, Body: st.payload, Time: time.Now()})
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rec := Request{Method: http.MethodPost, Path: endpointPath, Body: st.payload, Time: time.Now(), Status: status, Reply: body}

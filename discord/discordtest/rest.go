@@ -133,6 +133,7 @@ func (s *Server) api(h func(*http.Request, []byte) reply) http.Handler {
 
 		body, _ := io.ReadAll(io.LimitReader(r.Body, maxBody))
 		rec := Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Body: body, Time: time.Now()}
+		s.holdIfAsked(rec)
 		s.mu.Lock()
 		f, limited := s.limitedLocked(r.Method, r.URL.Path, rec.Time)
 		var injected bool

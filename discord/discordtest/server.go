@@ -125,6 +125,7 @@ type Server struct {
 
 	requests    []Request
 	faults      []fault
+	holds       []*Hold
 	policies    []*faultPolicy       // InjectFaults
 	routeUntil  map[string]time.Time // rateRoute → end of the limit a 429 announced
 	globalUntil time.Time            // end of the global limit a 429 announced

@@ -362,7 +362,10 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 	// here; for a while the servers still answer what arrives (a request
 	// already on its way on a kept-alive connection, a connection already
 	// queued), each answer closing its connection; then they stop taking
-	// connections (those whose handshake is done are still taken) and
+	// connections (those whose handshake is done are still taken, on
+	// Linux where the socket filter of refuseHandshakes attaches; where
+	// it does not, a warning at start-up says so, and those still queued
+	// when the listener closes are reset) and
 	// finish every request read or on its way, and only then close
 	// the idle connections (server.stop). REST calls (answers
 	// over the gateway, edits, follow-ups) may run until restWithin after
@@ -411,6 +414,20 @@ const maxHeaderBytes = 16<<10 - 4096
 // kernel's queue until one closes.
 const maxConnections = 1024
 
+// handshakeChecked makes checkHandshakeFilter log once.
+var handshakeChecked sync.Once
+
+// checkHandshakeFilter logs, once, at the first listen, if the socket
+// filter that keeps SIGTERM from resetting queued connections cannot be
+// attached here (refuseHandshakes).
+func checkHandshakeFilter(log *slog.Logger) {
+	handshakeChecked.Do(func() {
+		if err := handshakeFilter(); err != nil {
+			log.Warn("the socket filter that refuses new connections at SIGTERM cannot be attached; at SIGTERM, connections the kernel has queued but the bot not yet taken may be reset", "err", err)
+		}
+	})
+}
+
 // A server is an HTTP server with what its shutdown needs: its listener,
 // and which of its connections are reading or answering a request.
 type server struct {
@@ -432,6 +449,7 @@ func listen(addr, variable string, h http.Handler, limit int, log *slog.Logger) 
 	if err != nil {
 		return nil, "", fmt.Errorf("%s %s: %w", variable, addr, err)
 	}
+	checkHandshakeFilter(log)
 	srv := &server{ln: limitListener(ln, limit)}
 	srv.Server = &http.Server{
 		Handler:           h,
@@ -553,7 +571,7 @@ func (l *limitedListener) stop(ctx context.Context) {
 		_ = l.Close()
 		return
 	}
-	refuseHandshakes(tl)
+	_ = refuseHandshakes(tl) // checked at start-up (checkHandshakeFilter)
 	l.stopping.Store(true)
 	if err := tl.SetDeadline(time.Now().Add(acceptLast)); err != nil {
 		_ = l.Close()

@@ -484,9 +484,11 @@ func (s *server) stop(ctx context.Context) error {
 	return s.Shutdown(ctx)
 }
 
-// connStates tracks which connections of a server are busy: accepted
-// and not yet idle, or reading or answering a request. The zero value is
-// ready to use; it is safe for concurrent use.
+// connStates tracks which connections of a server are busy: reading or
+// answering a request. A connection that has sent nothing yet is not
+// busy (one silent connection must not hold the stop for its whole
+// budget); Shutdown lets it send its request for a while, and answers it.
+// The zero value is ready to use; it is safe for concurrent use.
 type connStates struct {
 	mu   sync.Mutex
 	busy map[net.Conn]bool
@@ -496,7 +498,7 @@ type connStates struct {
 func (cs *connStates) set(c net.Conn, st http.ConnState) {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
-	if st == http.StateNew || st == http.StateActive {
+	if st == http.StateActive {
 		if cs.busy == nil {
 			cs.busy = make(map[net.Conn]bool)
 		}
@@ -539,8 +541,9 @@ type limitedListener struct {
 	stopping  atomic.Bool // stop began: a timeout of Accept closes the listener
 }
 
-// acceptLast is how long stop lets Accept wait for the connections
-// whose handshake was done when it began.
+// acceptLast is how long, once stop began, Accept waits for a
+// connection whose handshake is done, counted from when a slot is free
+// for it: the queue is empty when none comes within it.
 const acceptLast = 50 * time.Millisecond
 
 func (l *limitedListener) Accept() (net.Conn, error) {
@@ -548,6 +551,14 @@ func (l *limitedListener) Accept() (net.Conn, error) {
 	case l.slots <- struct{}{}:
 	case <-l.done:
 		return nil, net.ErrClosed
+	}
+	if l.stopping.Load() {
+		// Each connection still queued gets its own acceptLast, counted
+		// from when a slot is free for it: one taken after a long
+		// request is not reset.
+		if tl, ok := l.Listener.(*net.TCPListener); ok {
+			_ = tl.SetDeadline(time.Now().Add(acceptLast))
+		}
 	}
 	c, err := l.Listener.Accept()
 	if err != nil {
@@ -606,17 +617,30 @@ func (c *limitedConn) Close() error {
 	return err
 }
 
-// shutdown stops the servers, letting requests in flight finish for up
-// to 3 s (Discord waits no longer for an answer).
+// shutdown stops the servers at once, each letting its requests in
+// flight finish for up to 3 s of its own (Discord waits no longer for an
+// answer), so that one server's slow connection does not use another's
+// time; the last listed (the interactions server, listened last) begins
+// first.
 func shutdown(servers []*server, log *slog.Logger) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	for _, srv := range servers {
-		if err := srv.stop(ctx); err != nil {
-			log.Warn("stopping an HTTP server", "err", err)
-		}
+	var wg sync.WaitGroup
+	for k := len(servers) - 1; k >= 0; k-- {
+		srv := servers[k]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), stopWithin)
+			defer cancel()
+			if err := srv.stop(ctx); err != nil {
+				log.Warn("stopping an HTTP server", "err", err)
+			}
+		}()
 	}
+	wg.Wait()
 }
+
+// stopWithin is each server's budget for stopping.
+var stopWithin = 3 * time.Second
 
 // backupTo copies the SQLite database that databaseURL (DATABASE_URL)
 // names into the new file dst, consistently, while a bot may be using it.

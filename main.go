@@ -223,9 +223,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 		if endpoint, err = discord.NewEndpoint(cfg.publicKey, log, nil); err != nil {
 			return err
 		}
-		mux := http.NewServeMux()
-		mux.Handle("/interactions", endpoint)
-		d := &drainer{h: mux}
+		d := &drainer{h: interactionsMux(endpoint)}
 		drains = append(drains, d)
 		srv, addr, err := listen(cfg.interactionsAddr, "INTERACTIONS_ADDR", d, maxConnections, log)
 		if err != nil {
@@ -401,6 +399,19 @@ func (d *drainer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	d.h.ServeHTTP(w, r)
 }
 
+// interactionsMux serves endpoint on /interactions and refuses every
+// other path with 404, closing the connection: the interactions server
+// keeps open only what Discord uses.
+func interactionsMux(endpoint http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/interactions", endpoint)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Connection", "close")
+		http.NotFound(w, r)
+	})
+	return mux
+}
+
 // maxHeaderBytes bounds the request headers the servers read (Go's
 // default is 1 MB): Discord's and a Prometheus scraper's are well under
 // 1 KiB, and a flood of connections sending megabyte headers must not
@@ -410,8 +421,9 @@ func (d *drainer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 const maxHeaderBytes = 16<<10 - 4096
 
 // maxConnections bounds the connections each server holds open at once
-// (each costs a goroutine and its buffers, some 20 KiB); more wait in the
-// kernel's queue until one closes.
+// (each costs a goroutine and its buffers, some 20 KiB): at the cap, an
+// idle kept-alive connection is closed to take a new one; without any,
+// more wait in the kernel's queue until one closes.
 const maxConnections = 1024
 
 // handshakeChecked makes checkHandshakeFilter log once.
@@ -451,6 +463,7 @@ func listen(addr, variable string, h http.Handler, limit int, log *slog.Logger) 
 	}
 	checkHandshakeFilter(log)
 	srv := &server{ln: limitListener(ln, limit)}
+	srv.ln.full = srv.conns.closeIdle
 	srv.Server = &http.Server{
 		Handler:           h,
 		MaxHeaderBytes:    maxHeaderBytes,
@@ -484,6 +497,24 @@ func (s *server) stop(ctx context.Context) error {
 	return s.Shutdown(ctx)
 }
 
+// closeIdle closes the connection idle the longest, if one is, to free
+// its slot for a new connection.
+func (cs *connStates) closeIdle() {
+	cs.mu.Lock()
+	var oldest net.Conn
+	var since time.Time
+	for c, at := range cs.idle {
+		if oldest == nil || at.Before(since) {
+			oldest, since = c, at
+		}
+	}
+	delete(cs.idle, oldest)
+	cs.mu.Unlock()
+	if oldest != nil {
+		_ = oldest.Close()
+	}
+}
+
 // connStates tracks which connections of a server are busy: reading or
 // answering a request. A connection that has sent nothing yet is not
 // busy (one silent connection must not hold the stop for its whole
@@ -492,12 +523,20 @@ func (s *server) stop(ctx context.Context) error {
 type connStates struct {
 	mu   sync.Mutex
 	busy map[net.Conn]bool
+	idle map[net.Conn]time.Time // kept alive between requests, since when
 }
 
 // set is the server's ConnState hook.
 func (cs *connStates) set(c net.Conn, st http.ConnState) {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
+	delete(cs.idle, c)
+	if st == http.StateIdle {
+		if cs.idle == nil {
+			cs.idle = make(map[net.Conn]time.Time)
+		}
+		cs.idle[c] = time.Now()
+	}
 	if st == http.StateActive {
 		if cs.busy == nil {
 			cs.busy = make(map[net.Conn]bool)
@@ -539,6 +578,9 @@ type limitedListener struct {
 	done      chan struct{} // closed by Close
 	closeOnce sync.Once
 	stopping  atomic.Bool // stop began: a timeout of Accept closes the listener
+	// full, if set, is called when no slot is free, to free one (an
+	// idle connection closed).
+	full func()
 }
 
 // acceptLast is how long, once stop began, Accept waits for a
@@ -549,8 +591,15 @@ const acceptLast = 50 * time.Millisecond
 func (l *limitedListener) Accept() (net.Conn, error) {
 	select {
 	case l.slots <- struct{}{}:
-	case <-l.done:
-		return nil, net.ErrClosed
+	default:
+		if l.full != nil && !l.stopping.Load() {
+			l.full()
+		}
+		select {
+		case l.slots <- struct{}{}:
+		case <-l.done:
+			return nil, net.ErrClosed
+		}
 	}
 	if l.stopping.Load() {
 		// Each connection still queued gets its own acceptLast, counted

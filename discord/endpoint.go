@@ -113,7 +113,7 @@ func (e *Endpoint) Handle(h Handler) { e.handler.Store(&h) }
 func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
-		http.Error(w, "only POST", http.StatusMethodNotAllowed)
+		refuse(w, "only POST", http.StatusMethodNotAllowed)
 		return
 	}
 	// What can be judged without the body is judged first: a request

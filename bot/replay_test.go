@@ -306,3 +306,29 @@ func TestSignedResendAfterFailure(t *testing.T) {
 		})
 	}
 }
+
+// A second delivery whose first is still under way when its own time
+// runs out is told that the change could not be confirmed, not that it
+// was acted on; the first goes on and is answered.
+func TestSignedSecondDeliveryOutOfTime(t *testing.T) {
+	st := newHeldStore(replayStores(t)["sqlite"](t))
+	a, b, ra, rb := replicas(t, st)
+	serveSlash(t, a, "start")
+	ic := clickIn(t, fixtureChannel, firstCell(t, ra.last(t)))
+	st.hold.Store(true)
+	doneA, doneB := make(chan struct{}), make(chan struct{})
+	go func() { defer close(doneA); a.serveSigned(context.Background(), ic) }()
+	await(t, st.held, "the first delivery's save")
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { defer close(doneB); b.serveSigned(ctx, ic) }()
+	select {
+	case <-st.polled:
+	case <-doneB:
+	}
+	cancel() // the second delivery's time is up
+	await(t, doneB, "the second delivery")
+	wantEphemeral(t, rb.last(t), english().T("error.outcome_unknown", nil))
+	close(st.release)
+	await(t, doneA, "the first delivery")
+	wantBoardAnswer(t, ra.last(t), discordgo.InteractionResponseUpdateMessage)
+}

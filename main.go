@@ -223,9 +223,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 		if endpoint, err = discord.NewEndpoint(cfg.publicKey, log, nil); err != nil {
 			return err
 		}
-		mux := http.NewServeMux()
-		mux.Handle("/interactions", endpoint)
-		d := &drainer{h: mux}
+		d := &drainer{h: interactionsMux(endpoint)}
 		drains = append(drains, d)
 		srv, addr, err := listen(cfg.interactionsAddr, "INTERACTIONS_ADDR", d, maxConnections, log)
 		if err != nil {
@@ -362,7 +360,10 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 	// here; for a while the servers still answer what arrives (a request
 	// already on its way on a kept-alive connection, a connection already
 	// queued), each answer closing its connection; then they stop taking
-	// connections (those whose handshake is done are still taken) and
+	// connections (those whose handshake is done are still taken, on
+	// Linux where the socket filter of refuseHandshakes attaches; where
+	// it does not, a warning at start-up says so, and those still queued
+	// when the listener closes are reset) and
 	// finish every request read or on its way, and only then close
 	// the idle connections (server.stop). REST calls (answers
 	// over the gateway, edits, follow-ups) may run until restWithin after
@@ -398,6 +399,19 @@ func (d *drainer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	d.h.ServeHTTP(w, r)
 }
 
+// interactionsMux serves endpoint on /interactions and refuses every
+// other path with 404, closing the connection: the interactions server
+// keeps open only what Discord uses.
+func interactionsMux(endpoint http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/interactions", endpoint)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Connection", "close")
+		http.NotFound(w, r)
+	})
+	return mux
+}
+
 // maxHeaderBytes bounds the request headers the servers read (Go's
 // default is 1 MB): Discord's and a Prometheus scraper's are well under
 // 1 KiB, and a flood of connections sending megabyte headers must not
@@ -407,9 +421,24 @@ func (d *drainer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 const maxHeaderBytes = 16<<10 - 4096
 
 // maxConnections bounds the connections each server holds open at once
-// (each costs a goroutine and its buffers, some 20 KiB); more wait in the
-// kernel's queue until one closes.
+// (each costs a goroutine and its buffers, some 20 KiB): at the cap, an
+// idle kept-alive connection is closed to take a new one; without any,
+// more wait in the kernel's queue until one closes.
 const maxConnections = 1024
+
+// handshakeChecked makes checkHandshakeFilter log once.
+var handshakeChecked sync.Once
+
+// checkHandshakeFilter logs, once, at the first listen, if the socket
+// filter that keeps SIGTERM from resetting queued connections cannot be
+// attached here (refuseHandshakes).
+func checkHandshakeFilter(log *slog.Logger) {
+	handshakeChecked.Do(func() {
+		if err := handshakeFilter(); err != nil {
+			log.Warn("the socket filter that refuses new connections at SIGTERM cannot be attached; at SIGTERM, connections the kernel has queued but the bot not yet taken may be reset", "err", err)
+		}
+	})
+}
 
 // A server is an HTTP server with what its shutdown needs: its listener,
 // and which of its connections are reading or answering a request.
@@ -432,7 +461,9 @@ func listen(addr, variable string, h http.Handler, limit int, log *slog.Logger) 
 	if err != nil {
 		return nil, "", fmt.Errorf("%s %s: %w", variable, addr, err)
 	}
+	checkHandshakeFilter(log)
 	srv := &server{ln: limitListener(ln, limit)}
+	srv.ln.full = srv.conns.closeIdle
 	srv.Server = &http.Server{
 		Handler:           h,
 		MaxHeaderBytes:    maxHeaderBytes,
@@ -466,19 +497,47 @@ func (s *server) stop(ctx context.Context) error {
 	return s.Shutdown(ctx)
 }
 
-// connStates tracks which connections of a server are busy: accepted
-// and not yet idle, or reading or answering a request. The zero value is
-// ready to use; it is safe for concurrent use.
+// closeIdle closes the connection idle the longest, if one is, to free
+// its slot for a new connection.
+func (cs *connStates) closeIdle() {
+	cs.mu.Lock()
+	var oldest net.Conn
+	var since time.Time
+	for c, at := range cs.idle {
+		if oldest == nil || at.Before(since) {
+			oldest, since = c, at
+		}
+	}
+	delete(cs.idle, oldest)
+	cs.mu.Unlock()
+	if oldest != nil {
+		_ = oldest.Close()
+	}
+}
+
+// connStates tracks which connections of a server are busy: reading or
+// answering a request. A connection that has sent nothing yet is not
+// busy (one silent connection must not hold the stop for its whole
+// budget); Shutdown lets it send its request for a while, and answers it.
+// The zero value is ready to use; it is safe for concurrent use.
 type connStates struct {
 	mu   sync.Mutex
 	busy map[net.Conn]bool
+	idle map[net.Conn]time.Time // kept alive between requests, since when
 }
 
 // set is the server's ConnState hook.
 func (cs *connStates) set(c net.Conn, st http.ConnState) {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
-	if st == http.StateNew || st == http.StateActive {
+	delete(cs.idle, c)
+	if st == http.StateIdle {
+		if cs.idle == nil {
+			cs.idle = make(map[net.Conn]time.Time)
+		}
+		cs.idle[c] = time.Now()
+	}
+	if st == http.StateActive {
 		if cs.busy == nil {
 			cs.busy = make(map[net.Conn]bool)
 		}
@@ -519,17 +578,36 @@ type limitedListener struct {
 	done      chan struct{} // closed by Close
 	closeOnce sync.Once
 	stopping  atomic.Bool // stop began: a timeout of Accept closes the listener
+	// full, if set, is called when no slot is free, to free one (an
+	// idle connection closed).
+	full func()
 }
 
-// acceptLast is how long stop lets Accept wait for the connections
-// whose handshake was done when it began.
+// acceptLast is how long, once stop began, Accept waits for a
+// connection whose handshake is done, counted from when a slot is free
+// for it: the queue is empty when none comes within it.
 const acceptLast = 50 * time.Millisecond
 
 func (l *limitedListener) Accept() (net.Conn, error) {
 	select {
 	case l.slots <- struct{}{}:
-	case <-l.done:
-		return nil, net.ErrClosed
+	default:
+		if l.full != nil && !l.stopping.Load() {
+			l.full()
+		}
+		select {
+		case l.slots <- struct{}{}:
+		case <-l.done:
+			return nil, net.ErrClosed
+		}
+	}
+	if l.stopping.Load() {
+		// Each connection still queued gets its own acceptLast, counted
+		// from when a slot is free for it: one taken after a long
+		// request is not reset.
+		if tl, ok := l.Listener.(*net.TCPListener); ok {
+			_ = tl.SetDeadline(time.Now().Add(acceptLast))
+		}
 	}
 	c, err := l.Listener.Accept()
 	if err != nil {
@@ -553,7 +631,7 @@ func (l *limitedListener) stop(ctx context.Context) {
 		_ = l.Close()
 		return
 	}
-	refuseHandshakes(tl)
+	_ = refuseHandshakes(tl) // checked at start-up (checkHandshakeFilter)
 	l.stopping.Store(true)
 	if err := tl.SetDeadline(time.Now().Add(acceptLast)); err != nil {
 		_ = l.Close()
@@ -588,17 +666,30 @@ func (c *limitedConn) Close() error {
 	return err
 }
 
-// shutdown stops the servers, letting requests in flight finish for up
-// to 3 s (Discord waits no longer for an answer).
+// shutdown stops the servers at once, each letting its requests in
+// flight finish for up to 3 s of its own (Discord waits no longer for an
+// answer), so that one server's slow connection does not use another's
+// time; the last listed (the interactions server, listened last) begins
+// first.
 func shutdown(servers []*server, log *slog.Logger) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	for _, srv := range servers {
-		if err := srv.stop(ctx); err != nil {
-			log.Warn("stopping an HTTP server", "err", err)
-		}
+	var wg sync.WaitGroup
+	for k := len(servers) - 1; k >= 0; k-- {
+		srv := servers[k]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), stopWithin)
+			defer cancel()
+			if err := srv.stop(ctx); err != nil {
+				log.Warn("stopping an HTTP server", "err", err)
+			}
+		}()
 	}
+	wg.Wait()
 }
+
+// stopWithin is each server's budget for stopping.
+var stopWithin = 3 * time.Second
 
 // backupTo copies the SQLite database that databaseURL (DATABASE_URL)
 // names into the new file dst, consistently, while a bot may be using it.

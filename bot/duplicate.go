@@ -2,8 +2,8 @@ package bot
 
 import "context"
 
-// answerSeen answers req, which another process (or this one, longer
-// ago than recent remembers) acted on, without acting on it again. If
+// answerSeen answers req, whose first delivery another process (or this
+// one) acted on, done (serveOnce), without acting on it again. If
 // the channel's stored game shows req's own change (playedBy), req is a
 // delivery to a second replica, and its player gets the board as the
 // first process answered; anything else (a replay) is told it came twice.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -180,4 +181,154 @@ func TestSignedClickOnTwoReplicas(t *testing.T) {
 	if after := moves(t, b, ic); after != before {
 		t.Errorf("%d moves after the second delivery; want %d", after, before)
 	}
+}
+
+// heldStore is a store shared by replicas that can hold the next save
+// until release is closed (held is closed once it is held), fail the
+// next record of an interaction or the next save with
+// store.ErrUnavailable, and tells polled of reads of an interaction's
+// state.
+type heldStore struct {
+	countedStore
+	hold     atomic.Bool
+	held     chan struct{}
+	release  chan struct{}
+	failSee  atomic.Bool
+	failSave atomic.Bool
+	polled   chan struct{}
+}
+
+func newHeldStore(st countedStore) *heldStore {
+	return &heldStore{countedStore: st, held: make(chan struct{}), release: make(chan struct{}), polled: make(chan struct{}, 1)}
+}
+
+func (s *heldStore) Save(ctx context.Context, g *store.Game) error {
+	if s.hold.CompareAndSwap(true, false) {
+		close(s.held)
+		<-s.release
+	}
+	if s.failSave.CompareAndSwap(true, false) {
+		return fmt.Errorf("save held: %w", store.ErrUnavailable)
+	}
+	return s.countedStore.Save(ctx, g)
+}
+
+func (s *heldStore) SeeInteraction(ctx context.Context, id string, at time.Time) (bool, error) {
+	if s.failSee.CompareAndSwap(true, false) {
+		return false, fmt.Errorf("see held: %w", store.ErrUnavailable)
+	}
+	return s.countedStore.SeeInteraction(ctx, id, at)
+}
+
+func (s *heldStore) InteractionState(ctx context.Context, id string) (store.InteractionState, error) {
+	st, err := s.countedStore.InteractionState(ctx, id)
+	select {
+	case s.polled <- struct{}{}:
+	default:
+	}
+	return st, err
+}
+
+// await waits for done, or fails the test after a minute (a hang).
+func await(t *testing.T, done <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatalf("%s did not end", what)
+	}
+}
+
+// A click that Discord delivered signed to two replicas on one database,
+// the second while the first's save is still under way, is answered on
+// the second with the board that the first's move made, once that move
+// is saved: not "sent twice" about a move not made yet.
+func TestSignedClickOnTwoReplicasAtOnce(t *testing.T) {
+	for name, open := range replayStores(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			st := newHeldStore(open(t))
+			a, b, ra, rb := replicas(t, st)
+			serveSlash(t, a, "start")
+			ic := clickIn(t, fixtureChannel, firstCell(t, ra.last(t)))
+			st.hold.Store(true)
+			doneA, doneB := make(chan struct{}), make(chan struct{})
+			go func() { defer close(doneA); a.serveSigned(ctx, ic) }()
+			await(t, st.held, "the first delivery's save")
+			go func() { defer close(doneB); b.serveSigned(ctx, ic) }()
+			select {
+			case <-st.polled: // the second waits for the first
+			case <-doneB:
+			}
+			close(st.release)
+			await(t, doneA, "the first delivery")
+			await(t, doneB, "the second delivery")
+			wantBoardAnswer(t, rb.last(t), discordgo.InteractionResponseUpdateMessage)
+			if got, want := moves(t, b, ic), moves(t, a, ic); got != want {
+				t.Errorf("%d moves seen by the second process; want %d", got, want)
+			}
+		})
+	}
+}
+
+// An interaction whose record failed is not acted on, and is answered
+// so; sent again to the same process, it is acted on. One whose action
+// failed, known not done, is acted on when sent again, to another
+// process too.
+func TestSignedResendAfterFailure(t *testing.T) {
+	for name, open := range replayStores(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			st := newHeldStore(open(t))
+			a, b, ra, rb := replicas(t, st)
+			start := slashPayload(t, "start", []map[string]any{{"type": 3, "name": "difficulty", "value": "easy"}}, nil)
+			st.failSee.Store(true)
+			a.serveSigned(ctx, start)
+			wantEphemeral(t, ra.last(t), english().T("error.store_unavailable", nil))
+			a.serveSigned(ctx, start)
+			if r := ra.last(t); r.Data.Flags&discordgo.MessageFlagsEphemeral != 0 {
+				t.Fatalf("the resend after a failed record was answered %q; want the game started", r.Data.Content)
+			}
+			if n, err := st.CountGames(ctx); err != nil || n != 1 {
+				t.Errorf("games = %d, %v; want 1", n, err)
+			}
+
+			ic := clickIn(t, fixtureChannel, firstCell(t, ra.last(t)))
+			before := moves(t, a, ic)
+			st.failSave.Store(true)
+			a.serveSigned(ctx, ic)
+			wantEphemeral(t, ra.last(t), english().T("error.store_unavailable", nil))
+			b.serveSigned(ctx, ic)
+			wantBoardAnswer(t, rb.last(t), discordgo.InteractionResponseUpdateMessage)
+			if after := moves(t, b, ic); after <= before {
+				t.Errorf("%d moves after the resend; want more than %d", after, before)
+			}
+		})
+	}
+}
+
+// A second delivery whose first is still under way when its own time
+// runs out is told that the change could not be confirmed, not that it
+// was acted on; the first goes on and is answered.
+func TestSignedSecondDeliveryOutOfTime(t *testing.T) {
+	st := newHeldStore(replayStores(t)["sqlite"](t))
+	a, b, ra, rb := replicas(t, st)
+	serveSlash(t, a, "start")
+	ic := clickIn(t, fixtureChannel, firstCell(t, ra.last(t)))
+	st.hold.Store(true)
+	doneA, doneB := make(chan struct{}), make(chan struct{})
+	go func() { defer close(doneA); a.serveSigned(context.Background(), ic) }()
+	await(t, st.held, "the first delivery's save")
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { defer close(doneB); b.serveSigned(ctx, ic) }()
+	select {
+	case <-st.polled:
+	case <-doneB:
+	}
+	cancel() // the second delivery's time is up
+	await(t, doneB, "the second delivery")
+	wantEphemeral(t, rb.last(t), english().T("error.outcome_unknown", nil))
+	close(st.release)
+	await(t, doneA, "the first delivery")
+	wantBoardAnswer(t, ra.last(t), discordgo.InteractionResponseUpdateMessage)
 }

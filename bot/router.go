@@ -73,28 +73,12 @@ func (b *Bot) handle(ctx context.Context, i *discordgo.Interaction, r Responder)
 		}
 		return
 	}
-	defer b.run.release() // Close waits for this answer
-	dup := !b.recent.add(i.ID)
-	if !dup && isReplayable(r) && i.Type != discordgo.InteractionApplicationCommandAutocomplete { // suggestions change nothing
-		first, err := b.seen.see(ctx, i.ID)
-		if err != nil {
-			b.log.Error("could not record the interaction; answering without acting on it", "channel", i.ChannelID, "interaction", i.ID, "err", err)
-			key := "error.internal"
-			if errors.Is(err, store.ErrUnavailable) {
-				key = "error.store_unavailable"
-			}
-			if err := req.say(ctx, req.lang.T(key, nil)); err != nil {
-				b.log.Warn("could not answer", "err", err)
-			}
-			b.meter.Interaction(req.kind, "error", req.answerTook)
-			return
-		}
-		if !first {
-			b.seen.answer(ctx, req)
-			return
-		}
+	defer b.run.release()                                                                                        // Close waits for this answer
+	if isReplayable(r) && i.Type != discordgo.InteractionApplicationCommandAutocomplete && b.seen.store != nil { // suggestions change nothing
+		b.serveOnce(ctx, req)
+		return
 	}
-	if dup {
+	if !b.recent.add(i.ID) {
 		// Acting on it again could, for instance, play a move twice.
 		b.log.Warn("an interaction arrived twice; answering the second without acting on it", "channel", i.ChannelID, "interaction", i.ID)
 		if err := req.say(ctx, req.lang.T("error.duplicate", nil)); err != nil {
@@ -106,14 +90,52 @@ func (b *Bot) handle(ctx context.Context, i *discordgo.Interaction, r Responder)
 	b.serve(ctx, req)
 }
 
+// serveOnce acts on req, which could be replayed, only if it is the
+// first delivery of its id that the store records, and records what
+// became of the action. A delivery that finds the id recorded waits for
+// the first's action to end (within ctx): one known not done leaves the
+// id to this delivery; one done is answered by seen.answer (answerSeen); one whose
+// outcome is unknown, or still under way at the deadline, is answered
+// so.
+func (b *Bot) serveOnce(ctx context.Context, req *request) {
+	for {
+		first, err := b.seen.see(ctx, req.ID)
+		if err != nil {
+			b.log.Error("could not record the interaction; answering without acting on it", "channel", req.ChannelID, "interaction", req.ID, "err", err)
+			b.answerFailure(ctx, req, err)
+			return
+		}
+		if first {
+			b.seen.settle(ctx, req.ID, b.serve(ctx, req))
+			return
+		}
+		state, err := b.seen.settled(ctx, req.ID)
+		switch {
+		case err != nil:
+			b.log.Error("could not read what became of an interaction delivered before", "channel", req.ChannelID, "interaction", req.ID, "err", err)
+			b.answerFailure(ctx, req, err)
+			return
+		case state == store.InteractionNew:
+			continue // the first's action was not done: act on this one
+		case state == store.InteractionDone:
+			b.seen.answer(ctx, req)
+			return
+		}
+		b.log.Warn("an interaction delivered before has an outcome not known", "channel", req.ChannelID, "interaction", req.ID, "state", int(state))
+		b.answerFailure(ctx, req, store.ErrOutcomeUnknown)
+		return
+	}
+}
+
 // answerReserve is the time kept for answering a handler that ran out of
 // its own: answerWithin plus this stays within Discord's 3 s.
 const answerReserve = 300 * time.Millisecond
 
-func (b *Bot) serve(ctx context.Context, req *request) {
+// serve runs req's handler and answers its error, if any. It returns the
+// error the interaction ended with: nil if its handler answered it.
+func (b *Bot) serve(ctx context.Context, req *request) (err error) {
 	log := b.log.With("guild", req.GuildID, "channel", req.ChannelID, "user", req.user.ID)
 
-	var err error
 	func() {
 		defer func() {
 			if r := recover(); r != nil {
@@ -129,34 +151,48 @@ func (b *Bot) serve(ctx context.Context, req *request) {
 		err = b.routes.serve(ctx, req)
 	}()
 
-	// The answer to an error keeps a reserve of time: the handler may
-	// have used all of its own (a save stuck behind other writers).
-	if ctx.Err() != nil {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), answerReserve)
-		defer cancel()
-	}
 	var ue userError
 	switch {
 	case err == nil && req.answered.Load():
 		b.meter.Interaction(req.kind, "ok", req.answerTook)
-		return
+		return nil
 	case err == nil:
 		err = errors.New("handler returned without answering")
 	case errors.As(err, &ue):
+		ctx, cancel := reserve(ctx)
+		defer cancel()
 		if !req.answered.Load() {
 			if rerr := req.say(ctx, ue.in(req.lang)); rerr != nil {
 				log.Error("could not answer", "err", rerr)
 			}
 		}
 		b.meter.Interaction(req.kind, "refused", req.answerTook)
-		return
+		return err
 	}
-	defer func() { b.meter.Interaction(req.kind, "error", req.answerTook) }()
 	log.Error("interaction failed", "type", req.Type.String(), "err", err)
+	b.answerFailure(ctx, req, err)
+	return err
+}
+
+// reserve returns ctx, or, if ctx has ended, a context of answerReserve
+// for the answer: the handler may have used all of its own time (a save
+// stuck behind other writers).
+func reserve(ctx context.Context) (context.Context, context.CancelFunc) {
+	if ctx.Err() == nil {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(context.WithoutCancel(ctx), answerReserve)
+}
+
+// answerFailure answers req, unanswered yet, with what became of it
+// after err (failureKey), within the reserve if ctx has ended.
+func (b *Bot) answerFailure(ctx context.Context, req *request, err error) {
+	ctx, cancel := reserve(ctx)
+	defer cancel()
+	defer func() { b.meter.Interaction(req.kind, "error", req.answerTook) }()
 	if !req.answered.Load() {
 		if rerr := req.say(ctx, req.lang.T(failureKey(err), nil)); rerr != nil {
-			log.Error("could not answer", "err", rerr)
+			b.log.Error("could not answer", "channel", req.ChannelID, "interaction", req.ID, "err", rerr)
 		}
 	}
 }
@@ -259,10 +295,11 @@ func (rs routes) serve(ctx context.Context, req *request) error {
 
 // recent remembers the ids of the latest interactions, so that one
 // delivered twice (a retry by a proxy, a replayed event) to this process
-// is told at once, without asking the store. It holds at most recentSize
-// ids, the newest; memory stays bounded however long the bot runs. An id
-// it has forgotten is still known to the store (seen). The zero value is
-// ready to use.
+// is told at once. It holds at most recentSize ids, the newest; memory
+// stays bounded however long the bot runs. Interactions that could be
+// replayed (signed, over HTTP) are not kept here when the bot has a
+// store: the store's record (serveOnce) says what became of them. The
+// zero value is ready to use.
 type recent struct {
 	mu   sync.Mutex
 	ids  map[uint64]struct{}

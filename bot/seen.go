@@ -2,9 +2,12 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync/atomic"
 	"time"
+
+	"github.com/tttbot/tttbot/store"
 )
 
 // seen records in the store each interaction the bot acts on, so that
@@ -37,7 +40,56 @@ const (
 	// forgetBatch is how many ids one transaction deletes: a backlog is
 	// cleared without holding the SQLite writer for long.
 	forgetBatch = 1000
+	// settledPoll is how often a delivery whose first is still under way
+	// (on another process, or this one) reads what became of it.
+	settledPoll = 20 * time.Millisecond
+	// settleWithin is how long recording what became of an action may
+	// take; its answer has been sent by then.
+	settleWithin = 2 * time.Second
 )
+
+// settle records what became of the action on id, read from the error
+// its handler ended with as failureKey reads it: none, done; an outcome
+// unknown, unknown; any other (a refusal, a failure that changed
+// nothing), not done, and id is forgotten so that a later delivery of it
+// is acted on.
+func (s *seen) settle(ctx context.Context, id string, err error) {
+	state := store.InteractionDone
+	switch {
+	case err == nil:
+	case errors.Is(err, store.ErrOutcomeUnknown):
+		state = store.InteractionUnknown
+	default:
+		state = store.InteractionNew
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleWithin)
+	defer cancel()
+	if err := s.store.SettleInteraction(ctx, id, state); err != nil {
+		s.log.Warn("could not record what became of an interaction; a second delivery of it will be told its outcome is unknown", "interaction", id, "err", err)
+	}
+}
+
+// settled waits until the action on id is no longer under way, reading
+// its state every settledPoll, and returns what became of it; or
+// InteractionActing if ctx ends first.
+func (s *seen) settled(ctx context.Context, id string) (store.InteractionState, error) {
+	tick := time.NewTicker(settledPoll)
+	defer tick.Stop()
+	for {
+		state, err := s.store.InteractionState(ctx, id)
+		if err != nil && ctx.Err() != nil {
+			return store.InteractionActing, nil
+		}
+		if err != nil || state != store.InteractionActing {
+			return state, err
+		}
+		select {
+		case <-ctx.Done():
+			return store.InteractionActing, nil
+		case <-tick.C:
+		}
+	}
+}
 
 // see records id and reports whether it is the first to.
 func (s *seen) see(ctx context.Context, id string) (bool, error) {

@@ -85,9 +85,15 @@ type CommandGuildStore interface {
 // delivered or replayed again, to this process or another, is acted on
 // once (router.go).
 type InteractionStore interface {
-	// SeeInteraction records id, seen at at, and reports whether it
-	// is the first to.
+	// SeeInteraction records id, seen at at, its action under way,
+	// and reports whether it is the first to.
 	SeeInteraction(ctx context.Context, id string, at time.Time) (first bool, err error)
+	// SettleInteraction records what became of the action on id:
+	// done, outcome unknown, or (store.InteractionNew) known not done,
+	// which forgets id so that a later delivery is acted on.
+	SettleInteraction(ctx context.Context, id string, state store.InteractionState) error
+	// InteractionState reads what became of the action on id.
+	InteractionState(ctx context.Context, id string) (store.InteractionState, error)
 	// ForgetInteractions deletes up to limit of those seen before
 	// before, and says how many it deleted.
 	ForgetInteractions(ctx context.Context, before time.Time, limit int) (int, error)

@@ -35,10 +35,12 @@ import (
 // A body can only be authenticated once it is all read, so reading is
 // what an unauthenticated client can make cost: the body is read in
 // chunks into a pooled buffer that grows with what arrives (never to the
-// length the request announces), at most maxReading bodies are read at
-// once (a request that finds no slot within readingWait is 503), and a
-// body must arrive within bodyWithin. Every refusal before the signature
-// is checked closes its connection.
+// length the request announces), the bodies being read hold at most
+// maxHeld bytes in all (503 beyond), and a body that does not arrive at
+// once (Discord's do) is read on in one of maxReading slots (a request
+// that finds none within readingWait is 503) and must arrive within
+// bodyWithin (readBody). Every refusal before the signature is checked
+// closes its connection.
 //
 // An Endpoint is safe for concurrent use. The cost per request is one
 // Ed25519 verification (about 50 µs of CPU) plus decoding the body.
@@ -48,9 +50,11 @@ type Endpoint struct {
 	now func() time.Time
 
 	handler atomic.Pointer[Handler]
-	reading chan struct{} // a slot per body being read: maxReading
-	// bodyWithin is the constant's, or a test's.
+	reading chan struct{} // a slot per body being read after its first read: maxReading
+	held    atomic.Int64  // the bytes of the bodies being read
+	// bodyWithin and maxHeld are the constants', or a test's.
 	bodyWithin time.Duration
+	maxHeld    int64
 }
 
 // Limits of the endpoint.
@@ -64,15 +68,21 @@ const (
 	MaxBody = 256 << 10
 	// discordWaits is how long Discord waits for an answer.
 	discordWaits = 3 * time.Second
-	// maxReading bounds the bodies read at once: 64 of MaxBody are 16
-	// MiB at worst, and Discord's bodies take microseconds to arrive.
+	// maxReading bounds the bodies read at once that do not arrive at
+	// once, as Discord's do.
 	maxReading = 64
+	// maxHeld bounds the bytes held at once by the bodies being read.
+	maxHeld = 16 << 20
+	// readChunk is the most one read of a body asks for, and minRead
+	// the least room it is given (bytes.MinRead).
+	readChunk = 32 << 10
+	minRead   = 512
 	// readingWait is how long a request may wait for a slot to read its
 	// body in before it is refused.
 	readingWait = 250 * time.Millisecond
-	// bodyWithin bounds the reading of a body: one that takes longer
-	// could not be answered within Discord's 3 s anyway.
-	bodyWithin = 2 * time.Second
+	// bodyWithin bounds the reading of a body that does not arrive at
+	// once, from when it is found so.
+	bodyWithin = time.Second
 	// keptBuffer bounds the buffers kept for the next body; a larger
 	// one (a rare large body) goes to the collector.
 	keptBuffer = 64 << 10
@@ -93,7 +103,7 @@ func NewEndpoint(publicKeyHex string, log *slog.Logger, now func() time.Time) (*
 	if now == nil {
 		now = time.Now
 	}
-	return &Endpoint{key: ed25519.PublicKey(k), log: log, now: now, reading: make(chan struct{}, maxReading), bodyWithin: bodyWithin}, nil
+	return &Endpoint{key: ed25519.PublicKey(k), log: log, now: now, reading: make(chan struct{}, maxReading), bodyWithin: bodyWithin, maxHeld: maxHeld}, nil
 }
 
 // Handle sets the handler of interactions.
@@ -103,7 +113,7 @@ func (e *Endpoint) Handle(h Handler) { e.handler.Store(&h) }
 func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
-		http.Error(w, "only POST", http.StatusMethodNotAllowed)
+		refuse(w, "only POST", http.StatusMethodNotAllowed)
 		return
 	}
 	// What can be judged without the body is judged first: a request
@@ -119,40 +129,40 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		refuse(w, "body too large", http.StatusRequestEntityTooLarge)
 		return
 	}
-	if !e.enterReading(r.Context()) {
-		w.Header().Set("Retry-After", "1")
-		refuse(w, "too many requests are being read", http.StatusServiceUnavailable)
-		return
-	}
 	// Discord signs the timestamp followed by the body: the body is read
 	// in after the timestamp, so that the signed message needs no copy.
 	buf := bodyBuffers.Get().(*bytes.Buffer)
-	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Now().Add(e.bodyWithin)) // not every ResponseWriter has a connection
-	err := readAfter(buf, ts, http.MaxBytesReader(w, r.Body, MaxBody))
-	_ = rc.SetReadDeadline(time.Time{}) // the server sets the next request's own
-	<-e.reading
+	held, err := e.readBody(w, r, buf, ts)
+	giveBack := func() {
+		putBuffer(buf)
+		e.held.Add(-held)
+	}
 	msg := buf.Bytes()
 	body := msg[len(ts):]
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig):
-		putBuffer(buf)
+		giveBack()
 		refuse(w, "body too large", http.StatusRequestEntityTooLarge)
 		return
+	case errors.Is(err, errBusy):
+		giveBack()
+		w.Header().Set("Retry-After", "1")
+		refuse(w, err.Error(), http.StatusServiceUnavailable)
+		return
 	case err != nil:
-		putBuffer(buf)
+		giveBack()
 		refuse(w, "could not read the body", http.StatusBadRequest)
 		return
 	case !ed25519.Verify(e.key, msg, sig):
-		putBuffer(buf)
+		giveBack()
 		refuse(w, "invalid request signature", http.StatusUnauthorized)
 		return
 	}
 	// The interaction shares no memory with the body (encoding/json
 	// copies), so the buffer goes back before the handler runs.
 	i, err := DecodeInteraction(body)
-	putBuffer(buf)
+	giveBack()
 	if err != nil {
 		http.Error(w, "not an interaction", http.StatusBadRequest)
 		return
@@ -217,6 +227,62 @@ func (e *Endpoint) signature(ts, sigHex string) ([]byte, bool) {
 	return sig, true
 }
 
+// errBusy refuses a body that finds no room: no slot within readingWait
+// for one that did not come whole, or maxHeld bytes held already.
+var errBusy = errors.New("too many requests are being read")
+
+// readBody reads ts followed by r's body into buf, which grows with what
+// arrives, as bytes.Buffer.ReadFrom grows; each read's room is counted
+// in e.held (maxHeld at most, across bodies) before it is read. It
+// returns how many bytes it counted, which the caller takes off e.held
+// once buf is given back. Discord's bodies arrive at once: their reads
+// fill the room they are given, until the last, with io.EOF; a read
+// from the server's buffer may come short of the room once. A body that
+// comes short twice in a row, without its end, is read on in a slot
+// (maxReading, waiting up to readingWait for one) within bodyWithin.
+func (e *Endpoint) readBody(w http.ResponseWriter, r *http.Request, buf *bytes.Buffer, ts string) (held int64, err error) {
+	buf.Reset()
+	buf.WriteString(ts)
+	body := http.MaxBytesReader(w, r.Body, MaxBody)
+	for short, slotted := 0, false; ; {
+		if short == 2 && !slotted {
+			if !e.enterReading(r.Context()) {
+				return held, errBusy
+			}
+			slotted = true
+			rc := http.NewResponseController(w)
+			_ = rc.SetReadDeadline(time.Now().Add(e.bodyWithin)) // not every ResponseWriter has a connection
+			defer func() {
+				_ = rc.SetReadDeadline(time.Time{}) // the server sets the next request's own
+				<-e.reading
+			}()
+		}
+		if buf.Available() < minRead {
+			buf.Grow(minRead)
+		}
+		want := int64(min(buf.Available(), readChunk, MaxBody+1+len(ts)-buf.Len()))
+		if e.held.Add(want) > e.maxHeld {
+			e.held.Add(-want)
+			return held, errBusy
+		}
+		p := buf.AvailableBuffer()[:want]
+		n, rerr := body.Read(p)
+		buf.Write(p[:n])
+		e.held.Add(int64(n) - want)
+		held += int64(n)
+		switch {
+		case rerr == io.EOF:
+			return held, nil
+		case rerr != nil:
+			return held, rerr
+		case int64(n) < want:
+			short++
+		default:
+			short = 0
+		}
+	}
+}
+
 // enterReading takes a slot to read a body in, waiting up to readingWait
 // for one; it reports whether it got one. The caller gives it back by
 // receiving from e.reading.
@@ -255,16 +321,6 @@ func putBuffer(b *bytes.Buffer) {
 	}
 	b.Reset()
 	bodyBuffers.Put(b)
-}
-
-// readAfter reads prefix followed by all of r into buf, which grows with
-// what r gives, in chunks: a body announced long but sent slowly costs
-// only the bytes that came.
-func readAfter(buf *bytes.Buffer, prefix string, r io.Reader) error {
-	buf.Reset()
-	buf.WriteString(prefix)
-	_, err := buf.ReadFrom(r)
-	return err
 }
 
 // Sign returns the headers Discord would send with body at t, signed with

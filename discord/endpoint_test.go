@@ -247,15 +247,19 @@ func TestEndpointAnswerAfterDiscordHungUp(t *testing.T) {
 	}
 }
 
-// readAfter reads the whole body after the prefix, into a buffer that
-// may hold an earlier body.
-func TestReadAfter(t *testing.T) {
-	body := strings.Repeat("board ", 200)
+// readBody reads the whole body after the prefix, into a buffer that
+// may hold an earlier body, and counts what it holds.
+func TestReadBody(t *testing.T) {
+	e, _, _ := newTestEndpoint(t)
+	body := strings.Repeat("board ", 20000)
 	buf := bytes.NewBufferString("an earlier body")
 	for range 2 {
-		if err := readAfter(buf, "1700000000", strings.NewReader(body)); err != nil || buf.String() != "1700000000"+body {
-			t.Errorf("readAfter = %d bytes, %v; want the prefix and %d bytes", buf.Len(), err, len(body))
+		r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
+		held, err := e.readBody(httptest.NewRecorder(), r, buf, "1700000000")
+		if err != nil || buf.String() != "1700000000"+body || held != int64(len(body)) || e.held.Load() != held {
+			t.Errorf("readBody = %d bytes (held %d, counted %d), %v; want the prefix and %d bytes", buf.Len(), held, e.held.Load(), err, len(body))
 		}
+		e.held.Add(-held)
 	}
 }
 
@@ -368,9 +372,58 @@ func TestEndpointSlowBodiesCostWhatTheySent(t *testing.T) {
 	}
 }
 
-// At most maxReading bodies are read at once: one more request waits,
-// then gets 503 and its connection closed; once a slot is free, a
-// signed request is answered. A body that does not arrive within
+// waitFor waits for cond, checking it every millisecond, and fails the
+// test if it does not hold within a minute.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited a minute for %s", what)
+		}
+	}
+}
+
+// everyRead tells reads of the start of each read of a request's body.
+func everyRead(h http.Handler, reads chan<- struct{}) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = &eachReader{ReadCloser: r.Body, reads: reads}
+		h.ServeHTTP(w, r)
+	})
+}
+
+type eachReader struct {
+	io.ReadCloser
+	reads chan<- struct{}
+}
+
+func (s *eachReader) Read(p []byte) (int, error) {
+	s.reads <- struct{}{}
+	return s.ReadCloser.Read(p)
+}
+
+// slowTwice is slowBody whose body comes short twice (its first byte,
+// then one more once the server waits for it), as Discord's never do;
+// reads hears of each read of its body. It returns once the server waits
+// for its third read.
+func slowTwice(t *testing.T, addr string, reads <-chan struct{}, third bool) net.Conn {
+	t.Helper()
+	c := slowBody(t, addr)
+	<-reads
+	<-reads // the first read came short; the second waits
+	if _, err := c.Write([]byte(`"`)); err != nil {
+		t.Fatal(err)
+	}
+	if third {
+		<-reads
+	}
+	return c
+}
+
+// A body that does not arrive at once is read in one of maxReading
+// slots: a request whose body comes short twice while all are taken
+// waits, then gets 503 and its connection closed. A signed request that
+// arrives at once, as Discord's do, needs no slot: it is answered while
+// slow bodies hold them all. A body that does not arrive within
 // bodyWithin is cut, and its slot comes back.
 func TestEndpointBoundsBodiesBeingRead(t *testing.T) {
 	e, key, _ := newTestEndpoint(t)
@@ -379,45 +432,40 @@ func TestEndpointBoundsBodiesBeingRead(t *testing.T) {
 	})
 	e.reading = make(chan struct{}, 2)
 	reads := make(chan struct{}, 10)
-	srv := httptest.NewServer(firstReads(e, reads))
+	srv := httptest.NewServer(everyRead(e, reads))
 	t.Cleanup(srv.Close)
 	addr := srv.Listener.Addr().String()
-	slow := []net.Conn{slowBody(t, addr), slowBody(t, addr)}
-	<-reads
-	<-reads
-	body := []byte(slashBody)
-	req, err := http.NewRequest(http.MethodPost, srv.URL, bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
+	slow := []net.Conn{slowTwice(t, addr, reads, true), slowTwice(t, addr, reads, true)}
+	if n := len(e.reading); n != 2 {
+		t.Fatalf("%d slots taken by two slow bodies; want 2", n)
 	}
-	req.Header = Sign(key, body, endpointNow)
-	resp, err := http.DefaultClient.Do(req)
+	body := []byte(slashBody)
+	if got, text := post(t, srv.URL, body, Sign(key, body, endpointNow)); got != http.StatusOK {
+		t.Errorf("a signed request while slow bodies hold every slot: status %d (%s); want 200", got, text)
+	}
+	for len(reads) > 0 { // the signed request's reads
+		<-reads
+	}
+	c := slowTwice(t, addr, reads, false)
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("a third slow body while two are read: %v; want an answer", err)
 	}
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusServiceUnavailable || !resp.Close {
-		t.Errorf("a third body while two are read: status %d, close %v; want 503 and the connection closed", resp.StatusCode, resp.Close)
+		t.Errorf("a third slow body while two are read: status %d, close %v; want 503 and the connection closed", resp.StatusCode, resp.Close)
 	}
 	slow[0].Close()
-	for len(e.reading) == 2 { // the server notices the close
-		runtime.Gosched()
-	}
-	if got, text := post(t, srv.URL, body, Sign(key, body, endpointNow)); got != http.StatusOK {
-		t.Errorf("a signed request once a slot is free: status %d (%s); want 200", got, text)
-	}
-
+	waitFor(t, "the server to notice a slow body's close", func() bool { return len(e.reading) == 1 })
 	slow[1].Close()
-	for len(e.reading) != 0 {
-		runtime.Gosched()
-	}
+	waitFor(t, "the server to notice the other's close", func() bool { return len(e.reading) == 0 && e.held.Load() == 0 })
 
 	// A body that stops coming is cut at bodyWithin with 400.
 	e, _, _ = newTestEndpoint(t)
 	e.bodyWithin = time.Millisecond
-	cut := httptest.NewServer(e)
+	cut := httptest.NewServer(everyRead(e, reads))
 	t.Cleanup(cut.Close)
-	c := slowBody(t, cut.Listener.Addr().String())
+	c = slowTwice(t, cut.Listener.Addr().String(), reads, false)
 	resp, err = http.ReadResponse(bufio.NewReader(c), nil)
 	if err != nil {
 		t.Fatalf("a body that stopped coming: %v; want an answer", err)
@@ -426,7 +474,29 @@ func TestEndpointBoundsBodiesBeingRead(t *testing.T) {
 	if resp.StatusCode != http.StatusBadRequest || !resp.Close {
 		t.Errorf("a body that stopped coming: status %d, close %v; want 400 and the connection closed", resp.StatusCode, resp.Close)
 	}
-	for len(e.reading) != 0 {
-		runtime.Gosched()
+	waitFor(t, "the cut body's slot to come back", func() bool { return len(e.reading) == 0 && e.held.Load() == 0 })
+}
+
+// The bodies being read hold at most maxHeld bytes in all: a signed body
+// that needs more room than is left is refused with 503, and once the
+// room is back it is answered.
+func TestEndpointBoundsBytesHeld(t *testing.T) {
+	e, key, _ := newTestEndpoint(t)
+	e.Handle(func(i *discordgo.Interaction, r Responder) {
+		_ = r.Respond(context.Background(), &discordgo.InteractionResponse{Type: discordgo.InteractionResponseChannelMessageWithSource, Data: &discordgo.InteractionResponseData{Content: "hi"}})
+	})
+	srv := httptest.NewServer(e)
+	t.Cleanup(srv.Close)
+	body := []byte(slashBody)
+	e.maxHeld = int64(len(body)) / 2
+	if got, text := post(t, srv.URL, body, Sign(key, body, endpointNow)); got != http.StatusServiceUnavailable {
+		t.Errorf("a body larger than the room left: status %d (%s); want 503", got, text)
+	}
+	e.maxHeld = maxHeld
+	if got, text := post(t, srv.URL, body, Sign(key, body, endpointNow)); got != http.StatusOK {
+		t.Errorf("a body once the room is back: status %d (%s); want 200", got, text)
+	}
+	if n := e.held.Load(); n != 0 {
+		t.Errorf("%d bytes counted held after the requests; want 0", n)
 	}
 }

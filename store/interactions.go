@@ -2,28 +2,87 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 )
 
-// SeeInteraction records that the interaction id is acted on, seen at at,
-// and reports whether it is the first to: false means that this process
-// or another recorded it before (a delivery twice, a replay), and it must
-// not be acted on again. The record is one insert that conflicts on the
-// id, so that of two processes recording the same id at once exactly one
-// is first.
+// InteractionState is what became of the action on an interaction, as
+// the store knows it.
+type InteractionState int
+
+const (
+	// InteractionNew: no record; nobody acts on it, or the action was
+	// known not done (SettleInteraction), or the record was forgotten.
+	InteractionNew InteractionState = iota
+	// InteractionActing: recorded; a process acts on it now (or died
+	// doing so).
+	InteractionActing
+	// InteractionDone: the action is done.
+	InteractionDone
+	// InteractionUnknown: the action ended, its outcome unknown.
+	InteractionUnknown
+)
+
+// SeeInteraction records that the interaction id is acted on, seen at at
+// (InteractionActing), and reports whether it is the first to: false
+// means that this process or another recorded it before (a delivery
+// twice, a replay), and it must not be acted on again unless the record
+// goes (SettleInteraction with InteractionNew). The record is one insert
+// that conflicts on the id, so that of two processes recording the same
+// id at once exactly one is first.
 func (s *sqlStore) SeeInteraction(ctx context.Context, id string, at time.Time) (first bool, err error) {
 	defer s.observe.done("see_interaction", time.Now(), &err)
 	var n int64
 	err = s.write(ctx, func(t tx) error {
 		var err error
-		n, err = t.exec(ctx, `INSERT INTO interactions (id, seen_at) VALUES (?, ?) ON CONFLICT DO NOTHING`, id, at.UnixMicro())
+		n, err = t.exec(ctx, `INSERT INTO interactions (id, seen_at, state) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`, id, at.UnixMicro(), int(InteractionActing))
 		return err
 	})
 	if err != nil {
 		return false, fmt.Errorf("store: see interaction %s: %w", id, err)
 	}
 	return n == 1, nil
+}
+
+// SettleInteraction records what became of the action on id, which
+// SeeInteraction recorded: InteractionDone or InteractionUnknown; or
+// InteractionNew, the action known not done, which deletes the record so
+// that a later delivery of id is acted on.
+func (s *sqlStore) SettleInteraction(ctx context.Context, id string, state InteractionState) (err error) {
+	defer s.observe.done("settle_interaction", time.Now(), &err)
+	err = s.write(ctx, func(t tx) error {
+		var err error
+		if state == InteractionNew {
+			_, err = t.exec(ctx, `DELETE FROM interactions WHERE id = ? AND state = ?`, id, int(InteractionActing))
+		} else {
+			_, err = t.exec(ctx, `UPDATE interactions SET state = ? WHERE id = ?`, int(state), id)
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store: settle interaction %s: %w", id, err)
+	}
+	return nil
+}
+
+// InteractionState reads what became of the action on id.
+func (s *sqlStore) InteractionState(ctx context.Context, id string) (state InteractionState, err error) {
+	defer s.observe.done("interaction_state", time.Now(), &err)
+	err = s.direct(ctx, func(t tx) error {
+		var n int
+		err := t.queryRow(ctx, `SELECT state FROM interactions WHERE id = ?`, id).Scan(&n)
+		if errors.Is(err, errNoRows) {
+			state = InteractionNew
+			return nil
+		}
+		state = InteractionState(n)
+		return err
+	})
+	if err != nil {
+		return InteractionNew, fmt.Errorf("store: state of interaction %s: %w", id, err)
+	}
+	return state, nil
 }
 
 // ForgetInteractions deletes up to limit of the interactions seen before
@@ -55,10 +114,41 @@ func (m *Memory) SeeInteraction(ctx context.Context, id string, at time.Time) (f
 		return false, nil
 	}
 	if m.interactions == nil {
-		m.interactions = make(map[string]time.Time)
+		m.interactions = make(map[string]seenInteraction)
 	}
-	m.interactions[id] = at
+	m.interactions[id] = seenInteraction{at, InteractionActing}
 	return true, nil
+}
+
+// seenInteraction is Memory's record of an interaction.
+type seenInteraction struct {
+	at    time.Time
+	state InteractionState
+}
+
+// SettleInteraction records what became of the action on id.
+func (m *Memory) SettleInteraction(ctx context.Context, id string, state InteractionState) (err error) {
+	defer m.observe.done("settle_interaction", time.Now(), &err)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, ok := m.interactions[id]
+	switch {
+	case !ok:
+	case state == InteractionNew && r.state == InteractionActing:
+		delete(m.interactions, id)
+	case state != InteractionNew:
+		r.state = state
+		m.interactions[id] = r
+	}
+	return nil
+}
+
+// InteractionState reads what became of the action on id.
+func (m *Memory) InteractionState(ctx context.Context, id string) (state InteractionState, err error) {
+	defer m.observe.done("interaction_state", time.Now(), &err)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.interactions[id].state, nil
 }
 
 // ForgetInteractions deletes up to limit of the interactions seen before
@@ -67,11 +157,11 @@ func (m *Memory) ForgetInteractions(ctx context.Context, before time.Time, limit
 	defer m.observe.done("forget_interactions", time.Now(), &err)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for id, at := range m.interactions {
+	for id, r := range m.interactions {
 		if n == limit {
 			break
 		}
-		if at.Before(before) {
+		if r.at.Before(before) {
 			delete(m.interactions, id)
 			n++
 		}

@@ -16,6 +16,8 @@ import (
 type interactionStore interface {
 	SeeInteraction(ctx context.Context, id string, at time.Time) (bool, error)
 	ForgetInteractions(ctx context.Context, before time.Time, limit int) (int, error)
+	SettleInteraction(ctx context.Context, id string, state InteractionState) error
+	InteractionState(ctx context.Context, id string) (InteractionState, error)
 }
 
 // Each interaction id is first once, however many processes record it at
@@ -107,6 +109,29 @@ func TestSeeInteraction(t *testing.T) {
 				if first, err := a.SeeInteraction(ctx, fmt.Sprint(i), t0.Add(time.Hour)); err != nil || first != want {
 					t.Errorf("SeeInteraction(%d) after forgetting = %v, %v; want %v", i, first, err, want)
 				}
+			}
+			// What became of an action is seen by the other process; an
+			// action known not done is forgotten, and its id is new again.
+			wantState := func(id string, want InteractionState) {
+				t.Helper()
+				if got, err := b.InteractionState(ctx, id); err != nil || got != want {
+					t.Errorf("InteractionState(%s) = %v, %v; want %v", id, got, err, want)
+				}
+			}
+			wantState("1019", InteractionActing)
+			wantState("2000", InteractionNew)
+			for id, st := range map[string]InteractionState{"1019": InteractionDone, "1018": InteractionUnknown, "1017": InteractionNew} {
+				if err := a.SettleInteraction(ctx, id, st); err != nil {
+					t.Fatal(err)
+				}
+				wantState(id, st)
+			}
+			if err := a.SettleInteraction(ctx, "1019", InteractionNew); err != nil {
+				t.Fatal(err)
+			}
+			wantState("1019", InteractionDone) // done stays done
+			if first, err := b.SeeInteraction(ctx, "1017", t0.Add(time.Hour)); err != nil || !first {
+				t.Errorf("SeeInteraction(1017) after an action not done = %v, %v; want first", first, err)
 			}
 		})
 	}

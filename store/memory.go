@@ -32,7 +32,7 @@ type Memory struct {
 	// commandGuilds are the guilds with a copy of the commands of their own.
 	commandGuilds map[string]bool
 	// interactions are the interactions seen, by id, with when.
-	interactions map[string]time.Time
+	interactions map[string]seenInteraction
 	// observe, when set, hears of each call the bot makes (Observe).
 	observe Observer
 }

@@ -724,7 +724,13 @@ func TestReminderQueuedPastItsClaim(t *testing.T) {
 	}
 	clk.set(end.Add(time.Second))
 	b.tables.remindTurn(fixtureChannel) // the timer at the claim's end
-	clk.set(end.Add(5 * time.Second))   // and the queue is slower still
+	// The queued send owns the turn's reminder: no timer here fires for
+	// it meanwhile (one at the claim's end, now past, would fire at once,
+	// read the store and arm itself again, without end).
+	if armed, at := remindTimerOf(t, b); armed {
+		t.Errorf("a reminder timer is armed at %v (now %v) while the turn's reminder waits to be sent", at, clk.now())
+	}
+	clk.set(end.Add(5 * time.Second)) // and the queue is slower still
 	close(hold)
 	b.run.bg.Wait()
 	if sent, _, _ := followups(rec); len(sent) != 1 {
@@ -736,4 +742,16 @@ func TestReminderQueuedPastItsClaim(t *testing.T) {
 	if _, ok := remindAt(current(t, b)); ok {
 		t.Error("the reminder is still due once Discord took it")
 	}
+}
+
+// remindTimerOf says whether the fixture channel has a reminder timer
+// armed, and for when.
+func remindTimerOf(t *testing.T, b *Bot) (bool, time.Time) {
+	t.Helper()
+	ch, err := b.tables.channels.lock(context.Background(), fixtureChannel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.tables.channels.unlock(ch)
+	return ch.remindTimer != nil, ch.remindAt
 }

@@ -786,11 +786,13 @@ func countChange(m Meter, prev, next *match) {
 // doc.go).
 
 // armReminder sets ch's reminder timer for m's turn, or stops it when m's
-// player is not to be reminded (remindAt), or no longer (lateToRemind).
-// A reminder due already fires at once.
+// player is not to be reminded (remindAt), or no longer (lateToRemind),
+// or while this process has the turn's reminder queued to send (the send
+// owns it, and arms the timer again once it settles). A reminder due
+// already fires at once.
 func (t *tables) armReminder(ch *channel, m *match) {
 	at, ok := remindAt(m)
-	if !ok || ch.forgoes(m) || lateToRemind(m, t.now()) {
+	if !ok || ch.forgoes(m) || lateToRemind(m, t.now()) || ch.sending == turnKey(m) {
 		ch.stopRemindTimer()
 		return
 	}
@@ -869,7 +871,7 @@ func (t *tables) remind(ctx context.Context, ch *channel) {
 	}
 	ch.match = next
 	ch.sending = turnKey(next)
-	t.armReminder(ch, next) // at the lease's end, for a sweep to find it here
+	ch.stopRemindTimer() // the send owns the reminder until it settles
 	t.upkeep.remind(next)
 }
 
@@ -901,10 +903,15 @@ func (t *tables) renewReminder(ctx context.Context, next *match) (*match, bool) 
 	return with, true
 }
 
-// settled marks the send of next's reminder queued here done.
+// settled marks the send of next's reminder queued here done, and arms
+// the reminder timer that the send held off for ch's game (a claim that
+// ends, or another process's, is then watched here again).
 func (t *tables) settled(ch *channel, next *match) {
 	if ch.sending == turnKey(next) {
 		ch.sending = ""
+		if ch.match != nil {
+			t.armReminder(ch, ch.match)
+		}
 	}
 }
 

@@ -51,6 +51,11 @@ type keeper interface {
 	// renewReminder renews the claim of next's reminder, which waited
 	// past its end: next with the claim renewed, unless it was lost.
 	renewReminder(ctx context.Context, next *match) (*match, bool)
+	// doneReminding marks the send of next's reminder done, whatever
+	// became of it, reading nothing from the store (which may be what
+	// failed); keepPing, releaseReminder and renewReminder do it too,
+	// once they could read it.
+	doneReminding(next *match)
 	// current reads the channel's game from the store, under the
 	// channel's lock (a change this process saved has been answered);
 	// nil if it has none. The match returned must not be changed.
@@ -414,6 +419,7 @@ func (bs *boards) remind(next *match) {
 		}
 	}
 	bs.run.queue(func(ctx context.Context) {
+		defer bs.keeper.doneReminding(next) // the claimed turn's, renewed or not
 		// The store's writes after the request have their own time: the
 		// request may have used all of the claim's.
 		settle, cancel := context.WithTimeout(context.WithoutCancel(ctx), editWithin)

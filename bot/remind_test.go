@@ -2,11 +2,13 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -754,4 +756,63 @@ func remindTimerOf(t *testing.T, b *Bot) (bool, time.Time) {
 	}
 	defer b.tables.channels.unlock(ch)
 	return ch.remindTimer != nil, ch.remindAt
+}
+
+// unreadableStore fails every read of a game while failing is set, as a
+// store that times out or lost its connection does.
+type unreadableStore struct {
+	store.Memory
+	failing atomic.Bool
+}
+
+func (s *unreadableStore) Current(ctx context.Context, channelID string) (*store.Game, error) {
+	if s.failing.Load() {
+		return nil, errors.New("connection reset by peer")
+	}
+	return s.Memory.Current(ctx, channelID)
+}
+
+// A reminder that Discord refused while the store could not be read is
+// not lost to this process: once its claim ends, it is claimed and sent
+// again here, once the store answers again.
+func TestReminderSettledWhenTheStoreFails(t *testing.T) {
+	st := new(unreadableStore)
+	clk := &clock{t: time.Now()}
+	if err := st.SaveSettings(context.Background(), store.Settings{GuildID: fixtureGuild, TurnTimeout: time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	b, rec := clockedBotOn(t, st, clk)
+	m := challengeAccepted(t, b, rec)
+	b.run.bg.Wait()
+	hold := make(chan struct{})
+	var busy sync.WaitGroup
+	busy.Add(editWorkers)
+	for range editWorkers {
+		b.run.queue(func(context.Context) {
+			busy.Done()
+			<-hold
+		})
+	}
+	busy.Wait() // the reminder waits in the queue
+	rec.mu.Lock()
+	rec.followupErrs = []error{restError(http.StatusTooManyRequests)}
+	rec.mu.Unlock()
+	at, _ := remindAt(m)
+	clk.set(at)
+	b.tables.remindTurn(fixtureChannel)
+	claimed := current(t, b)
+	end, ok := remindAt(claimed)
+	if !ok || claimed.reminded != 1 {
+		t.Fatalf("after the claim the turn has reminded %d, due again %v; want a claim that ends", claimed.reminded, ok)
+	}
+	st.failing.Store(true) // the refusal cannot be written down
+	close(hold)
+	b.run.bg.Wait()
+	st.failing.Store(false)
+	clk.set(end.Add(time.Second))
+	b.tables.remindTurn(fixtureChannel) // the timer at the claim's end
+	b.run.bg.Wait()
+	if sent, _, _ := followups(rec); len(sent) != 1 {
+		t.Errorf("%d reminders once the claim ended and the store answered again; want 1", len(sent))
+	}
 }

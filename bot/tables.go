@@ -915,6 +915,22 @@ func (t *tables) settled(ch *channel, next *match) {
 	}
 }
 
+// doneReminding marks the send of next's reminder queued here done, under
+// the channel's lock alone: a send whose outcome could not be written
+// down, the store failing, is not taken for one still queued, which
+// would keep the turn's reminder from this process for good.
+func (t *tables) doneReminding(next *match) {
+	ctx, cancel := context.WithTimeout(context.Background(), editWithin)
+	defer cancel()
+	ch, err := t.channels.lock(ctx, next.ChannelID)
+	if err != nil {
+		t.log.Warn("could not settle a turn's reminder", "channel", next.ChannelID, "err", err)
+		return
+	}
+	defer t.channels.unlock(ch)
+	t.settled(ch, next)
+}
+
 // releaseReminder ends the claim on the reminder of next's turn that next
 // holds, if it still does, after Discord refused the reminder: with
 // retry, the reminder is due again remindRetry from now, here or in any

@@ -35,8 +35,9 @@ import (
 // global limit holds, and until when each route's does, a route being an
 // interaction or a webhook token, whose entries go once their time has
 // passed. No request is sent on a route, or while the global limit holds
-// (which does not bind the interaction callbacks), before Discord said it
-// may be: a request that would wait past its deadline fails at once, not
+// (which does not bind the interaction endpoints: the callbacks, and the
+// follow-ups and edits through an interaction's token), before Discord
+// said it may be: a request that would wait past its deadline fails at once, not
 // sent.
 //
 // The interaction callback, which must be answered within Discord's 3
@@ -351,8 +352,9 @@ func (l *limits) wait(ctx context.Context, r rateKey) error {
 
 // A rateKey is what a per-route limit binds, as REST keeps them: one
 // interaction (its callback) or one webhook token (its follow-ups and
-// edits); bound is false for the callback, which the global limit does
-// not bind.
+// edits); bound is false for both, interaction endpoints, which the
+// bot's global limit does not bind (Discord's docs, "Rate Limits"), and
+// true for the calls with the bot's token.
 type rateKey struct {
 	key   string
 	bound bool
@@ -370,7 +372,7 @@ func rateRoute(endpoint string) rateKey {
 		case s == "interactions" && i+1 < len(segs):
 			return rateKey{key: "interactions/" + segs[i+1]}
 		case s == "webhooks" && i+2 < len(segs):
-			return rateKey{key: "webhooks/" + segs[i+1] + "/" + segs[i+2], bound: true}
+			return rateKey{key: "webhooks/" + segs[i+1] + "/" + segs[i+2]}
 		}
 	}
 	return rateKey{key: path, bound: true}

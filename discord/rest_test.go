@@ -3,10 +3,12 @@ package discord
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,7 +21,7 @@ import (
 // command registered in a guild, and calls answer for every interaction.
 func connected(t *testing.T, answer func(s *discordgo.Session, ic *discordgo.InteractionCreate)) (*discordtest.Server, *discordgo.Session, string) {
 	t.Helper()
-	srv := discordtest.NewServer("rest-test-token")
+	srv := discordtest.NewServer(testToken("rest-test-token"))
 	s, err := NewSession(Options{Token: srv.Token, APIURL: srv.APIURL})
 	if err != nil {
 		t.Fatal(err)
@@ -39,6 +41,14 @@ func connected(t *testing.T, answer func(s *discordgo.Session, ic *discordgo.Int
 	}
 	return srv, s, guild
 }
+
+// tokens numbers the bot tokens of the tests: each fake Discord has a
+// bot of its own, so that the rate limits one test meets (which REST
+// keeps per bot token) do not hold another's calls.
+var tokens atomic.Int64
+
+// testToken returns a bot token no other test of this run uses.
+func testToken(prefix string) string { return fmt.Sprintf("%s-%d", prefix, tokens.Add(1)) }
 
 // buckets is how many rate-limit buckets discordgo holds.
 func buckets(s *discordgo.Session) int {
@@ -305,6 +315,43 @@ func TestRateLimitsHeld(t *testing.T) {
 		if n == 1 && (!errors.As(err, &ns) || !ns.NotSent()) {
 			t.Errorf("a call on a route limited for a minute = %v; want it not sent", err)
 		}
+	}
+	if got := srv.RateLimitsIgnored(); len(got) != 0 {
+		t.Errorf("requests that ignored a rate limit: %v", got)
+	}
+}
+
+// Interaction endpoints are not bound by the bot's global rate limit
+// (Discord's docs, "Rate Limits"): while a global limit that the bot
+// met on a call with its token holds, a follow-up and an edit of the
+// @original through an interaction's token still go at once, and the
+// fake Discord takes them.
+func TestInteractionWebhooksNotBoundByTheGlobalLimit(t *testing.T) {
+	srv, s, in, _ := answeredBoard(t)
+	i := &discordgo.Interaction{AppID: srv.AppID, Token: in.Token}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	// A call with the bot's token meets the global limit, for a minute.
+	srv.FailNextGlobal("GET", "/users/", time.Minute)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.APIURL+"/users/@me", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bot "+srv.Token)
+	resp, err := s.Client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusTooManyRequests || time.Until(limitsOf(s).until(rateKey{bound: true})) <= 0 {
+		t.Fatalf("GET /users/@me answered %d, the global limit held %v; want a global 429 heard", resp.StatusCode, limitsOf(s).until(rateKey{bound: true}))
+	}
+	if _, err := (REST{s}).FollowupMessageCreate(i, true, &discordgo.WebhookParams{Content: "reminder"}, discordgo.WithContext(ctx)); err != nil {
+		t.Errorf("FollowupMessageCreate under the global limit = %v; want it sent", err)
+	}
+	edited := "edited"
+	if _, err := (REST{s}).InteractionResponseEdit(i, &discordgo.WebhookEdit{Content: &edited}, discordgo.WithContext(ctx)); err != nil {
+		t.Errorf("InteractionResponseEdit under the global limit = %v; want it sent", err)
 	}
 	if got := srv.RateLimitsIgnored(); len(got) != 0 {
 		t.Errorf("requests that ignored a rate limit: %v", got)

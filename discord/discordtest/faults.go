@@ -216,7 +216,7 @@ func rateLimitFault(retryAfter time.Duration, global bool) fault {
 
 // Rate limits once announced. A 429 tells the client to send nothing on
 // its route (or, for the global limit, on any route but the interaction
-// callbacks, which the global limit does not bind) for retry_after. The
+// endpoints, which the global limit does not bind) for retry_after. The
 // fake holds it to that: a request that comes before its time is answered
 // with another 429 for the time left, which is not injected, and so is in
 // Rejected: the bot ignored a rate limit.
@@ -233,9 +233,11 @@ func rateRoute(method, path string) string {
 }
 
 // globalBound says whether the global limit binds a request: all but the
-// interaction callbacks.
+// interaction endpoints (the callbacks, and the follow-ups and edits
+// through an interaction's token under /webhooks/{app}/{token}), which
+// Discord's docs say the bot's global limit does not bind.
 func globalBound(path string) bool {
-	return !strings.HasPrefix(path, apiPrefix+"/interactions/")
+	return !strings.HasPrefix(path, apiPrefix+"/interactions/") && !strings.HasPrefix(path, apiPrefix+"/webhooks/")
 }
 
 // limitedLocked returns the 429 a request gets for coming before the end

@@ -425,8 +425,11 @@ func (bs *boards) remind(next *match) {
 		settle, cancel := context.WithTimeout(context.WithoutCancel(ctx), editWithin)
 		defer cancel()
 		left := next.lease.Sub(bs.now()) - remindMargin
-		if left < minRemindLease/2 {
-			// It waited its turn until the claim is (nearly) over.
+		if left < min(editWithin, remindLease(next, bs.now())-remindMargin)-time.Second {
+			// It waited its turn long enough that the request would have
+			// less time than a claim made now gives it (at most
+			// editWithin): a request cut mid-flight may or may not have
+			// been taken, and is not made again.
 			renewed, ok := bs.keeper.renewReminder(settle, next)
 			if !ok {
 				bs.log.Info("a reminder waited its turn to be sent past its claim, and its turn ended or another process took it", "channel", next.ChannelID)
@@ -440,7 +443,15 @@ func (bs *boards) remind(next *match) {
 		stop()
 		if err != nil {
 			retry := mayTakeLater(err)
-			bs.log.Warn("could not remind a player of their move", "channel", next.ChannelID, "user", mover, "retry", retry, "err", err)
+			switch {
+			case retry:
+				bs.log.Warn("could not remind a player of their move; trying again", "channel", next.ChannelID, "user", mover, "err", err)
+			case maybeTaken(err):
+				// Sending it again could remind the player twice.
+				bs.log.Warn("a reminder may have reached Discord without the bot hearing of it; not sending it again", "channel", next.ChannelID, "user", mover, "err", err)
+			default:
+				bs.log.Warn("could not remind a player of their move; giving the turn's reminder up", "channel", next.ChannelID, "user", mover, "err", err)
+			}
 			bs.keeper.releaseReminder(settle, next, retry)
 			return
 		}
@@ -452,16 +463,29 @@ func (bs *boards) remind(next *match) {
 // request, for the request to end before the claim does.
 const remindMargin = time.Second
 
-// mayTakeLater says whether Discord may take a request later that it
-// refused with err: a rate limit, its own trouble (5xx), no answer, or a
-// request never sent; not a 4xx, which a retry would meet again.
+// mayTakeLater says whether a request that failed with err is to be made
+// again: Discord certainly did not act on it, and may take it later (a
+// rate limit, or a request never sent). Not a 4xx, which a retry would
+// meet again, nor a request Discord may have acted on (maybeTaken).
 func mayTakeLater(err error) bool {
 	var rerr *discordgo.RESTError
 	if errors.As(err, &rerr) && rerr.Response != nil {
-		c := rerr.Response.StatusCode
-		return c == http.StatusTooManyRequests || c >= 500
+		return rerr.Response.StatusCode == http.StatusTooManyRequests
 	}
-	return true
+	var ns interface{ NotSent() bool }
+	return errors.Is(err, errNotSent) || errors.As(err, &ns) && ns.NotSent()
+}
+
+// maybeTaken says whether Discord may have acted on a request that failed
+// with err, which is not to be made again: a 5xx after it was written
+// (Discord may have acted before its trouble), no answer, or one that
+// could not be read (Discord took the request).
+func maybeTaken(err error) bool {
+	var rerr *discordgo.RESTError
+	if errors.As(err, &rerr) && rerr.Response != nil {
+		return rerr.Response.StatusCode >= 500
+	}
+	return !mayTakeLater(err)
 }
 
 // tellLater sends text, in the background, to the user of the interaction

@@ -553,7 +553,7 @@ func restError(status int) error {
 }
 
 // A reminder that Discord refuses for a while (a rate limit outlasting
-// the request's time, its own trouble) is not lost: the claim on it is
+// the request's time), or that never left, is not lost: the claim on it is
 // released, and it goes on a later try, once. One that Discord will never
 // take (a 4xx) is given up for the turn.
 func TestReminderRetriedAfterARefusal(t *testing.T) {
@@ -570,10 +570,10 @@ func TestReminderRetriedAfterARefusal(t *testing.T) {
 	b, rec, clk := corrBot(t, 0)
 	m := challengeAccepted(t, b, rec)
 	rec.mu.Lock()
-	rec.followupErrs = []error{restError(http.StatusTooManyRequests), restError(http.StatusInternalServerError)}
+	rec.followupErrs = []error{restError(http.StatusTooManyRequests), fmt.Errorf("POST interaction request: %w", errNotSent)}
 	rec.mu.Unlock()
 	remindAfter(t, b, clk, m, 0) // a 429
-	fire(t, b, clk)              // a 500
+	fire(t, b, clk)              // not sent
 	if sent, _, _ := followups(rec); len(sent) != 0 {
 		t.Fatalf("%d reminders recorded; want none yet", len(sent))
 	}
@@ -605,6 +605,40 @@ func TestReminderRetriedAfterARefusal(t *testing.T) {
 			t.Error("a reminder Discord refused with a 403 is due again")
 		}
 	})
+}
+
+// A reminder whose request Discord may have carried out, though the bot
+// did not hear that it did (a 5xx after the request was written, a
+// request cut by its deadline mid-flight, an answer the bot could not
+// read), is not sent again: the player would hear twice.
+func TestReminderOfUnknownOutcomeNotSentAgain(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		err  error
+	}{
+		{"500", restError(http.StatusInternalServerError)},
+		{"504", restError(http.StatusGatewayTimeout)},
+		{"cut mid-flight", fmt.Errorf("POST interaction request: %w", context.DeadlineExceeded)},
+		{"undecodable answer", fmt.Errorf("decode the message: %w: unexpected end of JSON input", discordgo.ErrJSONUnmarshal)},
+	} {
+		err := tt.err
+		t.Run(tt.name, func(t *testing.T) {
+			b, rec, clk := corrBot(t, 0)
+			m := challengeAccepted(t, b, rec)
+			rec.mu.Lock()
+			rec.followupErrs = []error{err}
+			rec.mu.Unlock()
+			remindAfter(t, b, clk, m, 0)
+			remindAfter(t, b, clk, m, 10*time.Second)
+			remindAfter(t, b, clk, m, time.Minute)
+			if sent, _, _ := followups(rec); len(sent) != 0 {
+				t.Errorf("%d reminders sent again after %v; want none", len(sent), err)
+			}
+			if _, ok := remindAt(current(t, b)); ok {
+				t.Errorf("the reminder is due again after %v", err)
+			}
+		})
+	}
 }
 
 // silentReminders is the upkeep of a process that dies between claiming
@@ -814,5 +848,44 @@ func TestReminderSettledWhenTheStoreFails(t *testing.T) {
 	b.run.bg.Wait()
 	if sent, _, _ := followups(rec); len(sent) != 1 {
 		t.Errorf("%d reminders once the claim ended and the store answered again; want 1", len(sent))
+	}
+}
+
+// A reminder that waited a few seconds in the queue, less than its whole
+// claim, renews the claim before it goes, so that its request has the
+// time a fresh claim gives: one cut short by the claim's end might
+// reach Discord unheard, and is not sent again.
+func TestReminderRenewedAfterAWait(t *testing.T) {
+	b, rec, clk := corrBot(t, time.Minute)
+	m := challengeAccepted(t, b, rec)
+	b.run.bg.Wait()
+	hold := make(chan struct{})
+	var busy sync.WaitGroup
+	busy.Add(editWorkers)
+	for range editWorkers {
+		b.run.queue(func(context.Context) {
+			busy.Done()
+			<-hold
+		})
+	}
+	busy.Wait() // the reminder waits in the queue
+	at, _ := remindAt(m)
+	clk.set(at)
+	b.tables.remindTurn(fixtureChannel)
+	claimed := current(t, b)
+	end, ok := remindAt(claimed)
+	if !ok || claimed.reminded != 1 {
+		t.Fatalf("after the claim the turn has reminded %d, due again %v; want a claim that ends", claimed.reminded, ok)
+	}
+	clk.set(end.Add(-remindMargin - minRemindLease/2 - 100*time.Millisecond)) // just more than the old bound left
+	close(hold)
+	b.run.bg.Wait()
+	got := current(t, b)
+	if sent, _, _ := followups(rec); len(sent) != 1 {
+		t.Errorf("%d reminders; want 1", len(sent))
+	}
+	// The claim, its renewal, and the ping kept.
+	if got.Version != claimed.Version+2 {
+		t.Errorf("the game was saved %d times after the claim; want 2: the claim renewed, the ping kept", got.Version-claimed.Version)
 	}
 }

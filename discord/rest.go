@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -48,9 +49,11 @@ import (
 // (backoff), up to maxTries tries in all.
 //
 // discordgo's own calls (the channel's message endpoints, with the bot's
-// token) keep its limiter, which waits out 429s itself, global ones too,
-// and retries a 502 at once; REST retries the other 5xx of the message
-// calls without files with the same backoff (retryServerErrors).
+// token) keep its limiter, with its retry after a 429 off (it would sleep
+// retry_after without looking at the context, without end): REST holds
+// them to the limits as its own calls (viaDiscordgo), and retries the
+// 5xx of the message calls without files with the same backoff
+// (retryServerErrors); discordgo retries a 502 at once.
 type REST struct {
 	*discordgo.Session
 }
@@ -326,14 +329,6 @@ func limitsFor(auth string) *limits {
 	return l.(*limits)
 }
 
-// waitGlobal waits, before a call through discordgo, for the end of a
-// global limit that a 429 to one of REST's own calls announced (discordgo
-// learns only of those it meets itself); a limit that outlasts ctx's
-// deadline fails the call at once, not sent.
-func (d REST) waitGlobal(ctx context.Context) error {
-	return limitsOf(d.Session).wait(ctx, rateKey{bound: true})
-}
-
 // wait waits until a request on r may be sent, as long as the limits
 // that bind it, which other requests' 429s may extend meanwhile, end
 // before ctx's deadline; else it fails at once, with the request not
@@ -444,49 +439,88 @@ func contextOf(opts []discordgo.RequestOption) context.Context {
 
 // ChannelMessageSendComplex sends a message to a channel through
 // discordgo, retried after a 5xx if it uploads no file (a file's reader
-// is read once).
+// is read once), and after a 429 as long as its context leaves time
+// (viaDiscordgo).
 func (d REST) ChannelMessageSendComplex(channelID string, m *discordgo.MessageSend, opts ...discordgo.RequestOption) (msg *discordgo.Message, err error) {
 	ctx := contextOf(opts)
-	if err := d.waitGlobal(ctx); err != nil {
-		return nil, err
+	send := func() error {
+		return d.viaDiscordgo(ctx, "channels/"+channelID+"/messages", func() (err error) {
+			msg, err = d.Session.ChannelMessageSendComplex(channelID, m, noRetryOnRatelimit(opts)...)
+			return err
+		})
 	}
 	if len(m.Files) > 0 || m.File != nil {
-		return d.Session.ChannelMessageSendComplex(channelID, m, opts...)
+		return msg, send()
 	}
-	err = retryServerErrors(ctx, func() (err error) {
-		msg, err = d.Session.ChannelMessageSendComplex(channelID, m, opts...)
-		return err
-	})
-	return msg, err
+	return msg, retryServerErrors(ctx, send)
 }
 
 // ChannelMessageEditComplex edits a channel's message through discordgo,
-// retried after a 5xx if it uploads no file.
+// retried after a 5xx if it uploads no file, and after a 429 as long as
+// its context leaves time.
 func (d REST) ChannelMessageEditComplex(m *discordgo.MessageEdit, opts ...discordgo.RequestOption) (msg *discordgo.Message, err error) {
 	ctx := contextOf(opts)
-	if err := d.waitGlobal(ctx); err != nil {
-		return nil, err
+	edit := func() error {
+		return d.viaDiscordgo(ctx, "channels/"+m.Channel+"/messages/", func() (err error) {
+			msg, err = d.Session.ChannelMessageEditComplex(m, noRetryOnRatelimit(opts)...)
+			return err
+		})
 	}
 	if len(m.Files) > 0 {
-		return d.Session.ChannelMessageEditComplex(m, opts...)
+		return msg, edit()
 	}
-	err = retryServerErrors(ctx, func() (err error) {
-		msg, err = d.Session.ChannelMessageEditComplex(m, opts...)
-		return err
-	})
-	return msg, err
+	return msg, retryServerErrors(ctx, edit)
 }
 
 // ChannelMessageDelete deletes a channel's message through discordgo,
-// retried after a 5xx.
+// retried after a 5xx, and after a 429 as long as its context leaves
+// time.
 func (d REST) ChannelMessageDelete(channelID, messageID string, opts ...discordgo.RequestOption) error {
 	ctx := contextOf(opts)
-	if err := d.waitGlobal(ctx); err != nil {
-		return err
-	}
 	return retryServerErrors(ctx, func() error {
-		return d.Session.ChannelMessageDelete(channelID, messageID, opts...)
+		return d.viaDiscordgo(ctx, "channels/"+channelID+"/messages/", func() error {
+			return d.Session.ChannelMessageDelete(channelID, messageID, noRetryOnRatelimit(opts)...)
+		})
 	})
+}
+
+// noRetryOnRatelimit returns opts with discordgo's retry after a 429 off:
+// discordgo would sleep retry_after, however long (a shared limit's may
+// be twenty minutes), without looking at the request's context, and try
+// again without end, holding a worker that Close waits for.
+func noRetryOnRatelimit(opts []discordgo.RequestOption) []discordgo.RequestOption {
+	return append(slices.Clip(opts), discordgo.WithRetryOnRatelimit(false))
+}
+
+// viaDiscordgo makes call, a request through discordgo on the route that
+// discordgo's bucket key names, as do makes its own: not before the
+// limits that bind it (the route's, the global one) end, failing at once,
+// not sent, if they outlast ctx's deadline; after a 429 (which call
+// returns as *discordgo.RateLimitError, discordgo's retry being off),
+// again once its retry_after has passed if ctx leaves time for it, else
+// not sent. The global limit a 429 announces is held by the session's
+// transport (counting), which reads the body discordgo does not keep.
+func (d REST) viaDiscordgo(ctx context.Context, route string, call func() error) error {
+	lim := limitsOf(d.Session)
+	rt := rateKey{key: route, bound: true}
+	for {
+		if err := lim.wait(ctx, rt); err != nil {
+			return err
+		}
+		err := call()
+		var rerr *discordgo.RateLimitError
+		if !errors.As(err, &rerr) || rerr.RateLimit == nil || rerr.TooManyRequests == nil {
+			return err
+		}
+		wait := rerr.RetryAfter
+		if wait <= 0 {
+			wait = time.Second
+		}
+		lim.hold(rt, false, time.Now().Add(wait))
+		if retry, werr := pauseToRetry(ctx, wait); werr != nil || !retry {
+			return notSent{fmt.Errorf("rate limited for %v: %w", wait.Round(time.Millisecond), err)}
+		}
+	}
 }
 
 // notSent marks a request that certainly never reached Discord, so that

@@ -357,3 +357,42 @@ func TestInteractionWebhooksNotBoundByTheGlobalLimit(t *testing.T) {
 		t.Errorf("requests that ignored a rate limit: %v", got)
 	}
 }
+
+// A 429 to a channel call through discordgo is waited out within the
+// call's context, and a retry_after that outlasts it fails the call at
+// once, not sent, instead of sleeping it out (discordgo's own retry
+// sleeps retry_after, twenty minutes for a shared limit, whatever the
+// context); the next call on the route is not sent before its time.
+func TestChannelCallsDoNotSleepThroughRateLimits(t *testing.T) {
+	srv, s, in, _ := answeredBoard(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	srv.FailNext("POST", "/channels/", http.StatusTooManyRequests, "", 100*time.Millisecond)
+	m, err := REST{s}.ChannelMessageSendComplex(in.ChannelID, &discordgo.MessageSend{Content: "one"}, discordgo.WithContext(ctx))
+	if err != nil {
+		t.Fatalf("ChannelMessageSendComplex after a 429 of 100 ms = %v; want it sent", err)
+	}
+	srv.FailNext("PATCH", "/channels/", http.StatusTooManyRequests, "", time.Hour)
+	short, stop := context.WithTimeout(ctx, 2*time.Second)
+	defer stop()
+	done := make(chan error, 1)
+	go func() {
+		_, err := REST{s}.ChannelMessageEditComplex(discordgo.NewMessageEdit(m.ChannelID, m.ID).SetContent("two"), discordgo.WithContext(short))
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		var ns interface{ NotSent() bool }
+		if !errors.As(err, &ns) || !ns.NotSent() {
+			t.Errorf("ChannelMessageEditComplex after a 429 of an hour = %v; want it not sent", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("ChannelMessageEditComplex sleeps through a 429 of an hour")
+	}
+	if err := (REST{s}).ChannelMessageDelete(m.ChannelID, m.ID, discordgo.WithContext(short)); err == nil {
+		t.Error("ChannelMessageDelete on a route limited for an hour went")
+	}
+	if got := srv.RateLimitsIgnored(); len(got) != 0 {
+		t.Errorf("requests that ignored a rate limit: %v", got)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strings"
 	"sync"
@@ -394,5 +395,37 @@ func TestChannelCallsDoNotSleepThroughRateLimits(t *testing.T) {
 	}
 	if got := srv.RateLimitsIgnored(); len(got) != 0 {
 		t.Errorf("requests that ignored a rate limit: %v", got)
+	}
+}
+
+// A global 429 that says so only in its headers (X-RateLimit-Scope:
+// global, Retry-After), as Discord documents it, holds every call with
+// the bot's token: the session's transport reads it as REST does.
+func TestGlobalLimitFromHeaders(t *testing.T) {
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "30")
+		w.Header().Set("X-RateLimit-Scope", "global")
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusTooManyRequests)
+		_, _ = w.Write([]byte(`{"message":"You are being rate limited."}`))
+	}))
+	defer api.Close()
+	token := testToken("headers-token")
+	s, err := NewSession(Options{Token: token, APIURL: api.URL + "/api/v9"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequest(http.MethodGet, discordgo.EndpointUser("@me"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bot "+token)
+	resp, err := s.Client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if until := limitsOf(s).until(rateKey{bound: true}); time.Until(until) < 20*time.Second {
+		t.Errorf("after a global 429 of 30 s in headers the global limit holds until %v; want 30 s from now", until)
 	}
 }

@@ -399,10 +399,12 @@ func (bs *boards) remind(next *match) {
 	mover := next.Players[next.Turn()]
 	content := reminderText(bs.catalog.For(next.locale), next)
 	var send func(ctx context.Context) (id string, err error)
+	// A 5xx is not retried: Discord may have taken the reminder already.
+	once := discordgo.WithRestRetries(0)
 	if ref := bs.boardRef(next); ref != nil && !outlivesToken(next) {
 		params := &discordgo.WebhookParams{Content: content, AllowedMentions: allowed(mover)}
 		send = func(ctx context.Context) (string, error) {
-			msg, err := bs.dc.FollowupMessageCreate(ref, true, params, discordgo.WithContext(ctx))
+			msg, err := bs.dc.FollowupMessageCreate(ref, true, params, discordgo.WithContext(ctx), once)
 			if err != nil {
 				return "", err
 			}
@@ -411,7 +413,7 @@ func (bs *boards) remind(next *match) {
 	} else {
 		channelID, m := channelPing(next, content, mover)
 		send = func(ctx context.Context) (string, error) {
-			msg, err := bs.dc.ChannelMessageSendComplex(channelID, m, discordgo.WithContext(ctx))
+			msg, err := bs.dc.ChannelMessageSendComplex(channelID, m, discordgo.WithContext(ctx), once)
 			if err != nil {
 				return "", err
 			}

@@ -38,15 +38,17 @@ import (
 // passed. No request is sent on a route, or while the global limit holds
 // (which does not bind the interaction endpoints: the callbacks, and the
 // follow-ups and edits through an interaction's token), before Discord
-// said it may be: a request that would wait past its deadline fails at once, not
-// sent.
+// said it may be: a request that would wait past its deadline fails at
+// once, not sent.
 //
 // The interaction callback, which must be answered within Discord's 3
 // seconds, is retried once: after a 429 whose retry_after ends before its
 // deadline, after a 5xx after a short pause. Every other call, background
 // work that nobody waits for, is retried until its deadline: after a 429
 // once its retry_after has passed, after a 5xx with a doubling pause
-// (backoff), up to maxTries tries in all.
+// (backoff), up to maxTries tries in all; but a call made with
+// discordgo.WithRestRetries(0), which must not take effect twice, is not
+// retried after a 5xx (Discord may have carried it out).
 //
 // discordgo's own calls (the channel's message endpoints, with the bot's
 // token) keep its limiter, with its retry after a 429 off (it would sleep
@@ -187,6 +189,7 @@ func (d REST) do(method, endpoint string, body any, opts []discordgo.RequestOpti
 	lim := limitsOf(d.Session)
 	rt := rateRoute(endpoint)
 	pause := firstServerPause
+	once := onceOn5xx(opts)
 	for tries := 1; ; tries++ {
 		req, err := http.NewRequest(method, endpoint, bytes.NewReader(payload))
 		if err != nil {
@@ -239,7 +242,7 @@ func (d REST) do(method, endpoint string, body any, opts []discordgo.RequestOpti
 				}
 			}
 		}
-		if resp.StatusCode >= 500 && again {
+		if resp.StatusCode >= 500 && again && !once {
 			// Discord's own trouble, often a moment's: try again if there
 			// is time. Had an earlier try taken effect after all, an
 			// interaction's answer is refused as already acknowledged,
@@ -437,6 +440,18 @@ func contextOf(opts []discordgo.RequestOption) context.Context {
 	return cfg.Request.Context()
 }
 
+// onceOn5xx says whether opts ask that a 5xx not be retried
+// (discordgo.WithRestRetries(0)): a request that must not take effect
+// twice, which Discord may have carried out before its trouble.
+func onceOn5xx(opts []discordgo.RequestOption) bool {
+	req, _ := http.NewRequest(http.MethodGet, "http://localhost/", nil)
+	cfg := &discordgo.RequestConfig{Request: req, MaxRestRetries: -1}
+	for _, o := range opts {
+		o(cfg)
+	}
+	return cfg.MaxRestRetries == 0
+}
+
 // ChannelMessageSendComplex sends a message to a channel through
 // discordgo, retried after a 5xx if it uploads no file (a file's reader
 // is read once), and after a 429 as long as its context leaves time
@@ -449,7 +464,7 @@ func (d REST) ChannelMessageSendComplex(channelID string, m *discordgo.MessageSe
 			return err
 		})
 	}
-	if len(m.Files) > 0 || m.File != nil {
+	if len(m.Files) > 0 || m.File != nil || onceOn5xx(opts) {
 		return msg, send()
 	}
 	return msg, retryServerErrors(ctx, send)
@@ -466,7 +481,7 @@ func (d REST) ChannelMessageEditComplex(m *discordgo.MessageEdit, opts ...discor
 			return err
 		})
 	}
-	if len(m.Files) > 0 {
+	if len(m.Files) > 0 || onceOn5xx(opts) {
 		return msg, edit()
 	}
 	return msg, retryServerErrors(ctx, edit)

@@ -429,3 +429,40 @@ func TestGlobalLimitFromHeaders(t *testing.T) {
 		t.Errorf("after a global 429 of 30 s in headers the global limit holds until %v; want 30 s from now", until)
 	}
 }
+
+// A call that must not take effect twice (a reminder), made with
+// discordgo.WithRestRetries(0), is not made again after a 5xx, which
+// Discord may have carried out before its trouble: one request, and the
+// 5xx as the error.
+func TestOnceOn5xx(t *testing.T) {
+	srv, s, in, _ := answeredBoard(t)
+	i := &discordgo.Interaction{AppID: srv.AppID, Token: in.Token}
+	hook := "/webhooks/" + srv.AppID + "/"
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	count := func(method, part string) int {
+		n := 0
+		for _, r := range srv.Requests() {
+			if r.Method == method && strings.Contains(r.Path, part) {
+				n++
+			}
+		}
+		return n
+	}
+	srv.FailNext("POST", hook, http.StatusInternalServerError, "", 0)
+	_, err := REST{s}.FollowupMessageCreate(i, true, &discordgo.WebhookParams{Content: "reminder"}, discordgo.WithContext(ctx), discordgo.WithRestRetries(0))
+	var rerr *discordgo.RESTError
+	if !errors.As(err, &rerr) || rerr.Response.StatusCode != http.StatusInternalServerError {
+		t.Errorf("FollowupMessageCreate once on a 500 = %v; want the 500", err)
+	}
+	if n := count("POST", "/webhooks/"); n != 1 {
+		t.Errorf("%d follow-ups posted; want 1", n)
+	}
+	srv.FailNext("POST", "/channels/", http.StatusGatewayTimeout, "", 0)
+	if _, err := (REST{s}).ChannelMessageSendComplex(in.ChannelID, &discordgo.MessageSend{Content: "reminder"}, discordgo.WithContext(ctx), discordgo.WithRestRetries(0)); !errors.As(err, &rerr) {
+		t.Errorf("ChannelMessageSendComplex once on a 504 = %v; want the 504", err)
+	}
+	if n := count("POST", "/channels/"); n != 1 {
+		t.Errorf("%d channel messages posted; want 1", n)
+	}
+}

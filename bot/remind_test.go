@@ -309,8 +309,8 @@ func TestReminderAcrossRestart(t *testing.T) {
 	}
 	armed, armedAt := ch.remindTimer != nil, ch.remindAt
 	second.tables.channels.unlock(ch)
-	if !armed || !armedAt.Equal(at) {
-		t.Errorf("after Restore the reminder timer is armed %v at %v; want at %v", armed, armedAt, at)
+	if !armed || !armedAt.Equal(at.Add(remindBackup)) { // not this process's turn: a backup
+		t.Errorf("after Restore the reminder timer is armed %v at %v; want at %v", armed, armedAt, at.Add(remindBackup))
 	}
 	remindAfter(t, second, clk, m, 0)
 	if sent, _, _ := followups(rec2); len(sent) != 1 {
@@ -479,8 +479,8 @@ func TestSweepRemindsWhenNoTimerDoes(t *testing.T) {
 		}
 		armed, armedAt := ch.remindTimer != nil, ch.remindAt
 		other.tables.channels.unlock(ch)
-		if !armed || !armedAt.Equal(at) {
-			t.Errorf("after a sweep a second before half time the reminder timer is armed %v at %v; want at %v", armed, armedAt, at)
+		if !armed || !armedAt.Equal(at.Add(remindBackup)) { // a backup
+			t.Errorf("after a sweep a second before half time the reminder timer is armed %v at %v; want at %v", armed, armedAt, at.Add(remindBackup))
 		}
 		clk.set(at)
 		other.tables.remindTurn(fixtureChannel) // that timer
@@ -887,5 +887,32 @@ func TestReminderRenewedAfterAWait(t *testing.T) {
 	// The claim, its renewal, and the ping kept.
 	if got.Version != claimed.Version+2 {
 		t.Errorf("the game was saved %d times after the claim; want 2: the claim renewed, the ping kept", got.Version-claimed.Version)
+	}
+}
+
+// Replicas do not all compete for every reminder at the same instant:
+// the process that saved the move that began the turn arms its timer at
+// half time, another that a sweep told of the turn a little later, still
+// well inside the part of the turn a reminder is of use in.
+func TestBackupReminderTimersLater(t *testing.T) {
+	st := new(store.Memory)
+	clk := &clock{t: time.Now()}
+	if err := st.SaveSettings(context.Background(), store.Settings{GuildID: fixtureGuild, TurnTimeout: time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	a, recA := clockedBotOn(t, st, clk)
+	b, _ := clockedBotOn(t, st, clk)
+	m := challengeAccepted(t, a, recA)
+	at, _ := remindAt(m)
+	clk.set(at.Add(-time.Second))
+	if err := b.tables.sweepReminders(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if armed, when := remindTimerOf(t, a); !armed || when.Sub(at).Abs() > time.Millisecond { // at, as stored
+		t.Errorf("the process whose turn it is armed %v at %v; want at half time, %v", armed, when, at)
+	}
+	armed, when := remindTimerOf(t, b)
+	if !armed || when.Sub(at) < time.Second || !when.Before(m.Deadline.Add(-remindLeast)) {
+		t.Errorf("the other process armed %v at %v; want after half time (%v), before %v", armed, when, at, m.Deadline.Add(-remindLeast))
 	}
 }

@@ -289,6 +289,7 @@ func (t *tables) keep(ctx context.Context, ch *channel, next *match) {
 	served := servedPing(prev, next)
 	countChange(t.meter, prev, next)
 	ch.match = next
+	ch.own = turnKey(next) // its reminder's timer is here first
 	if served != "" {
 		t.upkeep.deletePing(pingOf(prev, served))
 	}
@@ -796,6 +797,9 @@ func (t *tables) armReminder(ch *channel, m *match) {
 		ch.stopRemindTimer()
 		return
 	}
+	if ch.own != turnKey(m) && at.Add(remindBackup).Before(m.Deadline.Add(-remindLeast)) {
+		at = at.Add(remindBackup) // a backup: the process whose turn it is goes first
+	}
 	if ch.remindTimer != nil && ch.remindAt.Equal(at) {
 		return
 	}
@@ -804,6 +808,12 @@ func (t *tables) armReminder(ch *channel, m *match) {
 	id := ch.id
 	ch.remindTimer = t.run.afterFunc(at.Sub(t.now()), func() { t.remindTurn(id) })
 }
+
+// remindBackup is how much later than the process that saved a turn's
+// change (or claimed its reminder) the others' timers fire for its
+// reminder, so that they do not all compete for every claim at the same
+// instant: well inside the part of a turn a reminder is of use in.
+const remindBackup = 2500 * time.Millisecond
 
 // remindTurn runs when the player to move in a channel's game may be due
 // a reminder: it loads the game (another process may have moved, or
@@ -870,7 +880,7 @@ func (t *tables) remind(ctx context.Context, ch *channel) {
 		return
 	}
 	ch.match = next
-	ch.sending = turnKey(next)
+	ch.sending, ch.own = turnKey(next), turnKey(next)
 	ch.stopRemindTimer() // the send owns the reminder until it settles
 	t.upkeep.remind(next)
 }

@@ -46,8 +46,9 @@ type keeper interface {
 	// and returns the pings to delete now. A reminder's ends its claim.
 	keepPing(ctx context.Context, next *match, id string) (kept bool, del []pingRef)
 	// releaseReminder ends the claim of next's reminder, which Discord
-	// refused: to be tried again (retry), or given up for the turn.
-	releaseReminder(ctx context.Context, next *match, retry bool)
+	// refused: to be tried again retryIn from now, or (0) given up for
+	// the turn.
+	releaseReminder(ctx context.Context, next *match, retryIn time.Duration)
 	// renewReminder renews the claim of next's reminder, which waited
 	// past its end: next with the claim renewed, unless it was lost.
 	renewReminder(ctx context.Context, next *match) (*match, bool)
@@ -400,7 +401,12 @@ func (bs *boards) remind(next *match) {
 	content := reminderText(bs.catalog.For(next.locale), next)
 	var send func(ctx context.Context) (id string, err error)
 	// A 5xx is not retried: Discord may have taken the reminder already.
-	once := discordgo.WithRestRetries(0)
+	// Nor does a rate limit hold a worker: the reminder is tried again
+	// once it has passed (releaseReminder).
+	once := func(cfg *discordgo.RequestConfig) {
+		discordgo.WithRestRetries(0)(cfg)
+		discordgo.WithRetryOnRatelimit(false)(cfg)
+	}
 	if ref := bs.boardRef(next); ref != nil && !outlivesToken(next) {
 		params := &discordgo.WebhookParams{Content: content, AllowedMentions: allowed(mover)}
 		send = func(ctx context.Context) (string, error) {
@@ -454,7 +460,15 @@ func (bs *boards) remind(next *match) {
 			default:
 				bs.log.Warn("could not remind a player of their move; giving the turn's reminder up", "channel", next.ChannelID, "user", mover, "err", err)
 			}
-			bs.keeper.releaseReminder(settle, next, retry)
+			var retryIn time.Duration
+			if retry {
+				retryIn = remindRetry
+				var rl interface{ RetryAfter() time.Duration }
+				if errors.As(err, &rl) {
+					retryIn = max(rl.RetryAfter(), remindRetry)
+				}
+			}
+			bs.keeper.releaseReminder(settle, next, retryIn)
 			return
 		}
 		bs.keepPing(settle, next, id)

@@ -916,3 +916,33 @@ func TestBackupReminderTimersLater(t *testing.T) {
 		t.Errorf("the other process armed %v at %v; want after half time (%v), before %v", armed, when, at, m.Deadline.Add(-remindLeast))
 	}
 }
+
+// limited is a request not sent because a rate limit holds for after, as
+// REST says it when told not to wait (discordgo.WithRetryOnRatelimit).
+type limited struct{ after time.Duration }
+
+func (limited) Error() string               { return "request not sent: rate limited" }
+func (limited) NotSent() bool               { return true }
+func (l limited) RetryAfter() time.Duration { return l.after }
+
+// A reminder that meets a rate limit does not wait it out on a worker:
+// its claim is released, and it is due again once the limit has passed
+// (not before: a try then would only meet it again), and then sent once.
+func TestReminderRetriedAfterTheRateLimit(t *testing.T) {
+	b, rec, clk := corrBot(t, 10*time.Minute)
+	m := challengeAccepted(t, b, rec)
+	rec.mu.Lock()
+	rec.followupErrs = []error{limited{20 * time.Second}}
+	rec.mu.Unlock()
+	remindAfter(t, b, clk, m, 0)
+	at, ok := remindAt(current(t, b))
+	if want := clk.now().Add(20 * time.Second); !ok || at.Sub(want).Abs() > time.Millisecond {
+		t.Fatalf("after a rate limit of 20 s the reminder is due again %v at %v; want at %v", ok, at, want)
+	}
+	clk.set(at)
+	b.tables.remindTurn(fixtureChannel)
+	b.run.bg.Wait()
+	if sent, _, _ := followups(rec); len(sent) != 1 {
+		t.Errorf("%d reminders once the limit passed; want 1", len(sent))
+	}
+}

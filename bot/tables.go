@@ -942,11 +942,12 @@ func (t *tables) doneReminding(next *match) {
 }
 
 // releaseReminder ends the claim on the reminder of next's turn that next
-// holds, if it still does, after Discord refused the reminder: with
-// retry, the reminder is due again remindRetry from now, here or in any
-// process; without, it is given up for the turn (Discord will not take
+// holds, if it still does, after Discord refused the reminder: the
+// reminder is due again retryIn from now (at least remindRetry, or as
+// long as a rate limit holds), here or in any process; with 0, it is
+// given up for the turn (Discord will not take
 // it: the token or the channel is gone).
-func (t *tables) releaseReminder(ctx context.Context, next *match, retry bool) {
+func (t *tables) releaseReminder(ctx context.Context, next *match, retryIn time.Duration) {
 	ch, err := t.lock(ctx, next.ChannelID, false)
 	if err != nil {
 		t.log.Warn("could not release a turn's reminder", "channel", next.ChannelID, "err", err)
@@ -960,8 +961,8 @@ func (t *tables) releaseReminder(ctx context.Context, next *match, retry bool) {
 	}
 	with := m.Clone()
 	with.lease = time.Time{}
-	if retry {
-		with.lease = t.now().Add(remindRetry).Truncate(time.Millisecond)
+	if retryIn > 0 {
+		with.lease = t.now().Add(retryIn).Truncate(time.Millisecond)
 	}
 	if err := t.put(ctx, with); err != nil {
 		// The claim ends by itself.

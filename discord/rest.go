@@ -190,6 +190,7 @@ func (d REST) do(method, endpoint string, body any, opts []discordgo.RequestOpti
 	rt := rateRoute(endpoint)
 	pause := firstServerPause
 	once := onceOn5xx(opts)
+	noWait := policy == background && !waitsOnLimits(opts)
 	for tries := 1; ; tries++ {
 		req, err := http.NewRequest(method, endpoint, bytes.NewReader(payload))
 		if err != nil {
@@ -204,6 +205,11 @@ func (d REST) do(method, endpoint string, body any, opts []discordgo.RequestOpti
 			o(cfg)
 		}
 		req = cfg.Request
+		if noWait {
+			if w := time.Until(lim.until(rt)); w > 0 {
+				return nil, fmt.Errorf("%s interaction request: %w", method, limitedFor{notSent{fmt.Errorf("rate limited for %v more", w.Round(time.Millisecond))}, w})
+			}
+		}
 		if err := lim.wait(req.Context(), rt); err != nil {
 			return nil, fmt.Errorf("%s interaction request: %w", method, err)
 		}
@@ -232,6 +238,9 @@ func (d REST) do(method, endpoint string, body any, opts []discordgo.RequestOpti
 		if resp.StatusCode == http.StatusTooManyRequests {
 			wait, global := retryAfter(resp, respBody)
 			lim.hold(rt, global, time.Now().Add(wait))
+			if noWait {
+				return nil, fmt.Errorf("%s interaction request: %w", method, limitedFor{notSent{fmt.Errorf("rate limited for %v", wait.Round(time.Millisecond))}, wait})
+			}
 			if again {
 				retry, err := pauseToRetry(req.Context(), wait)
 				if err != nil {
@@ -459,7 +468,7 @@ func onceOn5xx(opts []discordgo.RequestOption) bool {
 func (d REST) ChannelMessageSendComplex(channelID string, m *discordgo.MessageSend, opts ...discordgo.RequestOption) (msg *discordgo.Message, err error) {
 	ctx := contextOf(opts)
 	send := func() error {
-		return d.viaDiscordgo(ctx, "channels/"+channelID+"/messages", func() (err error) {
+		return d.viaDiscordgo(ctx, "channels/"+channelID+"/messages", opts, func() (err error) {
 			msg, err = d.Session.ChannelMessageSendComplex(channelID, m, noRetryOnRatelimit(opts)...)
 			return err
 		})
@@ -476,7 +485,7 @@ func (d REST) ChannelMessageSendComplex(channelID string, m *discordgo.MessageSe
 func (d REST) ChannelMessageEditComplex(m *discordgo.MessageEdit, opts ...discordgo.RequestOption) (msg *discordgo.Message, err error) {
 	ctx := contextOf(opts)
 	edit := func() error {
-		return d.viaDiscordgo(ctx, "channels/"+m.Channel+"/messages/", func() (err error) {
+		return d.viaDiscordgo(ctx, "channels/"+m.Channel+"/messages/", opts, func() (err error) {
 			msg, err = d.Session.ChannelMessageEditComplex(m, noRetryOnRatelimit(opts)...)
 			return err
 		})
@@ -493,7 +502,7 @@ func (d REST) ChannelMessageEditComplex(m *discordgo.MessageEdit, opts ...discor
 func (d REST) ChannelMessageDelete(channelID, messageID string, opts ...discordgo.RequestOption) error {
 	ctx := contextOf(opts)
 	return retryServerErrors(ctx, func() error {
-		return d.viaDiscordgo(ctx, "channels/"+channelID+"/messages/", func() error {
+		return d.viaDiscordgo(ctx, "channels/"+channelID+"/messages/", opts, func() error {
 			return d.Session.ChannelMessageDelete(channelID, messageID, noRetryOnRatelimit(opts)...)
 		})
 	})
@@ -515,10 +524,14 @@ func noRetryOnRatelimit(opts []discordgo.RequestOption) []discordgo.RequestOptio
 // again once its retry_after has passed if ctx leaves time for it, else
 // not sent. The global limit a 429 announces is held by the session's
 // transport (counting), which reads the body discordgo does not keep.
-func (d REST) viaDiscordgo(ctx context.Context, route string, call func() error) error {
+func (d REST) viaDiscordgo(ctx context.Context, route string, opts []discordgo.RequestOption, call func() error) error {
 	lim := limitsOf(d.Session)
 	rt := rateKey{key: route, bound: true}
+	noWait := !waitsOnLimits(opts)
 	for {
+		if w := time.Until(lim.until(rt)); noWait && w > 0 {
+			return limitedFor{notSent{fmt.Errorf("rate limited for %v more", w.Round(time.Millisecond))}, w}
+		}
 		if err := lim.wait(ctx, rt); err != nil {
 			return err
 		}
@@ -532,11 +545,38 @@ func (d REST) viaDiscordgo(ctx context.Context, route string, call func() error)
 			wait = time.Second
 		}
 		lim.hold(rt, false, time.Now().Add(wait))
+		if noWait {
+			return limitedFor{notSent{fmt.Errorf("rate limited for %v: %w", wait.Round(time.Millisecond), err)}, wait}
+		}
 		if retry, werr := pauseToRetry(ctx, wait); werr != nil || !retry {
 			return notSent{fmt.Errorf("rate limited for %v: %w", wait.Round(time.Millisecond), err)}
 		}
 	}
 }
+
+// waitsOnLimits says whether opts let a background call wait out a rate
+// limit (the default): with discordgo.WithRetryOnRatelimit(false) it
+// fails at once instead, not sent, saying how long the limit holds
+// (limitedFor), for its caller to try again then without holding a
+// worker meanwhile.
+func waitsOnLimits(opts []discordgo.RequestOption) bool {
+	req, _ := http.NewRequest(http.MethodGet, "http://localhost/", nil)
+	cfg := &discordgo.RequestConfig{Request: req, ShouldRetryOnRateLimit: true}
+	for _, o := range opts {
+		o(cfg)
+	}
+	return cfg.ShouldRetryOnRateLimit
+}
+
+// limitedFor is a request not sent because a rate limit holds for the
+// time it says (RetryAfter).
+type limitedFor struct {
+	notSent
+	after time.Duration
+}
+
+// RetryAfter is how long the limit holds from when the request failed.
+func (e limitedFor) RetryAfter() time.Duration { return e.after }
 
 // notSent marks a request that certainly never reached Discord, so that
 // whatever was done for it can be undone. The bot recognises it by its

@@ -466,3 +466,39 @@ func TestOnceOn5xx(t *testing.T) {
 		t.Errorf("%d channel messages posted; want 1", n)
 	}
 }
+
+// A background call made with discordgo.WithRetryOnRatelimit(false)
+// does not wait out a 429, nor a limit held already: it fails at once,
+// not sent, saying how long the limit holds, for its caller to try again
+// then without holding a worker.
+func TestNoWaitOnRateLimits(t *testing.T) {
+	srv, s, in, _ := answeredBoard(t)
+	i := &discordgo.Interaction{AppID: srv.AppID, Token: in.Token}
+	hook := "/webhooks/" + srv.AppID + "/"
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	check := func(what string, err error) {
+		t.Helper()
+		var rl interface {
+			NotSent() bool
+			RetryAfter() time.Duration
+		}
+		if !errors.As(err, &rl) || !rl.NotSent() || rl.RetryAfter() < 10*time.Second || rl.RetryAfter() > 20*time.Second {
+			t.Errorf("%s = %v; want it not sent, the limit holding about 20 s", what, err)
+		}
+	}
+	srv.FailNext("POST", hook, http.StatusTooManyRequests, "", 20*time.Second)
+	params := &discordgo.WebhookParams{Content: "reminder"}
+	for _, what := range []string{"FollowupMessageCreate on a 429 of 20 s", "FollowupMessageCreate while the limit holds"} {
+		_, err := REST{s}.FollowupMessageCreate(i, true, params, discordgo.WithContext(ctx), discordgo.WithRetryOnRatelimit(false))
+		check(what, err)
+	}
+	srv.FailNext("POST", "/channels/", http.StatusTooManyRequests, "", 20*time.Second)
+	for _, what := range []string{"ChannelMessageSendComplex on a 429 of 20 s", "ChannelMessageSendComplex while the limit holds"} {
+		_, err := REST{s}.ChannelMessageSendComplex(in.ChannelID, &discordgo.MessageSend{Content: "reminder"}, discordgo.WithContext(ctx), discordgo.WithRetryOnRatelimit(false))
+		check(what, err)
+	}
+	if got := srv.RateLimitsIgnored(); len(got) != 0 {
+		t.Errorf("requests that ignored a rate limit: %v", got)
+	}
+}

@@ -393,9 +393,10 @@ func (bs *boards) deletePing(p pingRef) {
 // other process, which may send the reminder once the claim ends, sends
 // it too; a send that waited its turn in the queue past the claim's end
 // renews it first, unless another process took it meanwhile. Keeping the
-// message ends the claim; a refusal releases it, to
-// be tried again if Discord may take it later (a rate limit that outlasts
-// the claim, a 5xx, no answer), or gives the turn up (a 4xx).
+// message ends the claim; a refusal releases it, to be tried again if
+// Discord certainly did not take it (a rate limit, once it has passed; a
+// request never sent), or gives the turn up (a 4xx, or an outcome
+// unknown: a 5xx, no answer, which Discord may have taken).
 func (bs *boards) remind(next *match) {
 	mover := next.Players[next.Turn()]
 	content := reminderText(bs.catalog.For(next.locale), next)

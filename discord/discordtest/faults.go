@@ -346,7 +346,9 @@ func (f fault) global() bool {
 
 // RateLimitsIgnored returns the requests that came on a route, or while
 // the global limit held, before the retry_after the fake had answered
-// with there had passed. A bot that honours rate limits has none.
+// with there had passed, and after that 429 had been written (one that
+// arrived while it was on its way could not have known of it). A bot
+// that honours rate limits has none.
 func (s *Server) RateLimitsIgnored() []Request {
 	return s.filterRequests(func(r Request) bool { return r.Status == http.StatusTooManyRequests && !r.Injected && !r.early })
 }

@@ -46,11 +46,17 @@ type keeper interface {
 	// and returns the pings to delete now. A reminder's ends its claim.
 	keepPing(ctx context.Context, next *match, id string) (kept bool, del []pingRef)
 	// releaseReminder ends the claim of next's reminder, which Discord
-	// refused: to be tried again (retry), or given up for the turn.
-	releaseReminder(ctx context.Context, next *match, retry bool)
+	// refused: to be tried again retryIn from now, or (0) given up for
+	// the turn.
+	releaseReminder(ctx context.Context, next *match, retryIn time.Duration)
 	// renewReminder renews the claim of next's reminder, which waited
 	// past its end: next with the claim renewed, unless it was lost.
 	renewReminder(ctx context.Context, next *match) (*match, bool)
+	// doneReminding marks the send of next's reminder done, whatever
+	// became of it, reading nothing from the store (which may be what
+	// failed); keepPing, releaseReminder and renewReminder do it too,
+	// once they could read it.
+	doneReminding(next *match)
 	// current reads the channel's game from the store, under the
 	// channel's lock (a change this process saved has been answered);
 	// nil if it has none. The match returned must not be changed.
@@ -387,17 +393,25 @@ func (bs *boards) deletePing(p pingRef) {
 // other process, which may send the reminder once the claim ends, sends
 // it too; a send that waited its turn in the queue past the claim's end
 // renews it first, unless another process took it meanwhile. Keeping the
-// message ends the claim; a refusal releases it, to
-// be tried again if Discord may take it later (a rate limit that outlasts
-// the claim, a 5xx, no answer), or gives the turn up (a 4xx).
+// message ends the claim; a refusal releases it, to be tried again if
+// Discord certainly did not take it (a rate limit, once it has passed; a
+// request never sent), or gives the turn up (a 4xx, or an outcome
+// unknown: a 5xx, no answer, which Discord may have taken).
 func (bs *boards) remind(next *match) {
 	mover := next.Players[next.Turn()]
 	content := reminderText(bs.catalog.For(next.locale), next)
 	var send func(ctx context.Context) (id string, err error)
+	// A 5xx is not retried: Discord may have taken the reminder already.
+	// Nor does a rate limit hold a worker: the reminder is tried again
+	// once it has passed (releaseReminder).
+	once := func(cfg *discordgo.RequestConfig) {
+		discordgo.WithRestRetries(0)(cfg)
+		discordgo.WithRetryOnRatelimit(false)(cfg)
+	}
 	if ref := bs.boardRef(next); ref != nil && !outlivesToken(next) {
 		params := &discordgo.WebhookParams{Content: content, AllowedMentions: allowed(mover)}
 		send = func(ctx context.Context) (string, error) {
-			msg, err := bs.dc.FollowupMessageCreate(ref, true, params, discordgo.WithContext(ctx))
+			msg, err := bs.dc.FollowupMessageCreate(ref, true, params, discordgo.WithContext(ctx), once)
 			if err != nil {
 				return "", err
 			}
@@ -406,7 +420,7 @@ func (bs *boards) remind(next *match) {
 	} else {
 		channelID, m := channelPing(next, content, mover)
 		send = func(ctx context.Context) (string, error) {
-			msg, err := bs.dc.ChannelMessageSendComplex(channelID, m, discordgo.WithContext(ctx))
+			msg, err := bs.dc.ChannelMessageSendComplex(channelID, m, discordgo.WithContext(ctx), once)
 			if err != nil {
 				return "", err
 			}
@@ -414,13 +428,17 @@ func (bs *boards) remind(next *match) {
 		}
 	}
 	bs.run.queue(func(ctx context.Context) {
+		defer bs.keeper.doneReminding(next) // the claimed turn's, renewed or not
 		// The store's writes after the request have their own time: the
 		// request may have used all of the claim's.
 		settle, cancel := context.WithTimeout(context.WithoutCancel(ctx), editWithin)
 		defer cancel()
 		left := next.lease.Sub(bs.now()) - remindMargin
-		if left < minRemindLease/2 {
-			// It waited its turn until the claim is (nearly) over.
+		if left < min(editWithin, remindLease(next, bs.now())-remindMargin)-time.Second {
+			// It waited its turn long enough that the request would have
+			// less time than a claim made now gives it (at most
+			// editWithin): a request cut mid-flight may or may not have
+			// been taken, and is not made again.
 			renewed, ok := bs.keeper.renewReminder(settle, next)
 			if !ok {
 				bs.log.Info("a reminder waited its turn to be sent past its claim, and its turn ended or another process took it", "channel", next.ChannelID)
@@ -434,8 +452,24 @@ func (bs *boards) remind(next *match) {
 		stop()
 		if err != nil {
 			retry := mayTakeLater(err)
-			bs.log.Warn("could not remind a player of their move", "channel", next.ChannelID, "user", mover, "retry", retry, "err", err)
-			bs.keeper.releaseReminder(settle, next, retry)
+			switch {
+			case retry:
+				bs.log.Warn("could not remind a player of their move; trying again", "channel", next.ChannelID, "user", mover, "err", err)
+			case maybeTaken(err):
+				// Sending it again could remind the player twice.
+				bs.log.Warn("a reminder may have reached Discord without the bot hearing of it; not sending it again", "channel", next.ChannelID, "user", mover, "err", err)
+			default:
+				bs.log.Warn("could not remind a player of their move; giving the turn's reminder up", "channel", next.ChannelID, "user", mover, "err", err)
+			}
+			var retryIn time.Duration
+			if retry {
+				retryIn = remindRetry
+				var rl interface{ RetryAfter() time.Duration }
+				if errors.As(err, &rl) {
+					retryIn = max(rl.RetryAfter(), remindRetry)
+				}
+			}
+			bs.keeper.releaseReminder(settle, next, retryIn)
 			return
 		}
 		bs.keepPing(settle, next, id)
@@ -446,16 +480,29 @@ func (bs *boards) remind(next *match) {
 // request, for the request to end before the claim does.
 const remindMargin = time.Second
 
-// mayTakeLater says whether Discord may take a request later that it
-// refused with err: a rate limit, its own trouble (5xx), no answer, or a
-// request never sent; not a 4xx, which a retry would meet again.
+// mayTakeLater says whether a request that failed with err is to be made
+// again: Discord certainly did not act on it, and may take it later (a
+// rate limit, or a request never sent). Not a 4xx, which a retry would
+// meet again, nor a request Discord may have acted on (maybeTaken).
 func mayTakeLater(err error) bool {
 	var rerr *discordgo.RESTError
 	if errors.As(err, &rerr) && rerr.Response != nil {
-		c := rerr.Response.StatusCode
-		return c == http.StatusTooManyRequests || c >= 500
+		return rerr.Response.StatusCode == http.StatusTooManyRequests
 	}
-	return true
+	var ns interface{ NotSent() bool }
+	return errors.Is(err, errNotSent) || errors.As(err, &ns) && ns.NotSent()
+}
+
+// maybeTaken says whether Discord may have acted on a request that failed
+// with err, which is not to be made again: a 5xx after it was written
+// (Discord may have acted before its trouble), no answer, or one that
+// could not be read (Discord took the request).
+func maybeTaken(err error) bool {
+	var rerr *discordgo.RESTError
+	if errors.As(err, &rerr) && rerr.Response != nil {
+		return rerr.Response.StatusCode >= 500
+	}
+	return !mayTakeLater(err)
 }
 
 // tellLater sends text, in the background, to the user of the interaction

@@ -152,13 +152,16 @@
 // (renewReminder), unless another process took the reminder meanwhile,
 // and the claimer does not claim again a reminder it has queued
 // (channel.sending). Once Discord has taken the reminder, keeping its message as
-// the turn's ping ends the claim: the turn is reminded. If Discord refused
-// it for a while (a rate limit that outlasts the request's time, a 5xx, no
-// answer), the claimer releases the claim to be tried again remindRetry
-// later (releaseReminder); a 4xx gives the turn up. If the claimer dies,
-// the claim ends by itself. Either way the reminder is due again, to any
-// process's timer or sweep: at least once, as long as it is of use, and
-// more than once only when Discord took one without the bot hearing of it.
+// the turn's ping ends the claim: the turn is reminded. If Discord
+// certainly did not take it (a rate limit, which the send does not wait
+// out, or a request never sent), the claimer releases the claim to be
+// tried again once the limit has passed, remindRetry at least
+// (releaseReminder); a 4xx gives the turn up, and so does an outcome the
+// bot cannot know (a 5xx, no answer, an answer it cannot read), since
+// Discord may have taken it. If the claimer dies, the claim ends by
+// itself. Either way the reminder is due again, to any process's timer
+// or sweep: the player hears once, as long as the reminder is of use and
+// Discord's answers reach the bot.
 //
 // A process that never loaded the channel has no timer for it, so each
 // save also stores when the turn's reminder is due (store.Game.RemindAt,

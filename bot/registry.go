@@ -40,6 +40,10 @@ type channel struct {
 	// queued to send: until the send settles (kept, released, or its claim
 	// lost), this process does not claim it again when the claim ends.
 	sending string
+	// own names the turn whose reminder this process is first to send:
+	// the turn a change saved here began, or whose reminder it claimed.
+	// Other turns' reminder timers here are backups (remindBackup).
+	own string
 	// saveFailures counts timeouts in a row that could not be saved, to
 	// back off.
 	saveFailures uint

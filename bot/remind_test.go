@@ -2,11 +2,13 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -307,8 +309,8 @@ func TestReminderAcrossRestart(t *testing.T) {
 	}
 	armed, armedAt := ch.remindTimer != nil, ch.remindAt
 	second.tables.channels.unlock(ch)
-	if !armed || !armedAt.Equal(at) {
-		t.Errorf("after Restore the reminder timer is armed %v at %v; want at %v", armed, armedAt, at)
+	if !armed || !armedAt.Equal(at.Add(remindBackup)) { // not this process's turn: a backup
+		t.Errorf("after Restore the reminder timer is armed %v at %v; want at %v", armed, armedAt, at.Add(remindBackup))
 	}
 	remindAfter(t, second, clk, m, 0)
 	if sent, _, _ := followups(rec2); len(sent) != 1 {
@@ -477,8 +479,8 @@ func TestSweepRemindsWhenNoTimerDoes(t *testing.T) {
 		}
 		armed, armedAt := ch.remindTimer != nil, ch.remindAt
 		other.tables.channels.unlock(ch)
-		if !armed || !armedAt.Equal(at) {
-			t.Errorf("after a sweep a second before half time the reminder timer is armed %v at %v; want at %v", armed, armedAt, at)
+		if !armed || !armedAt.Equal(at.Add(remindBackup)) { // a backup
+			t.Errorf("after a sweep a second before half time the reminder timer is armed %v at %v; want at %v", armed, armedAt, at.Add(remindBackup))
 		}
 		clk.set(at)
 		other.tables.remindTurn(fixtureChannel) // that timer
@@ -551,7 +553,7 @@ func restError(status int) error {
 }
 
 // A reminder that Discord refuses for a while (a rate limit outlasting
-// the request's time, its own trouble) is not lost: the claim on it is
+// the request's time), or that never left, is not lost: the claim on it is
 // released, and it goes on a later try, once. One that Discord will never
 // take (a 4xx) is given up for the turn.
 func TestReminderRetriedAfterARefusal(t *testing.T) {
@@ -568,10 +570,10 @@ func TestReminderRetriedAfterARefusal(t *testing.T) {
 	b, rec, clk := corrBot(t, 0)
 	m := challengeAccepted(t, b, rec)
 	rec.mu.Lock()
-	rec.followupErrs = []error{restError(http.StatusTooManyRequests), restError(http.StatusInternalServerError)}
+	rec.followupErrs = []error{restError(http.StatusTooManyRequests), fmt.Errorf("POST interaction request: %w", errNotSent)}
 	rec.mu.Unlock()
 	remindAfter(t, b, clk, m, 0) // a 429
-	fire(t, b, clk)              // a 500
+	fire(t, b, clk)              // not sent
 	if sent, _, _ := followups(rec); len(sent) != 0 {
 		t.Fatalf("%d reminders recorded; want none yet", len(sent))
 	}
@@ -603,6 +605,40 @@ func TestReminderRetriedAfterARefusal(t *testing.T) {
 			t.Error("a reminder Discord refused with a 403 is due again")
 		}
 	})
+}
+
+// A reminder whose request Discord may have carried out, though the bot
+// did not hear that it did (a 5xx after the request was written, a
+// request cut by its deadline mid-flight, an answer the bot could not
+// read), is not sent again: the player would hear twice.
+func TestReminderOfUnknownOutcomeNotSentAgain(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		err  error
+	}{
+		{"500", restError(http.StatusInternalServerError)},
+		{"504", restError(http.StatusGatewayTimeout)},
+		{"cut mid-flight", fmt.Errorf("POST interaction request: %w", context.DeadlineExceeded)},
+		{"undecodable answer", fmt.Errorf("decode the message: %w: unexpected end of JSON input", discordgo.ErrJSONUnmarshal)},
+	} {
+		err := tt.err
+		t.Run(tt.name, func(t *testing.T) {
+			b, rec, clk := corrBot(t, 0)
+			m := challengeAccepted(t, b, rec)
+			rec.mu.Lock()
+			rec.followupErrs = []error{err}
+			rec.mu.Unlock()
+			remindAfter(t, b, clk, m, 0)
+			remindAfter(t, b, clk, m, 10*time.Second)
+			remindAfter(t, b, clk, m, time.Minute)
+			if sent, _, _ := followups(rec); len(sent) != 0 {
+				t.Errorf("%d reminders sent again after %v; want none", len(sent), err)
+			}
+			if _, ok := remindAt(current(t, b)); ok {
+				t.Errorf("the reminder is due again after %v", err)
+			}
+		})
+	}
 }
 
 // silentReminders is the upkeep of a process that dies between claiming
@@ -724,7 +760,13 @@ func TestReminderQueuedPastItsClaim(t *testing.T) {
 	}
 	clk.set(end.Add(time.Second))
 	b.tables.remindTurn(fixtureChannel) // the timer at the claim's end
-	clk.set(end.Add(5 * time.Second))   // and the queue is slower still
+	// The queued send owns the turn's reminder: no timer here fires for
+	// it meanwhile (one at the claim's end, now past, would fire at once,
+	// read the store and arm itself again, without end).
+	if armed, at := remindTimerOf(t, b); armed {
+		t.Errorf("a reminder timer is armed at %v (now %v) while the turn's reminder waits to be sent", at, clk.now())
+	}
+	clk.set(end.Add(5 * time.Second)) // and the queue is slower still
 	close(hold)
 	b.run.bg.Wait()
 	if sent, _, _ := followups(rec); len(sent) != 1 {
@@ -735,5 +777,172 @@ func TestReminderQueuedPastItsClaim(t *testing.T) {
 	}
 	if _, ok := remindAt(current(t, b)); ok {
 		t.Error("the reminder is still due once Discord took it")
+	}
+}
+
+// remindTimerOf says whether the fixture channel has a reminder timer
+// armed, and for when.
+func remindTimerOf(t *testing.T, b *Bot) (bool, time.Time) {
+	t.Helper()
+	ch, err := b.tables.channels.lock(context.Background(), fixtureChannel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.tables.channels.unlock(ch)
+	return ch.remindTimer != nil, ch.remindAt
+}
+
+// unreadableStore fails every read of a game while failing is set, as a
+// store that times out or lost its connection does.
+type unreadableStore struct {
+	store.Memory
+	failing atomic.Bool
+}
+
+func (s *unreadableStore) Current(ctx context.Context, channelID string) (*store.Game, error) {
+	if s.failing.Load() {
+		return nil, errors.New("connection reset by peer")
+	}
+	return s.Memory.Current(ctx, channelID)
+}
+
+// A reminder that Discord refused while the store could not be read is
+// not lost to this process: once its claim ends, it is claimed and sent
+// again here, once the store answers again.
+func TestReminderSettledWhenTheStoreFails(t *testing.T) {
+	st := new(unreadableStore)
+	clk := &clock{t: time.Now()}
+	if err := st.SaveSettings(context.Background(), store.Settings{GuildID: fixtureGuild, TurnTimeout: time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	b, rec := clockedBotOn(t, st, clk)
+	m := challengeAccepted(t, b, rec)
+	b.run.bg.Wait()
+	hold := make(chan struct{})
+	var busy sync.WaitGroup
+	busy.Add(editWorkers)
+	for range editWorkers {
+		b.run.queue(func(context.Context) {
+			busy.Done()
+			<-hold
+		})
+	}
+	busy.Wait() // the reminder waits in the queue
+	rec.mu.Lock()
+	rec.followupErrs = []error{restError(http.StatusTooManyRequests)}
+	rec.mu.Unlock()
+	at, _ := remindAt(m)
+	clk.set(at)
+	b.tables.remindTurn(fixtureChannel)
+	claimed := current(t, b)
+	end, ok := remindAt(claimed)
+	if !ok || claimed.reminded != 1 {
+		t.Fatalf("after the claim the turn has reminded %d, due again %v; want a claim that ends", claimed.reminded, ok)
+	}
+	st.failing.Store(true) // the refusal cannot be written down
+	close(hold)
+	b.run.bg.Wait()
+	st.failing.Store(false)
+	clk.set(end.Add(time.Second))
+	b.tables.remindTurn(fixtureChannel) // the timer at the claim's end
+	b.run.bg.Wait()
+	if sent, _, _ := followups(rec); len(sent) != 1 {
+		t.Errorf("%d reminders once the claim ended and the store answered again; want 1", len(sent))
+	}
+}
+
+// A reminder that waited a few seconds in the queue, less than its whole
+// claim, renews the claim before it goes, so that its request has the
+// time a fresh claim gives: one cut short by the claim's end might
+// reach Discord unheard, and is not sent again.
+func TestReminderRenewedAfterAWait(t *testing.T) {
+	b, rec, clk := corrBot(t, time.Minute)
+	m := challengeAccepted(t, b, rec)
+	b.run.bg.Wait()
+	hold := make(chan struct{})
+	var busy sync.WaitGroup
+	busy.Add(editWorkers)
+	for range editWorkers {
+		b.run.queue(func(context.Context) {
+			busy.Done()
+			<-hold
+		})
+	}
+	busy.Wait() // the reminder waits in the queue
+	at, _ := remindAt(m)
+	clk.set(at)
+	b.tables.remindTurn(fixtureChannel)
+	claimed := current(t, b)
+	end, ok := remindAt(claimed)
+	if !ok || claimed.reminded != 1 {
+		t.Fatalf("after the claim the turn has reminded %d, due again %v; want a claim that ends", claimed.reminded, ok)
+	}
+	clk.set(end.Add(-remindMargin - minRemindLease/2 - 100*time.Millisecond)) // just more than the old bound left
+	close(hold)
+	b.run.bg.Wait()
+	got := current(t, b)
+	if sent, _, _ := followups(rec); len(sent) != 1 {
+		t.Errorf("%d reminders; want 1", len(sent))
+	}
+	// The claim, its renewal, and the ping kept.
+	if got.Version != claimed.Version+2 {
+		t.Errorf("the game was saved %d times after the claim; want 2: the claim renewed, the ping kept", got.Version-claimed.Version)
+	}
+}
+
+// Replicas do not all compete for every reminder at the same instant:
+// the process that saved the move that began the turn arms its timer at
+// half time, another that a sweep told of the turn a little later, still
+// well inside the part of the turn a reminder is of use in.
+func TestBackupReminderTimersLater(t *testing.T) {
+	st := new(store.Memory)
+	clk := &clock{t: time.Now()}
+	if err := st.SaveSettings(context.Background(), store.Settings{GuildID: fixtureGuild, TurnTimeout: time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	a, recA := clockedBotOn(t, st, clk)
+	b, _ := clockedBotOn(t, st, clk)
+	m := challengeAccepted(t, a, recA)
+	at, _ := remindAt(m)
+	clk.set(at.Add(-time.Second))
+	if err := b.tables.sweepReminders(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if armed, when := remindTimerOf(t, a); !armed || when.Sub(at).Abs() > time.Millisecond { // at, as stored
+		t.Errorf("the process whose turn it is armed %v at %v; want at half time, %v", armed, when, at)
+	}
+	armed, when := remindTimerOf(t, b)
+	if !armed || when.Sub(at) < time.Second || !when.Before(m.Deadline.Add(-remindLeast)) {
+		t.Errorf("the other process armed %v at %v; want after half time (%v), before %v", armed, when, at, m.Deadline.Add(-remindLeast))
+	}
+}
+
+// limited is a request not sent because a rate limit holds for after, as
+// REST says it when told not to wait (discordgo.WithRetryOnRatelimit).
+type limited struct{ after time.Duration }
+
+func (limited) Error() string               { return "request not sent: rate limited" }
+func (limited) NotSent() bool               { return true }
+func (l limited) RetryAfter() time.Duration { return l.after }
+
+// A reminder that meets a rate limit does not wait it out on a worker:
+// its claim is released, and it is due again once the limit has passed
+// (not before: a try then would only meet it again), and then sent once.
+func TestReminderRetriedAfterTheRateLimit(t *testing.T) {
+	b, rec, clk := corrBot(t, 10*time.Minute)
+	m := challengeAccepted(t, b, rec)
+	rec.mu.Lock()
+	rec.followupErrs = []error{limited{20 * time.Second}}
+	rec.mu.Unlock()
+	remindAfter(t, b, clk, m, 0)
+	at, ok := remindAt(current(t, b))
+	if want := clk.now().Add(20 * time.Second); !ok || at.Sub(want).Abs() > time.Millisecond {
+		t.Fatalf("after a rate limit of 20 s the reminder is due again %v at %v; want at %v", ok, at, want)
+	}
+	clk.set(at)
+	b.tables.remindTurn(fixtureChannel)
+	b.run.bg.Wait()
+	if sent, _, _ := followups(rec); len(sent) != 1 {
+		t.Errorf("%d reminders once the limit passed; want 1", len(sent))
 	}
 }

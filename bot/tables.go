@@ -289,6 +289,7 @@ func (t *tables) keep(ctx context.Context, ch *channel, next *match) {
 	served := servedPing(prev, next)
 	countChange(t.meter, prev, next)
 	ch.match = next
+	ch.own = turnKey(next) // its reminder's timer is here first
 	if served != "" {
 		t.upkeep.deletePing(pingOf(prev, served))
 	}
@@ -786,13 +787,18 @@ func countChange(m Meter, prev, next *match) {
 // doc.go).
 
 // armReminder sets ch's reminder timer for m's turn, or stops it when m's
-// player is not to be reminded (remindAt), or no longer (lateToRemind).
-// A reminder due already fires at once.
+// player is not to be reminded (remindAt), or no longer (lateToRemind),
+// or while this process has the turn's reminder queued to send (the send
+// owns it, and arms the timer again once it settles). A reminder due
+// already fires at once.
 func (t *tables) armReminder(ch *channel, m *match) {
 	at, ok := remindAt(m)
-	if !ok || ch.forgoes(m) || lateToRemind(m, t.now()) {
+	if !ok || ch.forgoes(m) || lateToRemind(m, t.now()) || ch.sending == turnKey(m) {
 		ch.stopRemindTimer()
 		return
+	}
+	if ch.own != turnKey(m) && at.Add(remindBackup).Before(m.Deadline.Add(-remindLeast)) {
+		at = at.Add(remindBackup) // a backup: the process whose turn it is goes first
 	}
 	if ch.remindTimer != nil && ch.remindAt.Equal(at) {
 		return
@@ -802,6 +808,12 @@ func (t *tables) armReminder(ch *channel, m *match) {
 	id := ch.id
 	ch.remindTimer = t.run.afterFunc(at.Sub(t.now()), func() { t.remindTurn(id) })
 }
+
+// remindBackup is how much later than the process that saved a turn's
+// change (or claimed its reminder) the others' timers fire for its
+// reminder, so that they do not all compete for every claim at the same
+// instant: well inside the part of a turn a reminder is of use in.
+const remindBackup = 2500 * time.Millisecond
 
 // remindTurn runs when the player to move in a channel's game may be due
 // a reminder: it loads the game (another process may have moved, or
@@ -868,8 +880,8 @@ func (t *tables) remind(ctx context.Context, ch *channel) {
 		return
 	}
 	ch.match = next
-	ch.sending = turnKey(next)
-	t.armReminder(ch, next) // at the lease's end, for a sweep to find it here
+	ch.sending, ch.own = turnKey(next), turnKey(next)
+	ch.stopRemindTimer() // the send owns the reminder until it settles
 	t.upkeep.remind(next)
 }
 
@@ -901,19 +913,41 @@ func (t *tables) renewReminder(ctx context.Context, next *match) (*match, bool) 
 	return with, true
 }
 
-// settled marks the send of next's reminder queued here done.
+// settled marks the send of next's reminder queued here done, and arms
+// the reminder timer that the send held off for ch's game (a claim that
+// ends, or another process's, is then watched here again).
 func (t *tables) settled(ch *channel, next *match) {
 	if ch.sending == turnKey(next) {
 		ch.sending = ""
+		if ch.match != nil {
+			t.armReminder(ch, ch.match)
+		}
 	}
 }
 
+// doneReminding marks the send of next's reminder queued here done, under
+// the channel's lock alone: a send whose outcome could not be written
+// down, the store failing, is not taken for one still queued, which
+// would keep the turn's reminder from this process for good.
+func (t *tables) doneReminding(next *match) {
+	ctx, cancel := context.WithTimeout(context.Background(), editWithin)
+	defer cancel()
+	ch, err := t.channels.lock(ctx, next.ChannelID)
+	if err != nil {
+		t.log.Warn("could not settle a turn's reminder", "channel", next.ChannelID, "err", err)
+		return
+	}
+	defer t.channels.unlock(ch)
+	t.settled(ch, next)
+}
+
 // releaseReminder ends the claim on the reminder of next's turn that next
-// holds, if it still does, after Discord refused the reminder: with
-// retry, the reminder is due again remindRetry from now, here or in any
-// process; without, it is given up for the turn (Discord will not take
+// holds, if it still does, after Discord refused the reminder: the
+// reminder is due again retryIn from now (at least remindRetry, or as
+// long as a rate limit holds), here or in any process; with 0, it is
+// given up for the turn (Discord will not take
 // it: the token or the channel is gone).
-func (t *tables) releaseReminder(ctx context.Context, next *match, retry bool) {
+func (t *tables) releaseReminder(ctx context.Context, next *match, retryIn time.Duration) {
 	ch, err := t.lock(ctx, next.ChannelID, false)
 	if err != nil {
 		t.log.Warn("could not release a turn's reminder", "channel", next.ChannelID, "err", err)
@@ -927,8 +961,8 @@ func (t *tables) releaseReminder(ctx context.Context, next *match, retry bool) {
 	}
 	with := m.Clone()
 	with.lease = time.Time{}
-	if retry {
-		with.lease = t.now().Add(remindRetry).Truncate(time.Millisecond)
+	if retryIn > 0 {
+		with.lease = t.now().Add(retryIn).Truncate(time.Millisecond)
 	}
 	if err := t.put(ctx, with); err != nil {
 		// The claim ends by itself.

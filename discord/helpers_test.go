@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -84,6 +85,9 @@ type process struct {
 	handled  chan string // ids of the interactions whose Handle returned
 }
 
+// rigs numbers the rigs of this run.
+var rigs atomic.Int64
+
 // rig is a fake Discord with bot processes connected to it.
 type rig struct {
 	srv   *discordtest.Server
@@ -93,7 +97,8 @@ type rig struct {
 
 func newRig(t *testing.T, configure func(*discordtest.Server)) *rig {
 	t.Helper()
-	srv := discordtest.NewServer("faults-token")
+	// A bot of its own: REST keeps the rate limits it meets per bot token.
+	srv := discordtest.NewServer(fmt.Sprintf("faults-token-%d", rigs.Add(1)))
 	if configure != nil {
 		configure(srv)
 	}

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -35,21 +36,26 @@ import (
 // global limit holds, and until when each route's does, a route being an
 // interaction or a webhook token, whose entries go once their time has
 // passed. No request is sent on a route, or while the global limit holds
-// (which does not bind the interaction callbacks), before Discord said it
-// may be: a request that would wait past its deadline fails at once, not
-// sent.
+// (which does not bind the interaction endpoints: the callbacks, and the
+// follow-ups and edits through an interaction's token), before Discord
+// said it may be: a request that would wait past its deadline fails at
+// once, not sent.
 //
 // The interaction callback, which must be answered within Discord's 3
 // seconds, is retried once: after a 429 whose retry_after ends before its
 // deadline, after a 5xx after a short pause. Every other call, background
 // work that nobody waits for, is retried until its deadline: after a 429
 // once its retry_after has passed, after a 5xx with a doubling pause
-// (backoff), up to maxTries tries in all.
+// (backoff), up to maxTries tries in all; but a call made with
+// discordgo.WithRestRetries(0), which must not take effect twice, is not
+// retried after a 5xx (Discord may have carried it out).
 //
 // discordgo's own calls (the channel's message endpoints, with the bot's
-// token) keep its limiter, which waits out 429s itself, global ones too,
-// and retries a 502 at once; REST retries the other 5xx of the message
-// calls without files with the same backoff (retryServerErrors).
+// token) keep its limiter, with its retry after a 429 off (it would sleep
+// retry_after without looking at the context, without end): REST holds
+// them to the limits as its own calls (viaDiscordgo), and retries the
+// 5xx of the message calls without files with the same backoff
+// (retryServerErrors); discordgo retries a 502 at once.
 type REST struct {
 	*discordgo.Session
 }
@@ -183,6 +189,8 @@ func (d REST) do(method, endpoint string, body any, opts []discordgo.RequestOpti
 	lim := limitsOf(d.Session)
 	rt := rateRoute(endpoint)
 	pause := firstServerPause
+	once := onceOn5xx(opts)
+	noWait := policy == background && !waitsOnLimits(opts)
 	for tries := 1; ; tries++ {
 		req, err := http.NewRequest(method, endpoint, bytes.NewReader(payload))
 		if err != nil {
@@ -197,6 +205,11 @@ func (d REST) do(method, endpoint string, body any, opts []discordgo.RequestOpti
 			o(cfg)
 		}
 		req = cfg.Request
+		if noWait {
+			if w := time.Until(lim.until(rt)); w > 0 {
+				return nil, fmt.Errorf("%s interaction request: %w", method, limitedFor{notSent{fmt.Errorf("rate limited for %v more", w.Round(time.Millisecond))}, w})
+			}
+		}
 		if err := lim.wait(req.Context(), rt); err != nil {
 			return nil, fmt.Errorf("%s interaction request: %w", method, err)
 		}
@@ -225,6 +238,9 @@ func (d REST) do(method, endpoint string, body any, opts []discordgo.RequestOpti
 		if resp.StatusCode == http.StatusTooManyRequests {
 			wait, global := retryAfter(resp, respBody)
 			lim.hold(rt, global, time.Now().Add(wait))
+			if noWait {
+				return nil, fmt.Errorf("%s interaction request: %w", method, limitedFor{notSent{fmt.Errorf("rate limited for %v", wait.Round(time.Millisecond))}, wait})
+			}
 			if again {
 				retry, err := pauseToRetry(req.Context(), wait)
 				if err != nil {
@@ -235,7 +251,7 @@ func (d REST) do(method, endpoint string, body any, opts []discordgo.RequestOpti
 				}
 			}
 		}
-		if resp.StatusCode >= 500 && again {
+		if resp.StatusCode >= 500 && again && !once {
 			// Discord's own trouble, often a moment's: try again if there
 			// is time. Had an earlier try taken effect after all, an
 			// interaction's answer is refused as already acknowledged,
@@ -325,14 +341,6 @@ func limitsFor(auth string) *limits {
 	return l.(*limits)
 }
 
-// waitGlobal waits, before a call through discordgo, for the end of a
-// global limit that a 429 to one of REST's own calls announced (discordgo
-// learns only of those it meets itself); a limit that outlasts ctx's
-// deadline fails the call at once, not sent.
-func (d REST) waitGlobal(ctx context.Context) error {
-	return limitsOf(d.Session).wait(ctx, rateKey{bound: true})
-}
-
 // wait waits until a request on r may be sent, as long as the limits
 // that bind it, which other requests' 429s may extend meanwhile, end
 // before ctx's deadline; else it fails at once, with the request not
@@ -351,8 +359,9 @@ func (l *limits) wait(ctx context.Context, r rateKey) error {
 
 // A rateKey is what a per-route limit binds, as REST keeps them: one
 // interaction (its callback) or one webhook token (its follow-ups and
-// edits); bound is false for the callback, which the global limit does
-// not bind.
+// edits); bound is false for both, interaction endpoints, which the
+// bot's global limit does not bind (Discord's docs, "Rate Limits"), and
+// true for the calls with the bot's token.
 type rateKey struct {
 	key   string
 	bound bool
@@ -370,7 +379,7 @@ func rateRoute(endpoint string) rateKey {
 		case s == "interactions" && i+1 < len(segs):
 			return rateKey{key: "interactions/" + segs[i+1]}
 		case s == "webhooks" && i+2 < len(segs):
-			return rateKey{key: "webhooks/" + segs[i+1] + "/" + segs[i+2], bound: true}
+			return rateKey{key: "webhooks/" + segs[i+1] + "/" + segs[i+2]}
 		}
 	}
 	return rateKey{key: path, bound: true}
@@ -440,52 +449,134 @@ func contextOf(opts []discordgo.RequestOption) context.Context {
 	return cfg.Request.Context()
 }
 
+// onceOn5xx says whether opts ask that a 5xx not be retried
+// (discordgo.WithRestRetries(0)): a request that must not take effect
+// twice, which Discord may have carried out before its trouble.
+func onceOn5xx(opts []discordgo.RequestOption) bool {
+	req, _ := http.NewRequest(http.MethodGet, "http://localhost/", nil)
+	cfg := &discordgo.RequestConfig{Request: req, MaxRestRetries: -1}
+	for _, o := range opts {
+		o(cfg)
+	}
+	return cfg.MaxRestRetries == 0
+}
+
 // ChannelMessageSendComplex sends a message to a channel through
 // discordgo, retried after a 5xx if it uploads no file (a file's reader
-// is read once).
+// is read once), and after a 429 as long as its context leaves time
+// (viaDiscordgo).
 func (d REST) ChannelMessageSendComplex(channelID string, m *discordgo.MessageSend, opts ...discordgo.RequestOption) (msg *discordgo.Message, err error) {
 	ctx := contextOf(opts)
-	if err := d.waitGlobal(ctx); err != nil {
-		return nil, err
+	send := func() error {
+		return d.viaDiscordgo(ctx, "channels/"+channelID+"/messages", opts, func() (err error) {
+			msg, err = d.Session.ChannelMessageSendComplex(channelID, m, noRetryOnRatelimit(opts)...)
+			return err
+		})
 	}
-	if len(m.Files) > 0 || m.File != nil {
-		return d.Session.ChannelMessageSendComplex(channelID, m, opts...)
+	if len(m.Files) > 0 || m.File != nil || onceOn5xx(opts) {
+		return msg, send()
 	}
-	err = retryServerErrors(ctx, func() (err error) {
-		msg, err = d.Session.ChannelMessageSendComplex(channelID, m, opts...)
-		return err
-	})
-	return msg, err
+	return msg, retryServerErrors(ctx, send)
 }
 
 // ChannelMessageEditComplex edits a channel's message through discordgo,
-// retried after a 5xx if it uploads no file.
+// retried after a 5xx if it uploads no file, and after a 429 as long as
+// its context leaves time.
 func (d REST) ChannelMessageEditComplex(m *discordgo.MessageEdit, opts ...discordgo.RequestOption) (msg *discordgo.Message, err error) {
 	ctx := contextOf(opts)
-	if err := d.waitGlobal(ctx); err != nil {
-		return nil, err
+	edit := func() error {
+		return d.viaDiscordgo(ctx, "channels/"+m.Channel+"/messages/", opts, func() (err error) {
+			msg, err = d.Session.ChannelMessageEditComplex(m, noRetryOnRatelimit(opts)...)
+			return err
+		})
 	}
-	if len(m.Files) > 0 {
-		return d.Session.ChannelMessageEditComplex(m, opts...)
+	if len(m.Files) > 0 || onceOn5xx(opts) {
+		return msg, edit()
 	}
-	err = retryServerErrors(ctx, func() (err error) {
-		msg, err = d.Session.ChannelMessageEditComplex(m, opts...)
-		return err
-	})
-	return msg, err
+	return msg, retryServerErrors(ctx, edit)
 }
 
 // ChannelMessageDelete deletes a channel's message through discordgo,
-// retried after a 5xx.
+// retried after a 5xx, and after a 429 as long as its context leaves
+// time.
 func (d REST) ChannelMessageDelete(channelID, messageID string, opts ...discordgo.RequestOption) error {
 	ctx := contextOf(opts)
-	if err := d.waitGlobal(ctx); err != nil {
-		return err
-	}
 	return retryServerErrors(ctx, func() error {
-		return d.Session.ChannelMessageDelete(channelID, messageID, opts...)
+		return d.viaDiscordgo(ctx, "channels/"+channelID+"/messages/", opts, func() error {
+			return d.Session.ChannelMessageDelete(channelID, messageID, noRetryOnRatelimit(opts)...)
+		})
 	})
 }
+
+// noRetryOnRatelimit returns opts with discordgo's retry after a 429 off:
+// discordgo would sleep retry_after, however long (a shared limit's may
+// be twenty minutes), without looking at the request's context, and try
+// again without end, holding a worker that Close waits for.
+func noRetryOnRatelimit(opts []discordgo.RequestOption) []discordgo.RequestOption {
+	return append(slices.Clip(opts), discordgo.WithRetryOnRatelimit(false))
+}
+
+// viaDiscordgo makes call, a request through discordgo on the route that
+// discordgo's bucket key names, as do makes its own: not before the
+// limits that bind it (the route's, the global one) end, failing at once,
+// not sent, if they outlast ctx's deadline; after a 429 (which call
+// returns as *discordgo.RateLimitError, discordgo's retry being off),
+// again once its retry_after has passed if ctx leaves time for it, else
+// not sent. The global limit a 429 announces is held by the session's
+// transport (counting), which reads the body discordgo does not keep.
+func (d REST) viaDiscordgo(ctx context.Context, route string, opts []discordgo.RequestOption, call func() error) error {
+	lim := limitsOf(d.Session)
+	rt := rateKey{key: route, bound: true}
+	noWait := !waitsOnLimits(opts)
+	for {
+		if w := time.Until(lim.until(rt)); noWait && w > 0 {
+			return limitedFor{notSent{fmt.Errorf("rate limited for %v more", w.Round(time.Millisecond))}, w}
+		}
+		if err := lim.wait(ctx, rt); err != nil {
+			return err
+		}
+		err := call()
+		var rerr *discordgo.RateLimitError
+		if !errors.As(err, &rerr) || rerr.RateLimit == nil || rerr.TooManyRequests == nil {
+			return err
+		}
+		wait := rerr.RetryAfter
+		if wait <= 0 {
+			wait = time.Second
+		}
+		lim.hold(rt, false, time.Now().Add(wait))
+		if noWait {
+			return limitedFor{notSent{fmt.Errorf("rate limited for %v: %w", wait.Round(time.Millisecond), err)}, wait}
+		}
+		if retry, werr := pauseToRetry(ctx, wait); werr != nil || !retry {
+			return notSent{fmt.Errorf("rate limited for %v: %w", wait.Round(time.Millisecond), err)}
+		}
+	}
+}
+
+// waitsOnLimits says whether opts let a background call wait out a rate
+// limit (the default): with discordgo.WithRetryOnRatelimit(false) it
+// fails at once instead, not sent, saying how long the limit holds
+// (limitedFor), for its caller to try again then without holding a
+// worker meanwhile.
+func waitsOnLimits(opts []discordgo.RequestOption) bool {
+	req, _ := http.NewRequest(http.MethodGet, "http://localhost/", nil)
+	cfg := &discordgo.RequestConfig{Request: req, ShouldRetryOnRateLimit: true}
+	for _, o := range opts {
+		o(cfg)
+	}
+	return cfg.ShouldRetryOnRateLimit
+}
+
+// limitedFor is a request not sent because a rate limit holds for the
+// time it says (RetryAfter).
+type limitedFor struct {
+	notSent
+	after time.Duration
+}
+
+// RetryAfter is how long the limit holds from when the request failed.
+func (e limitedFor) RetryAfter() time.Duration { return e.after }
 
 // notSent marks a request that certainly never reached Discord, so that
 // whatever was done for it can be undone. The bot recognises it by its

@@ -3,10 +3,13 @@ package discord
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,7 +22,7 @@ import (
 // command registered in a guild, and calls answer for every interaction.
 func connected(t *testing.T, answer func(s *discordgo.Session, ic *discordgo.InteractionCreate)) (*discordtest.Server, *discordgo.Session, string) {
 	t.Helper()
-	srv := discordtest.NewServer("rest-test-token")
+	srv := discordtest.NewServer(testToken("rest-test-token"))
 	s, err := NewSession(Options{Token: srv.Token, APIURL: srv.APIURL})
 	if err != nil {
 		t.Fatal(err)
@@ -39,6 +42,14 @@ func connected(t *testing.T, answer func(s *discordgo.Session, ic *discordgo.Int
 	}
 	return srv, s, guild
 }
+
+// tokens numbers the bot tokens of the tests: each fake Discord has a
+// bot of its own, so that the rate limits one test meets (which REST
+// keeps per bot token) do not hold another's calls.
+var tokens atomic.Int64
+
+// testToken returns a bot token no other test of this run uses.
+func testToken(prefix string) string { return fmt.Sprintf("%s-%d", prefix, tokens.Add(1)) }
 
 // buckets is how many rate-limit buckets discordgo holds.
 func buckets(s *discordgo.Session) int {
@@ -305,6 +316,187 @@ func TestRateLimitsHeld(t *testing.T) {
 		if n == 1 && (!errors.As(err, &ns) || !ns.NotSent()) {
 			t.Errorf("a call on a route limited for a minute = %v; want it not sent", err)
 		}
+	}
+	if got := srv.RateLimitsIgnored(); len(got) != 0 {
+		t.Errorf("requests that ignored a rate limit: %v", got)
+	}
+}
+
+// Interaction endpoints are not bound by the bot's global rate limit
+// (Discord's docs, "Rate Limits"): while a global limit that the bot
+// met on a call with its token holds, a follow-up and an edit of the
+// @original through an interaction's token still go at once, and the
+// fake Discord takes them.
+func TestInteractionWebhooksNotBoundByTheGlobalLimit(t *testing.T) {
+	srv, s, in, _ := answeredBoard(t)
+	i := &discordgo.Interaction{AppID: srv.AppID, Token: in.Token}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	// A call with the bot's token meets the global limit, for a minute.
+	srv.FailNextGlobal("GET", "/users/", time.Minute)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.APIURL+"/users/@me", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bot "+srv.Token)
+	resp, err := s.Client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusTooManyRequests || time.Until(limitsOf(s).until(rateKey{bound: true})) <= 0 {
+		t.Fatalf("GET /users/@me answered %d, the global limit held %v; want a global 429 heard", resp.StatusCode, limitsOf(s).until(rateKey{bound: true}))
+	}
+	if _, err := (REST{s}).FollowupMessageCreate(i, true, &discordgo.WebhookParams{Content: "reminder"}, discordgo.WithContext(ctx)); err != nil {
+		t.Errorf("FollowupMessageCreate under the global limit = %v; want it sent", err)
+	}
+	edited := "edited"
+	if _, err := (REST{s}).InteractionResponseEdit(i, &discordgo.WebhookEdit{Content: &edited}, discordgo.WithContext(ctx)); err != nil {
+		t.Errorf("InteractionResponseEdit under the global limit = %v; want it sent", err)
+	}
+	if got := srv.RateLimitsIgnored(); len(got) != 0 {
+		t.Errorf("requests that ignored a rate limit: %v", got)
+	}
+}
+
+// A 429 to a channel call through discordgo is waited out within the
+// call's context, and a retry_after that outlasts it fails the call at
+// once, not sent, instead of sleeping it out (discordgo's own retry
+// sleeps retry_after, twenty minutes for a shared limit, whatever the
+// context); the next call on the route is not sent before its time.
+func TestChannelCallsDoNotSleepThroughRateLimits(t *testing.T) {
+	srv, s, in, _ := answeredBoard(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	srv.FailNext("POST", "/channels/", http.StatusTooManyRequests, "", 100*time.Millisecond)
+	m, err := REST{s}.ChannelMessageSendComplex(in.ChannelID, &discordgo.MessageSend{Content: "one"}, discordgo.WithContext(ctx))
+	if err != nil {
+		t.Fatalf("ChannelMessageSendComplex after a 429 of 100 ms = %v; want it sent", err)
+	}
+	srv.FailNext("PATCH", "/channels/", http.StatusTooManyRequests, "", time.Hour)
+	short, stop := context.WithTimeout(ctx, 2*time.Second)
+	defer stop()
+	done := make(chan error, 1)
+	go func() {
+		_, err := REST{s}.ChannelMessageEditComplex(discordgo.NewMessageEdit(m.ChannelID, m.ID).SetContent("two"), discordgo.WithContext(short))
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		var ns interface{ NotSent() bool }
+		if !errors.As(err, &ns) || !ns.NotSent() {
+			t.Errorf("ChannelMessageEditComplex after a 429 of an hour = %v; want it not sent", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("ChannelMessageEditComplex sleeps through a 429 of an hour")
+	}
+	if err := (REST{s}).ChannelMessageDelete(m.ChannelID, m.ID, discordgo.WithContext(short)); err == nil {
+		t.Error("ChannelMessageDelete on a route limited for an hour went")
+	}
+	if got := srv.RateLimitsIgnored(); len(got) != 0 {
+		t.Errorf("requests that ignored a rate limit: %v", got)
+	}
+}
+
+// A global 429 that says so only in its headers (X-RateLimit-Scope:
+// global, Retry-After), as Discord documents it, holds every call with
+// the bot's token: the session's transport reads it as REST does.
+func TestGlobalLimitFromHeaders(t *testing.T) {
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "30")
+		w.Header().Set("X-RateLimit-Scope", "global")
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusTooManyRequests)
+		_, _ = w.Write([]byte(`{"message":"You are being rate limited."}`))
+	}))
+	defer api.Close()
+	token := testToken("headers-token")
+	s, err := NewSession(Options{Token: token, APIURL: api.URL + "/api/v9"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequest(http.MethodGet, discordgo.EndpointUser("@me"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bot "+token)
+	resp, err := s.Client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if until := limitsOf(s).until(rateKey{bound: true}); time.Until(until) < 20*time.Second {
+		t.Errorf("after a global 429 of 30 s in headers the global limit holds until %v; want 30 s from now", until)
+	}
+}
+
+// A call that must not take effect twice (a reminder), made with
+// discordgo.WithRestRetries(0), is not made again after a 5xx, which
+// Discord may have carried out before its trouble: one request, and the
+// 5xx as the error.
+func TestOnceOn5xx(t *testing.T) {
+	srv, s, in, _ := answeredBoard(t)
+	i := &discordgo.Interaction{AppID: srv.AppID, Token: in.Token}
+	hook := "/webhooks/" + srv.AppID + "/"
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	count := func(method, part string) int {
+		n := 0
+		for _, r := range srv.Requests() {
+			if r.Method == method && strings.Contains(r.Path, part) {
+				n++
+			}
+		}
+		return n
+	}
+	srv.FailNext("POST", hook, http.StatusInternalServerError, "", 0)
+	_, err := REST{s}.FollowupMessageCreate(i, true, &discordgo.WebhookParams{Content: "reminder"}, discordgo.WithContext(ctx), discordgo.WithRestRetries(0))
+	var rerr *discordgo.RESTError
+	if !errors.As(err, &rerr) || rerr.Response.StatusCode != http.StatusInternalServerError {
+		t.Errorf("FollowupMessageCreate once on a 500 = %v; want the 500", err)
+	}
+	if n := count("POST", "/webhooks/"); n != 1 {
+		t.Errorf("%d follow-ups posted; want 1", n)
+	}
+	srv.FailNext("POST", "/channels/", http.StatusGatewayTimeout, "", 0)
+	if _, err := (REST{s}).ChannelMessageSendComplex(in.ChannelID, &discordgo.MessageSend{Content: "reminder"}, discordgo.WithContext(ctx), discordgo.WithRestRetries(0)); !errors.As(err, &rerr) {
+		t.Errorf("ChannelMessageSendComplex once on a 504 = %v; want the 504", err)
+	}
+	if n := count("POST", "/channels/"); n != 1 {
+		t.Errorf("%d channel messages posted; want 1", n)
+	}
+}
+
+// A background call made with discordgo.WithRetryOnRatelimit(false)
+// does not wait out a 429, nor a limit held already: it fails at once,
+// not sent, saying how long the limit holds, for its caller to try again
+// then without holding a worker.
+func TestNoWaitOnRateLimits(t *testing.T) {
+	srv, s, in, _ := answeredBoard(t)
+	i := &discordgo.Interaction{AppID: srv.AppID, Token: in.Token}
+	hook := "/webhooks/" + srv.AppID + "/"
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	check := func(what string, err error) {
+		t.Helper()
+		var rl interface {
+			NotSent() bool
+			RetryAfter() time.Duration
+		}
+		if !errors.As(err, &rl) || !rl.NotSent() || rl.RetryAfter() < 10*time.Second || rl.RetryAfter() > 20*time.Second {
+			t.Errorf("%s = %v; want it not sent, the limit holding about 20 s", what, err)
+		}
+	}
+	srv.FailNext("POST", hook, http.StatusTooManyRequests, "", 20*time.Second)
+	params := &discordgo.WebhookParams{Content: "reminder"}
+	for _, what := range []string{"FollowupMessageCreate on a 429 of 20 s", "FollowupMessageCreate while the limit holds"} {
+		_, err := REST{s}.FollowupMessageCreate(i, true, params, discordgo.WithContext(ctx), discordgo.WithRetryOnRatelimit(false))
+		check(what, err)
+	}
+	srv.FailNext("POST", "/channels/", http.StatusTooManyRequests, "", 20*time.Second)
+	for _, what := range []string{"ChannelMessageSendComplex on a 429 of 20 s", "ChannelMessageSendComplex while the limit holds"} {
+		_, err := REST{s}.ChannelMessageSendComplex(in.ChannelID, &discordgo.MessageSend{Content: "reminder"}, discordgo.WithContext(ctx), discordgo.WithRetryOnRatelimit(false))
+		check(what, err)
 	}
 	if got := srv.RateLimitsIgnored(); len(got) != 0 {
 		t.Errorf("requests that ignored a rate limit: %v", got)

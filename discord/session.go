@@ -7,7 +7,6 @@ package discord
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -258,20 +257,14 @@ func (t counting) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read a 429 response: %w", err)
 		}
-		var rl struct {
-			RetryAfter float64 `json:"retry_after"`
-			Global     bool    `json:"global"`
-		}
-		_ = json.Unmarshal(body, &rl) // a body that is not JSON leaves the headers to say
-		h := resp.Header
-		if auth := req.Header.Get("Authorization"); auth != "" && (rl.Global || h.Get("X-RateLimit-Global") == "true") && rl.RetryAfter > 0 {
-			// REST's own calls wait for it too (limits).
-			limitsFor(auth).hold(rateKey{bound: true}, true, time.Now().Add(time.Duration(rl.RetryAfter*float64(time.Second))))
+		wait, global := retryAfter(resp, body)
+		if auth := req.Header.Get("Authorization"); auth != "" && global {
+			// Every call with the bot's token waits for it (limits):
+			// REST's own, and discordgo's, whose retry is off.
+			limitsFor(auth).hold(rateKey{bound: true}, true, time.Now().Add(wait))
 		}
 		t.log.Warn("REST rate limited", "method", req.Method, "route", route(req.URL.Path),
-			"retry_after", time.Duration(rl.RetryAfter*float64(time.Second)),
-			"global", rl.Global || h.Get("X-RateLimit-Global") == "true",
-			"scope", h.Get("X-RateLimit-Scope"))
+			"retry_after", wait, "global", global, "scope", resp.Header.Get("X-RateLimit-Scope"))
 	case code >= 500 && code <= 599:
 		t.counters.ServerErrors.Add(1)
 		t.log.Warn("REST server error", "method", req.Method, "route", route(req.URL.Path), "status", code)

@@ -90,7 +90,7 @@
 //     seed: 429s of the route's or the global limit with a retry_after,
 //     5xx; and delays their answers (latency). The fake holds the bot to
 //     every 429 it answered: a request on that route (for the global
-//     limit, on any route but the interaction callbacks) before its
+//     limit, on any route but the interaction endpoints) before its
 //     retry_after has passed gets another 429, which is not injected and
 //     so is in [Server.Rejected] and [Server.RateLimitsIgnored].
 //   - Gateway: [Server.DropConnections] closes every socket with code 4000

@@ -216,7 +216,7 @@ func rateLimitFault(retryAfter time.Duration, global bool) fault {
 
 // Rate limits once announced. A 429 tells the client to send nothing on
 // its route (or, for the global limit, on any route but the interaction
-// callbacks, which the global limit does not bind) for retry_after. The
+// endpoints, which the global limit does not bind) for retry_after. The
 // fake holds it to that: a request that comes before its time is answered
 // with another 429 for the time left, which is not injected, and so is in
 // Rejected: the bot ignored a rate limit.
@@ -233,21 +233,47 @@ func rateRoute(method, path string) string {
 }
 
 // globalBound says whether the global limit binds a request: all but the
-// interaction callbacks.
+// interaction endpoints (the callbacks, and the follow-ups and edits
+// through an interaction's token under /webhooks/{app}/{token}), which
+// Discord's docs say the bot's global limit does not bind.
 func globalBound(path string) bool {
-	return !strings.HasPrefix(path, apiPrefix+"/interactions/")
+	return !strings.HasPrefix(path, apiPrefix+"/interactions/") && !strings.HasPrefix(path, apiPrefix+"/webhooks/")
 }
 
+// A heldLimit is a limit a 429 announced: until when it holds, and when
+// the first 429 that announced it was written (zero until then). Only a
+// request that arrives after that may have been sent by a client that
+// knew of the limit.
+type heldLimit struct {
+	until, written time.Time
+}
+
+// globalLimit names the global limit among the routes' (limitedLocked).
+const globalLimit = "(global)"
+
 // limitedLocked returns the 429 a request gets for coming before the end
-// of a limit announced earlier, if it does.
-func (s *Server) limitedLocked(method, path string, now time.Time) (fault, bool) {
-	if globalBound(path) && now.Before(s.globalUntil) {
-		return rateLimitFault(s.globalUntil.Sub(now).Truncate(time.Millisecond)+time.Millisecond, true), true
+// of a limit announced earlier, if it does, and which limit that is.
+func (s *Server) limitedLocked(method, path string, now time.Time) (fault, string, bool) {
+	if globalBound(path) && now.Before(s.global.until) {
+		return rateLimitFault(s.global.until.Sub(now).Truncate(time.Millisecond)+time.Millisecond, true), globalLimit, true
 	}
-	if until, ok := s.routeUntil[rateRoute(method, path)]; ok && now.Before(until) {
-		return rateLimitFault(until.Sub(now).Truncate(time.Millisecond)+time.Millisecond, false), true
+	route := rateRoute(method, path)
+	if l, ok := s.routeLimits[route]; ok && now.Before(l.until) {
+		return rateLimitFault(l.until.Sub(now).Truncate(time.Millisecond)+time.Millisecond, false), route, true
 	}
-	return fault{}, false
+	return fault{}, "", false
+}
+
+// limitLocked returns the limit named as limitedLocked names it.
+func (s *Server) limitLocked(name string) *heldLimit {
+	if name == globalLimit {
+		return &s.global
+	}
+	if s.routeLimits == nil {
+		s.routeLimits = map[string]heldLimit{}
+	}
+	l := s.routeLimits[name]
+	return &l
 }
 
 // announceLocked remembers the limit that a 429 answered at now, f,
@@ -258,22 +284,59 @@ func (s *Server) announceLocked(method, path string, f fault, now time.Time) {
 	}
 	until := now.Add(f.retryAfter)
 	if f.global() {
-		if until.After(s.globalUntil) {
-			s.globalUntil = until
-		}
+		s.global = extend(s.global, until, now)
 		return
 	}
-	if s.routeUntil == nil {
-		s.routeUntil = map[string]time.Time{}
+	if s.routeLimits == nil {
+		s.routeLimits = map[string]heldLimit{}
 	}
-	if len(s.routeUntil) > 1024 { // the ended ones go
-		for k, u := range s.routeUntil {
-			if !now.Before(u) {
-				delete(s.routeUntil, k)
+	if len(s.routeLimits) > 1024 { // the ended ones go
+		for k, l := range s.routeLimits {
+			if !now.Before(l.until) {
+				delete(s.routeLimits, k)
 			}
 		}
 	}
-	s.routeUntil[rateRoute(method, path)] = until
+	route := rateRoute(method, path)
+	s.routeLimits[route] = extend(s.routeLimits[route], until, now)
+}
+
+// extend returns l held until until, announced at now: a limit that had
+// ended starts afresh, its 429 not yet written.
+func extend(l heldLimit, until, now time.Time) heldLimit {
+	if !now.Before(l.until) {
+		l = heldLimit{}
+	}
+	if until.After(l.until) {
+		l.until = until
+	}
+	return l
+}
+
+// writtenLocked notes that a 429 announcing f's limit on the route of
+// method and path was written at now, if it is the limit's first.
+func (s *Server) writtenLocked(method, path string, f fault, now time.Time) {
+	if f.status != http.StatusTooManyRequests || f.retryAfter <= 0 {
+		return
+	}
+	if f.global() {
+		if s.global.written.IsZero() {
+			s.global.written = now
+		}
+		return
+	}
+	route := rateRoute(method, path)
+	if l, ok := s.routeLimits[route]; ok && l.written.IsZero() {
+		l.written = now
+		s.routeLimits[route] = l
+	}
+}
+
+// earlyLocked says whether a request that arrived at at, which the limit
+// named limit held, came before that limit's first 429 was written.
+func (s *Server) earlyLocked(limit string, at time.Time) bool {
+	l := s.limitLocked(limit)
+	return l.written.IsZero() || at.Before(l.written)
 }
 
 // global says whether f is a 429 of the global limit.
@@ -283,7 +346,9 @@ func (f fault) global() bool {
 
 // RateLimitsIgnored returns the requests that came on a route, or while
 // the global limit held, before the retry_after the fake had answered
-// with there had passed. A bot that honours rate limits has none.
+// with there had passed, and after that 429 had been written (one that
+// arrived while it was on its way could not have known of it). A bot
+// that honours rate limits has none.
 func (s *Server) RateLimitsIgnored() []Request {
-	return s.filterRequests(func(r Request) bool { return r.Status == http.StatusTooManyRequests && !r.Injected })
+	return s.filterRequests(func(r Request) bool { return r.Status == http.StatusTooManyRequests && !r.Injected && !r.early })
 }

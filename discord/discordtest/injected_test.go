@@ -1,6 +1,7 @@
 package discordtest
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -118,6 +119,16 @@ func TestInjectedRateLimitsBind(t *testing.T) {
 			h.Get("X-RateLimit-Global") != "true" || h.Get("X-RateLimit-Scope") != "global" {
 			t.Fatalf("answer %d %s %v; want a global 429", status, body, h)
 		}
+		// Discord's global 429 has no bucket: none of the per-route
+		// headers.
+		for _, k := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "X-RateLimit-Reset-After", "X-RateLimit-Bucket"} {
+			if got := h.Get(k); got != "" {
+				t.Errorf("a global 429 has %s: %q; want none", k, got)
+			}
+		}
+		if h.Get("Retry-After") != "60" {
+			t.Errorf("a global 429 has Retry-After %q; want 60", h.Get("Retry-After"))
+		}
 		if status, _, _ := post(t, srv, http.DefaultClient, "2"); status != http.StatusTooManyRequests {
 			t.Errorf("another route answered %d under the global limit; want 429", status)
 		}
@@ -125,6 +136,43 @@ func TestInjectedRateLimitsBind(t *testing.T) {
 			t.Errorf("RateLimitsIgnored() = %v; want the request on channel 2", got)
 		}
 	})
+}
+
+// A request that reached the fake before the 429 that announced a limit
+// was written, which its client could not have heard of, is answered
+// with a 429 too, but not listed in RateLimitsIgnored; one sent after
+// is.
+func TestRateLimitNotIgnoredInFlight(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	hold := srv.Hold(func(r Request) bool { return strings.HasSuffix(r.Path, "/channels/2/messages") })
+	inFlight := make(chan int, 1)
+	go func() {
+		status, _, _ := post(t, srv, http.DefaultClient, "2")
+		inFlight <- status
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := hold.WaitHeld(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	srv.FailNextGlobal("POST", "/channels/1/", time.Minute)
+	if status, _, _ := post(t, srv, http.DefaultClient, "1"); status != http.StatusTooManyRequests {
+		t.Fatalf("the request with a global 429 injected answered %d", status)
+	}
+	hold.Release()
+	if status := <-inFlight; status != http.StatusTooManyRequests {
+		t.Errorf("the request in flight answered %d; want 429, the global limit holding", status)
+	}
+	if got := srv.RateLimitsIgnored(); len(got) != 0 {
+		t.Errorf("RateLimitsIgnored() = %v; want none: the request came before the 429 was written", got)
+	}
+	if status, _, _ := post(t, srv, http.DefaultClient, "3"); status != http.StatusTooManyRequests {
+		t.Errorf("a request after the global 429 answered %d; want 429", status)
+	}
+	if got := srv.RateLimitsIgnored(); len(got) != 1 || !strings.HasSuffix(got[0].Path, "/channels/3/messages") {
+		t.Errorf("RateLimitsIgnored() = %v; want the request on channel 3", got)
+	}
 }
 
 // Latency holds the answers to the matched requests: a client that gives

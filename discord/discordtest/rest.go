@@ -135,7 +135,7 @@ func (s *Server) api(h func(*http.Request, []byte) reply) http.Handler {
 		rec := Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Body: body, Time: time.Now()}
 		s.holdIfAsked(rec)
 		s.mu.Lock()
-		f, limited := s.limitedLocked(r.Method, r.URL.Path, rec.Time)
+		f, limit, limited := s.limitedLocked(r.Method, r.URL.Path, rec.Time)
 		var injected bool
 		var latency time.Duration
 		if !limited {
@@ -174,10 +174,19 @@ func (s *Server) api(h func(*http.Request, []byte) reply) http.Handler {
 		}
 		w.WriteHeader(rep.status)
 		_, _ = w.Write(out)
+		if fl, ok := w.(http.Flusher); ok && rep.status == http.StatusTooManyRequests {
+			fl.Flush()
+		}
 
 		rec.Status, rec.Code, rec.Reply = rep.status, rep.code, out
 		rec.Unhandled, rec.Injected = rep.unhandled, injected
 		s.mu.Lock()
+		if rep.status == http.StatusTooManyRequests {
+			s.writtenLocked(r.Method, r.URL.Path, f, time.Now())
+		}
+		if limited {
+			rec.early = s.earlyLocked(limit, rec.Time)
+		}
 		s.requests = append(s.requests, rec)
 		s.broadcastLocked()
 		s.mu.Unlock()
@@ -202,7 +211,14 @@ func (s *Server) wait(r *http.Request, d time.Duration) bool {
 func (f fault) reply() reply {
 	rep := reply{status: f.status, header: http.Header{}}
 	secs := f.retryAfter.Seconds()
-	if f.status == http.StatusTooManyRequests {
+	switch {
+	case f.global():
+		// Discord's global limit has no bucket: its 429 says only how
+		// long, and that it is the global one.
+		rep.header.Set("Retry-After", strconv.Itoa(int(math.Ceil(secs))))
+		rep.header.Set("X-RateLimit-Global", "true")
+		rep.header.Set("X-RateLimit-Scope", "global")
+	case f.status == http.StatusTooManyRequests:
 		rep.header.Set("Retry-After", strconv.Itoa(int(math.Ceil(secs))))
 		rep.header.Set("X-RateLimit-Limit", "5")
 		rep.header.Set("X-RateLimit-Remaining", "0")
@@ -210,10 +226,6 @@ func (f fault) reply() reply {
 		rep.header.Set("X-RateLimit-Reset-After", strconv.FormatFloat(secs, 'f', 3, 64))
 		rep.header.Set("X-RateLimit-Bucket", randomHex(8))
 		rep.header.Set("X-RateLimit-Scope", "user")
-	}
-	if f.status == http.StatusTooManyRequests && (strings.Contains(f.body, `"global":true`) || strings.Contains(f.body, `"global": true`)) {
-		rep.header.Set("X-RateLimit-Global", "true")
-		rep.header.Set("X-RateLimit-Scope", "global")
 	}
 	switch {
 	case f.body != "":

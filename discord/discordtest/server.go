@@ -127,8 +127,8 @@ type Server struct {
 	faults      []fault
 	holds       []*Hold
 	policies    []*faultPolicy       // InjectFaults
-	routeUntil  map[string]time.Time // rateRoute → end of the limit a 429 announced
-	globalUntil time.Time            // end of the global limit a 429 announced
+	routeLimits map[string]heldLimit // rateRoute → the limit a 429 announced
+	global      heldLimit            // the global limit a 429 announced
 	identifies  []Identify
 	heartbeats  int
 	resumes     int
@@ -266,6 +266,11 @@ type Request struct {
 	Reply     []byte // body of the answer
 	Unhandled bool   // no route of the fake matched
 	Injected  bool   // the answer was a fault injected with FailNext
+
+	// early marks a 429 of a limit whose first 429 had not been written
+	// yet when the request arrived: its client could not have known of
+	// it, and did not ignore it.
+	early bool
 }
 
 // String formats the request for test failures, e.g.

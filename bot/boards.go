@@ -58,9 +58,11 @@ type keeper interface {
 	// once they could read it.
 	doneReminding(next *match)
 	// current reads the channel's game from the store, under the
-	// channel's lock (a change this process saved has been answered);
-	// nil if it has none. The match returned must not be changed.
-	current(ctx context.Context, channelID string) (*match, error)
+	// channel's lock (a change this process saved has been answered),
+	// and calls fn with it (nil if it has none) before the lock is
+	// released: no answer in the channel goes out meanwhile. fn must not
+	// change it.
+	current(ctx context.Context, channelID string, fn func(stored *match)) error
 }
 
 // followUp queues fu, what a kept change leaves to do on Discord, and
@@ -590,16 +592,64 @@ func (bs *boards) step(ctx context.Context, key string, slot *boardSlot) {
 // show it already; never what the slot's last edit drew. It returns what it
 // drew, and whether with its buttons, or nil if it drew nothing or failed.
 // current says whether e is still the newest edit wanted of the board.
+//
+// An edit that sets the board's buttons is made under the channel's lock,
+// with the read: an answer of this process (a move, a row picked), made
+// under that lock too, never lands between the read and the edit, where
+// the edit would put back the buttons of a state the answer moved on from
+// (a picker whose taps are all out of date) or close the row the answer
+// opened. An edit of the text and picture alone leaves the buttons as the
+// answers drew them, and is made after the lock is released.
 func (bs *boards) bring(ctx context.Context, slot *boardSlot, e *boardEdit, current func() bool) (*match, bool) {
-	m := e.m
 	if e.wait {
 		// Over the HTTP endpoint Discord takes an answer once it has read
 		// the response: the store is read once it has.
-		bs.onDiscordNow(ctx, e.await, m.ChannelID)
+		bs.onDiscordNow(ctx, e.await, e.m.ChannelID)
 	}
-	if stored, err := bs.keeper.current(ctx, m.ChannelID); err != nil {
-		bs.log.Warn("could not read a game before drawing its board", "channel", m.ChannelID, "err", err)
-	} else if stored != nil && stored.ID == m.ID && stored.Version > m.Version {
+	var (
+		m            *match
+		comps, drawn bool
+		locked       bool
+	)
+	decide := func(stored *match) {
+		lctx, cancel := context.WithTimeout(ctx, lockedEditWithin)
+		defer cancel()
+		if m, comps = bs.choose(lctx, slot, e, stored); m == nil || !bs.drawsButtons(m, comps) {
+			return
+		}
+		locked = true
+		drawn = bs.draw(lctx, m, comps, current)
+	}
+	if err := bs.keeper.current(ctx, e.m.ChannelID, decide); err != nil {
+		bs.log.Warn("could not read a game before drawing its board", "channel", e.m.ChannelID, "err", err)
+		decide(nil)
+	}
+	if m == nil {
+		return nil, false
+	}
+	if !locked {
+		drawn = bs.draw(ctx, m, comps, current)
+	}
+	if !drawn {
+		return nil, false
+	}
+	slot.drew = &boardEdit{m: m, comps: comps}
+	return m, comps
+}
+
+// lockedEditWithin bounds what bring does under a channel's lock (a read
+// of the board on Discord, an edit of its buttons), for which the
+// channel's interactions wait: well within the time an answer has, so
+// that a slow Discord fails the edit, not the taps.
+const lockedEditWithin = time.Second
+
+// choose says what the edit e of slot's board draws, stored being the
+// game as stored (nil if unknown): the state to draw and whether with its
+// buttons, or nil to draw nothing (see bring). It runs under the channel's
+// lock.
+func (bs *boards) choose(ctx context.Context, slot *boardSlot, e *boardEdit, stored *match) (*match, bool) {
+	m := e.m
+	if stored != nil && stored.ID == m.ID && stored.Version > m.Version {
 		if !sameMessage(e.m, stored) {
 			// A newer message of the game replaced this one, and is
 			// drawn by whoever drew it; this one is being deleted.
@@ -614,7 +664,7 @@ func (bs *boards) bring(ctx context.Context, slot *boardSlot, e *boardEdit, curr
 	if e.picked != nil && !bs.sameShown(m, e.picked) {
 		// The board's buttons are picked's, or those of an answer since.
 		// A redraw of buttons that Discord shows already would only
-		// close the row their player has just opened.
+		// close the row a player has just opened.
 		msg := bs.onDiscordNow(ctx, e.await, m.ChannelID)
 		if e.check && msg != nil && bs.onDiscord(msg, m) {
 			return nil, false
@@ -624,11 +674,14 @@ func (bs *boards) bring(ctx context.Context, slot *boardSlot, e *boardEdit, curr
 	if last := slot.drew; last != nil && bs.sameShown(m, last.m) && (last.comps || !comps) {
 		return nil, false // drawn just before
 	}
-	if !bs.draw(ctx, m, comps, current) {
-		return nil, false
-	}
-	slot.drew = &boardEdit{m: m, comps: comps}
 	return m, comps
+}
+
+// drawsButtons says whether draw(m, comps) sets the board's buttons: with
+// comps, or through the board's token on a board that is never a picture
+// (its edit is the whole board).
+func (bs *boards) drawsButtons(m *match, comps bool) bool {
+	return comps || m.Judge.Size() <= pictureAbove && bs.boardRef(m) != nil
 }
 
 // onDiscordNow reads the message that ref's answer drew, once Discord has

@@ -429,15 +429,18 @@ func (t *tables) keepBoard(ctx context.Context, channelID, gameID string, bd sto
 }
 
 // current reads the channel's game from the store under its lock, so that
-// a change this process saved has been answered by then; nil if it has
-// none. The match returned is the channel's: it must not be changed.
-func (t *tables) current(ctx context.Context, channelID string) (*match, error) {
+// a change this process saved has been answered by then, and calls fn with
+// it (nil if it has none) before the lock is released: no answer in the
+// channel goes out until fn returns. The match is the channel's: it must
+// not be changed.
+func (t *tables) current(ctx context.Context, channelID string, fn func(stored *match)) error {
 	ch, err := t.lock(ctx, channelID, false)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer t.unlock(ch)
-	return ch.match, nil
+	fn(ch.match)
+	return nil
 }
 
 // keepPing stores id, the ping just posted for the turn of next, with the

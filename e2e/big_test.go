@@ -3,9 +3,11 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -90,6 +92,62 @@ func TestE2EBigBoardsByTap(t *testing.T) {
 			p.playComputer(r.Message, alice, 15)
 		})
 	})
+}
+
+// A board's check in the background never puts back an older picker: the
+// check that follows a row picked reads the stored game, then what Discord
+// shows, and draws the stored game with its buttons if Discord does not
+// show them. Discord is slow for the check's reads of the board: while
+// the first is held, alice plays the row she picked; while the second is
+// held, the check has read alice's move from the store, and bob plays.
+// Once the reads come back, the board still has the picker of bob's move,
+// and its Move… button works (the check, made before bob could tap, or
+// given up, did not draw alice's picker over his answer's).
+func TestE2EBoardCheckKeepsCurrentPicker(t *testing.T) {
+	t.Parallel()
+	h := startBot(t, nil)
+	alice, bob := h.srv.NewMember("alice"), h.srv.NewMember("bob")
+	ch := h.srv.NewID()
+	p := tapper{h: h, t: t, guild: h.guild, channel: ch, where: func(*discordtest.Interaction) {}}
+	board := h.waitPictureOf(ch, h.challengeAccepted(ch, alice, bob, discordtest.Int("size", 15), discordtest.Int("win", 5)))
+
+	// The reads of the board through the token of the first row picked
+	// from now (an answer with cells as buttons): first holds them until
+	// alice moved, second those after.
+	var picked string     // that token, under the server's lock
+	var again atomic.Bool // alice moved
+	readOfPick := func(r discordtest.Request) bool {
+		if picked == "" && r.Method == http.MethodPost && strings.HasSuffix(r.Path, "/callback") && strings.Contains(string(r.Body), `"move/`) {
+			parts := strings.Split(r.Path, "/")
+			picked = parts[len(parts)-2]
+			return false
+		}
+		return picked != "" && r.Method == http.MethodGet && strings.HasSuffix(r.Path, "/"+picked+"/messages/@original")
+	}
+	first := h.srv.Hold(func(r discordtest.Request) bool { return readOfPick(r) && !again.Load() })
+	defer first.Release()
+	second := h.srv.Hold(func(r discordtest.Request) bool { return readOfPick(r) && again.Load() })
+	defer second.Release()
+
+	opened := p.openRow(alice, board, 8)
+	if err := first.WaitHeld(h.ctx, 1); err != nil {
+		t.Fatalf("the bot never read the board after the row was picked: %v", err)
+	}
+	r := p.click(alice, board.ID, p.cell(opened, 8, 8))
+	wantBoard(t, r, discordgo.InteractionResponseUpdateMessage, mention(bob)+" to move")
+	board = r.Message
+	again.Store(true)
+	first.Release()
+	if err := second.WaitHeld(h.ctx, 1); err != nil {
+		t.Fatalf("the bot did not read the board again after alice's move: %v", err)
+	}
+	board = p.pick(bob, board, 9, 9, mention(alice)+" to move")
+	second.Release()
+
+	// Bob's move's picture is the board's last edit wanted: once it is on,
+	// alice's Move… button of bob's move is still there.
+	h.waitPictureOf(ch, board)
+	p.typed(alice, board, "8 9", mention(bob)+" to move")
 }
 
 // Big boards by tapping wherever the app is installed: in a DM with the

@@ -519,13 +519,7 @@ func TestE2EBigBoardsOnReplicas(t *testing.T) {
 	srv := discordtest.NewServer("big-replicas-secret-token")
 	t.Cleanup(srv.Close)
 	guild := srv.NewID()
-	procs := startReplicas(t, ctx, func(int) map[string]string {
-		return map[string]string{
-			"DISCORD_TOKEN": srv.Token, "DISCORD_API_URL": srv.APIURL, "DISCORD_GUILD_ID": guild,
-			"DATABASE_URL": dbURL, "LOG_LEVEL": "debug",
-			"INTERACTIONS_ADDR": "127.0.0.1:0", "DISCORD_PUBLIC_KEY": srv.PublicKey(),
-		}
-	})
+	procs := httpReplicas(t, ctx, srv, guild, dbURL)
 	srv.UseEndpoint(roundRobin(t, procs[0].listening(t, "interactions"), procs[1].listening(t, "interactions")) + "/interactions")
 	h := &harness{t: t, srv: srv, guild: guild, ctx: ctx, stop: func() {}}
 	alice, bob := srv.NewMember("alice"), srv.NewMember("bob")

@@ -172,13 +172,7 @@ func TestE2EBoardsConvergeAcrossReplicas(t *testing.T) {
 	srv.AckDeadline = 30 * time.Second // an answer Discord holds is still taken
 	t.Cleanup(srv.Close)
 	guild := srv.NewID()
-	procs := startReplicas(t, ctx, func(int) map[string]string {
-		return map[string]string{
-			"DISCORD_TOKEN": srv.Token, "DISCORD_API_URL": srv.APIURL, "DISCORD_GUILD_ID": guild,
-			"DATABASE_URL": dbURL, "LOG_LEVEL": "debug",
-			"INTERACTIONS_ADDR": "127.0.0.1:0", "DISCORD_PUBLIC_KEY": srv.PublicKey(),
-		}
-	})
+	procs := httpReplicas(t, ctx, srv, guild, dbURL)
 	addrs := [2]string{procs[0].listening(t, "interactions"), procs[1].listening(t, "interactions")}
 	const x, y = 0, 1
 	// via sends the next interactions to replica i. Discord reads the

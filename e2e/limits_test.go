@@ -27,13 +27,7 @@ func TestOpenChallengesOnTwoReplicas(t *testing.T) {
 	srv := discordtest.NewServer("limits-replicas-secret-token")
 	t.Cleanup(srv.Close)
 	guild := srv.NewID()
-	procs := startReplicas(t, ctx, func(int) map[string]string {
-		return map[string]string{
-			"DISCORD_TOKEN": srv.Token, "DISCORD_API_URL": srv.APIURL, "DISCORD_GUILD_ID": guild,
-			"DATABASE_URL": dbURL, "LOG_LEVEL": "debug",
-			"INTERACTIONS_ADDR": "127.0.0.1:0", "DISCORD_PUBLIC_KEY": srv.PublicKey(),
-		}
-	})
+	procs := httpReplicas(t, ctx, srv, guild, dbURL)
 	// send sends in through replica i (0: A, 1: B) and returns its answer.
 	send := func(i int, in *discordtest.Interaction) *discordtest.Response {
 		t.Helper()

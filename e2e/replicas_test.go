@@ -500,6 +500,20 @@ func (x *replicaRig) checkRunning() {
 	}
 }
 
+// httpReplicas starts two bot processes on the PostgreSQL at dbURL, both
+// serving srv's interactions over HTTP (no gateway) in guild, as replicas
+// behind one endpoint do; the test points srv at either.
+func httpReplicas(t *testing.T, ctx context.Context, srv *discordtest.Server, guild, dbURL string) [2]*botProcess {
+	t.Helper()
+	return startReplicas(t, ctx, func(int) map[string]string {
+		return map[string]string{
+			"DISCORD_TOKEN": srv.Token, "DISCORD_API_URL": srv.APIURL, "DISCORD_GUILD_ID": guild,
+			"DATABASE_URL": dbURL, "LOG_LEVEL": "debug",
+			"INTERACTIONS_ADDR": "127.0.0.1:0", "DISCORD_PUBLIC_KEY": srv.PublicKey(),
+		}
+	})
+}
+
 // startReplicas starts two bot binaries, replica A with env(0) and B with
 // env(1), at once, and waits until both are ready. If the test fails,
 // their logs are printed.

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -740,16 +739,7 @@ func TestReminderQueuedPastItsClaim(t *testing.T) {
 	b, rec, clk := corrBot(t, time.Minute)
 	m := challengeAccepted(t, b, rec)
 	b.run.bg.Wait()
-	hold := make(chan struct{})
-	var busy sync.WaitGroup
-	busy.Add(editWorkers)
-	for range editWorkers {
-		b.run.queue(func(context.Context) {
-			busy.Done()
-			<-hold
-		})
-	}
-	busy.Wait() // the reminder waits in the queue
+	release := fillEditWorkers(b) // the reminder waits in the queue
 	at, _ := remindAt(m)
 	clk.set(at)
 	b.tables.remindTurn(fixtureChannel)
@@ -767,7 +757,7 @@ func TestReminderQueuedPastItsClaim(t *testing.T) {
 		t.Errorf("a reminder timer is armed at %v (now %v) while the turn's reminder waits to be sent", at, clk.now())
 	}
 	clk.set(end.Add(5 * time.Second)) // and the queue is slower still
-	close(hold)
+	release()
 	b.run.bg.Wait()
 	if sent, _, _ := followups(rec); len(sent) != 1 {
 		t.Errorf("%d reminders; want 1", len(sent))
@@ -818,16 +808,7 @@ func TestReminderSettledWhenTheStoreFails(t *testing.T) {
 	b, rec := clockedBotOn(t, st, clk)
 	m := challengeAccepted(t, b, rec)
 	b.run.bg.Wait()
-	hold := make(chan struct{})
-	var busy sync.WaitGroup
-	busy.Add(editWorkers)
-	for range editWorkers {
-		b.run.queue(func(context.Context) {
-			busy.Done()
-			<-hold
-		})
-	}
-	busy.Wait() // the reminder waits in the queue
+	release := fillEditWorkers(b) // the reminder waits in the queue
 	rec.mu.Lock()
 	rec.followupErrs = []error{restError(http.StatusTooManyRequests)}
 	rec.mu.Unlock()
@@ -840,7 +821,7 @@ func TestReminderSettledWhenTheStoreFails(t *testing.T) {
 		t.Fatalf("after the claim the turn has reminded %d, due again %v; want a claim that ends", claimed.reminded, ok)
 	}
 	st.failing.Store(true) // the refusal cannot be written down
-	close(hold)
+	release()
 	b.run.bg.Wait()
 	st.failing.Store(false)
 	clk.set(end.Add(time.Second))
@@ -859,16 +840,7 @@ func TestReminderRenewedAfterAWait(t *testing.T) {
 	b, rec, clk := corrBot(t, time.Minute)
 	m := challengeAccepted(t, b, rec)
 	b.run.bg.Wait()
-	hold := make(chan struct{})
-	var busy sync.WaitGroup
-	busy.Add(editWorkers)
-	for range editWorkers {
-		b.run.queue(func(context.Context) {
-			busy.Done()
-			<-hold
-		})
-	}
-	busy.Wait() // the reminder waits in the queue
+	release := fillEditWorkers(b) // the reminder waits in the queue
 	at, _ := remindAt(m)
 	clk.set(at)
 	b.tables.remindTurn(fixtureChannel)
@@ -878,7 +850,7 @@ func TestReminderRenewedAfterAWait(t *testing.T) {
 		t.Fatalf("after the claim the turn has reminded %d, due again %v; want a claim that ends", claimed.reminded, ok)
 	}
 	clk.set(end.Add(-remindMargin - minRemindLease/2 - 100*time.Millisecond)) // just more than the old bound left
-	close(hold)
+	release()
 	b.run.bg.Wait()
 	got := current(t, b)
 	if sent, _, _ := followups(rec); len(sent) != 1 {

@@ -124,16 +124,7 @@ func TestExpiringChallengesUseBoundedGoroutines(t *testing.T) {
 // cancelled before, or in the middle of, its requests.
 func TestQueuedEditsKeepTheirDeadline(t *testing.T) {
 	b, _, _ := newTestBot(t)
-	hold := make(chan struct{})
-	var started sync.WaitGroup
-	started.Add(editWorkers)
-	for range editWorkers {
-		b.run.queue(func(context.Context) {
-			started.Done()
-			<-hold
-		})
-	}
-	started.Wait() // every worker is busy: the next one waits in the queue
+	release := fillEditWorkers(b) // every worker is busy: the next one waits in the queue
 	deadline := make(chan time.Time, 1)
 	queued := time.Now()
 	b.run.queue(func(ctx context.Context) {
@@ -144,8 +135,24 @@ func TestQueuedEditsKeepTheirDeadline(t *testing.T) {
 	for !released.After(queued) { // the work waits in the queue a while
 		released = time.Now()
 	}
-	close(hold)
+	release()
 	if d := <-deadline; d.Before(released.Add(editWithin)) {
 		t.Errorf("queued work has until %v after it was queued; want %v after it started", d.Sub(queued), editWithin)
 	}
+}
+
+// fillEditWorkers keeps every background edit worker of b busy, so that
+// the next work queued waits in the queue, until release is called.
+func fillEditWorkers(b *Bot) (release func()) {
+	hold := make(chan struct{})
+	var busy sync.WaitGroup
+	busy.Add(editWorkers)
+	for range editWorkers {
+		b.run.queue(func(context.Context) {
+			busy.Done()
+			<-hold
+		})
+	}
+	busy.Wait()
+	return func() { close(hold) }
 }

@@ -14,6 +14,8 @@ require (
 	modernc.org/sqlite v1.62.0
 )
 
+require github.com/coder/websocket v1.8.15 // indirect
+
 require (
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect

@@ -40,11 +40,13 @@ const hardFrame = 4 * MaxFrame
 
 // socket is one page's WebSocket.
 type socket struct {
-	s    *Server
-	c    *websocket.Conn
-	out  chan []byte // frames to send, at most Limits.SendQueue
-	ctx  context.Context
-	stop context.CancelFunc // ends the socket: its writer, and its read
+	s   *Server
+	c   *websocket.Conn
+	out chan frame // frames to send, at most Limits.SendQueue
+	// writing is closed when the writer ends; nil until it starts.
+	writing chan struct{}
+	ctx     context.Context
+	stop    context.CancelFunc // ends the socket: its writer, and its read
 
 	lang   *i18n.Language // the viewer's, or the request's before hello
 	claims claims
@@ -57,11 +59,20 @@ type socket struct {
 	killOnce sync.Once
 }
 
+// frame is one frame to send; with a close status, the last one.
+type frame struct {
+	b      []byte
+	status websocket.StatusCode
+	reason string
+}
+
 // send queues a frame; a socket whose queue is full is a slow reader
 // and is dropped.
-func (k *socket) send(b []byte) {
+func (k *socket) send(b []byte) { k.queue(frame{b: b}) }
+
+func (k *socket) queue(f frame) {
 	select {
-	case k.out <- b:
+	case k.out <- f:
 	case <-k.ctx.Done():
 	default:
 		k.s.log.Debug("live board: dropping a slow page", "user", k.viewer.UserID, "channel", k.viewer.ChannelID)
@@ -88,9 +99,17 @@ func (k *socket) fail(seq int64, code string) {
 }
 
 // refuse sends an error and closes the socket with status: the page
-// shows the message (the close frame's reason is only the code).
+// shows the message (the close frame's reason is only the code). The
+// error follows what is queued, and refuse returns once it is sent (or
+// could not be).
 func (k *socket) refuse(code string, status websocket.StatusCode) {
 	b, _ := json.Marshal(ServerMsg{Type: "error", Code: code, Message: text(k.lang, code)})
+	if k.writing != nil {
+		k.queue(frame{b: b, status: status, reason: code})
+		<-k.writing
+		k.kill()
+		return
+	}
 	ctx, cancel := context.WithTimeout(k.ctx, k.s.limits.WriteTimeout)
 	defer cancel()
 	if k.c.Write(ctx, websocket.MessageText, b) == nil {
@@ -114,7 +133,7 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 	k := &socket{
 		s:      s,
 		c:      c,
-		out:    make(chan []byte, s.limits.SendQueue),
+		out:    make(chan frame, s.limits.SendQueue),
 		ctx:    ctx,
 		stop:   stop,
 		lang:   s.catalog.For(acceptLanguage(r)),
@@ -131,6 +150,7 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 	}
 	defer s.hub.release(k)
 	defer k.kill()
+	k.writing = make(chan struct{})
 	go k.write()
 	if !k.hello() {
 		return
@@ -145,6 +165,7 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 
 // write sends the queued frames and pings, until the socket ends.
 func (k *socket) write() {
+	defer close(k.writing)
 	ping := time.NewTicker(k.s.limits.PingEvery)
 	defer ping.Stop()
 	for {
@@ -152,10 +173,14 @@ func (k *socket) write() {
 		select {
 		case <-k.ctx.Done():
 			return
-		case b := <-k.out:
+		case f := <-k.out:
 			ctx, cancel := context.WithTimeout(k.ctx, k.s.limits.WriteTimeout)
-			err = k.c.Write(ctx, websocket.MessageText, b)
+			err = k.c.Write(ctx, websocket.MessageText, f.b)
 			cancel()
+			if err == nil && f.status != 0 {
+				_ = k.c.Close(f.status, f.reason)
+				return
+			}
 		case <-ping.C:
 			ctx, cancel := context.WithTimeout(k.ctx, k.s.limits.WriteTimeout)
 			err = k.c.Ping(ctx)

@@ -82,7 +82,7 @@ var DefaultLimits = Limits{
 	SessionTTL:       6 * time.Hour,
 	PerUser:          4,
 	PerInstance:      200,
-	Total:            5000,
+	Total:            3000,
 	ActionsPerSecond: 4,
 	ActionBurst:      6,
 	FramesPerSecond:  20,

@@ -1,0 +1,102 @@
+// The live board (package web) in the process: served on WEB_ADDR.
+
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync/atomic"
+
+	"github.com/tttbot/tttbot/bot"
+	"github.com/tttbot/tttbot/web"
+)
+
+// liveBoard is the handler of WEB_ADDR: it listens from the start (a
+// taken port is a clear error at once) and, until the bot is ready,
+// answers that it is starting; then the web server answers.
+type liveBoard struct {
+	srv atomic.Pointer[web.Server]
+}
+
+func (l *liveBoard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s := l.srv.Load(); s != nil {
+		s.ServeHTTP(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Retry-After", "5")
+	w.WriteHeader(http.StatusServiceUnavailable)
+	_, _ = w.Write([]byte(`{"error":"starting","message":"The bot is starting. Please try again in a moment."}`))
+}
+
+// start makes the web server of the bot b, with the session key kept in
+// the store st, for the application appID, and serves it.
+func (l *liveBoard) start(ctx context.Context, cfg config, b *bot.Bot, st any, appID string, log *slog.Logger) error {
+	games, ok := webGames(b)
+	if !ok {
+		return errors.New("WEB_ADDR is set, but this build of the bot has no live board (package bot does not implement web.Games and web.Feed)")
+	}
+	keeper, ok := st.(interface {
+		WebKey(context.Context) ([]byte, error)
+	})
+	if !ok {
+		return errors.New("WEB_ADDR is set, but this build's store keeps no session key for the live board")
+	}
+	key, err := keeper.WebKey(ctx)
+	if err != nil {
+		return fmt.Errorf("the live board's session key: %w", err)
+	}
+	api := cfg.apiURL
+	if api == "" {
+		api = web.DefaultAPIURL
+	}
+	s, err := web.New(web.Config{
+		Games:        games,
+		Feed:         games,
+		Key:          key,
+		ClientID:     appID,
+		ClientSecret: string(cfg.clientSecret),
+		BotToken:     string(cfg.token),
+		APIURL:       api,
+		Page:         webPage(),
+		Log:          log,
+	})
+	if err != nil {
+		return err
+	}
+	l.srv.Store(s)
+	return nil
+}
+
+// close closes the pages' sockets, telling them to come back.
+func (l *liveBoard) close() {
+	if s := l.srv.Load(); s != nil {
+		s.Close()
+	}
+}
+
+// liveGames is what the web server needs of the bot.
+type liveGames interface {
+	web.Games
+	web.Feed
+}
+
+// webGames returns the bot's games and feed for the live board.
+//
+// SEAM (until package bot's live board is merged): it takes the bot
+// itself if *bot.Bot implements web.Games and web.Feed. Once bot exposes
+// them (e.g. func (*Bot) Live() *Live), this becomes
+// `return b.Live(), true`.
+var webGames = func(b *bot.Bot) (liveGames, bool) {
+	g, ok := any(b).(liveGames)
+	return g, ok
+}
+
+// webPage is the page and its assets.
+//
+// SEAM (until package web/page is merged): nil, so the server answers
+// 404 for the page; then `return page.Handler()`.
+var webPage = func() http.Handler { return nil }

@@ -39,15 +39,9 @@ func (l *liveBoard) start(ctx context.Context, cfg config, b *bot.Bot, st any, a
 	if !ok {
 		return errors.New("WEB_ADDR is set, but this build of the bot has no live board (package bot does not implement web.Games and web.Feed)")
 	}
-	keeper, ok := st.(interface {
-		WebKey(context.Context) ([]byte, error)
-	})
-	if !ok {
-		return errors.New("WEB_ADDR is set, but this build's store keeps no session key for the live board")
-	}
-	key, err := keeper.WebKey(ctx)
+	key, err := webKey(ctx, st)
 	if err != nil {
-		return fmt.Errorf("the live board's session key: %w", err)
+		return err
 	}
 	api := cfg.apiURL
 	if api == "" {
@@ -93,6 +87,23 @@ type liveGames interface {
 var webGames = func(b *bot.Bot) (liveGames, bool) {
 	g, ok := any(b).(liveGames)
 	return g, ok
+}
+
+// webKey returns the live board's session key, which the store keeps
+// (made once, shared by every replica on the database). The store is
+// asked for a method WebKey(ctx) ([]byte, error).
+var webKey = func(ctx context.Context, st any) ([]byte, error) {
+	keeper, ok := st.(interface {
+		WebKey(context.Context) ([]byte, error)
+	})
+	if !ok {
+		return nil, errors.New("WEB_ADDR is set, but this build's store keeps no session key for the live board")
+	}
+	key, err := keeper.WebKey(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("the live board's session key: %w", err)
+	}
+	return key, nil
 }
 
 // webPage is the page and its assets.

@@ -158,6 +158,17 @@ func (f *fakeGames) Watch(ctx context.Context, channel string) (<-chan Change, f
 	}, nil
 }
 
+// endFeed ends every watch of channel, as a feed whose database
+// connection is lost.
+func (f *fakeGames) endFeed(channel string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for ch := range f.watchers[channel] {
+		close(ch)
+	}
+	delete(f.watchers, channel)
+}
+
 // watching is how many watches of channel are open.
 func (f *fakeGames) watching(channel string) int {
 	f.mu.Lock()

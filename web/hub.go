@@ -209,10 +209,12 @@ func (h *hub) newRoom(channel string) *room {
 // no socket gets an older state after a newer one.
 func (r *room) run(ctx context.Context) {
 	s := r.h.s
+	defer r.detach()
 	changes, stop, err := s.cfg.Feed.Watch(ctx, r.channel)
 	if err != nil {
 		if ctx.Err() == nil {
 			s.log.Warn("live board: watching a channel", "channel", r.channel, "err", err)
+			r.detach()
 			r.closeAll("internal", websocket.StatusInternalError)
 		}
 		return
@@ -234,6 +236,7 @@ func (r *room) run(ctx context.Context) {
 				if ctx.Err() == nil {
 					// The feed ended (its database connection lost):
 					// the pages come back, and watch anew.
+					r.detach()
 					r.closeAll("restarting", websocket.StatusTryAgainLater)
 				}
 				return
@@ -250,6 +253,18 @@ func (r *room) run(ctx context.Context) {
 			r.fanOut(ctx)
 		}
 	}
+}
+
+// detach takes an ended room out of the hub, so that a socket joining
+// later gets a new room (and watch) rather than this one, which reads
+// for nobody now.
+func (r *room) detach() {
+	r.h.mu.Lock()
+	if r.h.rooms[r.channel] == r {
+		delete(r.h.rooms, r.channel)
+	}
+	r.h.mu.Unlock()
+	r.end()
 }
 
 // first sends a new socket its first state.

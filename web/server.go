@@ -200,11 +200,19 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// ServeHTTP serves the live board.
+// ServeHTTP serves the live board. Inside Discord the page asks for
+// /.proxy/api/session and /.proxy/ws (the activity's URL mapping of "/"
+// to this server); Discord's proxy takes the prefix off, and a request
+// that still has it (the page served without the proxy, in development)
+// is served as if it had not.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
+	if rest, ok := strings.CutPrefix(r.URL.Path, "/.proxy/"); ok {
+		r = r.Clone(r.Context())
+		r.URL.Path, r.URL.RawPath = "/"+rest, ""
+	}
 	s.mux.ServeHTTP(w, r)
 }
 

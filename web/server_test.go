@@ -399,6 +399,38 @@ func TestFanOut(t *testing.T) {
 	waitFor(t, func() bool { return e.games.watching(e.channel) == 0 })
 }
 
+// TestFeedEnds: a feed that ends (its database connection lost) sends
+// the pages back, and a page that comes back gets a new watch and the
+// state.
+func TestFeedEnds(t *testing.T) {
+	e := newEnv(t, Limits{})
+	ann, bob := e.user("ann"), e.user("bob")
+	e.games.start(e.channel, 3, asUser(ann), asUser(bob))
+	session := e.login(t, ann, "en-US", "")
+	p := e.open(t, session)
+	e.games.endFeed(e.channel)
+	p.refusedWith("restarting", 1013)
+	q := e.open(t, session)
+	e.games.bump(e.channel)
+	q.stateAt(2)
+	if n := e.games.watches.Load(); n != 2 {
+		t.Errorf("%d watches, want 2", n)
+	}
+}
+
+// TestProxyPrefix: the paths of Discord's proxy are the server's too.
+func TestProxyPrefix(t *testing.T) {
+	e := newEnv(t, Limits{})
+	resp, err := http.Post(e.hs.URL+"/.proxy/api/session", "application/json", strings.NewReader("{"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 400 || resp.Header.Get("Content-Type") != "application/json; charset=utf-8" {
+		t.Errorf("/.proxy/api/session: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+}
+
 // TestClose: closing the server tells every page to come back.
 func TestClose(t *testing.T) {
 	e := newEnv(t, Limits{})

@@ -409,7 +409,20 @@ func TestFeedEnds(t *testing.T) {
 	session := e.login(t, ann, "en-US", "")
 	p := e.open(t, session)
 	e.games.endFeed(e.channel)
-	p.refusedWith("restarting", 1013)
+	if m := p.next("error"); m.Code != "restarting" {
+		t.Errorf("after the feed ended: %+v", m)
+	}
+	// The room is gone before its pages are (the page has not answered
+	// the close yet): a page coming back meanwhile gets a new one.
+	e.srv.hub.mu.Lock()
+	_, still := e.srv.hub.rooms[e.channel]
+	e.srv.hub.mu.Unlock()
+	if still {
+		t.Error("the room of the ended feed is still the channel's")
+	}
+	if st, _ := p.closed(); st != 1013 {
+		t.Errorf("closed with %v, want 1013", st)
+	}
 	q := e.open(t, session)
 	e.games.bump(e.channel)
 	q.stateAt(2)

@@ -84,6 +84,7 @@ func BenchmarkMoveToPages(b *testing.B) {
 				}
 			}()
 			b.ReportAllocs()
+			cpu0 := cpuTime()
 			for b.Loop() {
 				mu.Lock()
 				target, left, sent = e.games.version(e.channel)+1, n, time.Now()
@@ -92,6 +93,7 @@ func BenchmarkMoveToPages(b *testing.B) {
 				<-done
 			}
 			b.StopTimer()
+			b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 			slices.Sort(lat)
 			if len(lat) > 0 {
 				b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")

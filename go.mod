@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/BurntSushi/toml v1.6.0
 	github.com/bwmarrin/discordgo v0.29.0
+	github.com/coder/websocket v1.8.15
 	github.com/gorilla/websocket v1.4.2
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/joho/godotenv v1.5.1
@@ -13,8 +14,6 @@ require (
 	golang.org/x/image v0.47.0
 	modernc.org/sqlite v1.62.0
 )
-
-require github.com/coder/websocket v1.8.15 // indirect
 
 require (
 	github.com/beorn7/perks v1.0.1 // indirect

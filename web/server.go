@@ -75,24 +75,30 @@ type Limits struct {
 	PingEvery time.Duration
 	// ActWithin bounds one action of the bot, StateWithin one read.
 	ActWithin, StateWithin time.Duration
+	// Sessions a second this server opens (each asks Discord three
+	// times), and how many at once; beyond, 429.
+	SessionsPerSecond float64
+	SessionBurst      int
 }
 
 // DefaultLimits are the limits of a Server whose Config leaves them zero.
 var DefaultLimits = Limits{
-	SessionTTL:       6 * time.Hour,
-	PerUser:          4,
-	PerInstance:      200,
-	Total:            3000,
-	ActionsPerSecond: 4,
-	ActionBurst:      6,
-	FramesPerSecond:  20,
-	FrameBurst:       40,
-	SendQueue:        16,
-	WriteTimeout:     10 * time.Second,
-	HelloWithin:      10 * time.Second,
-	PingEvery:        30 * time.Second,
-	ActWithin:        15 * time.Second,
-	StateWithin:      10 * time.Second,
+	SessionTTL:        6 * time.Hour,
+	PerUser:           4,
+	PerInstance:       200,
+	Total:             3000,
+	ActionsPerSecond:  4,
+	ActionBurst:       6,
+	FramesPerSecond:   20,
+	FrameBurst:        40,
+	SendQueue:         16,
+	WriteTimeout:      10 * time.Second,
+	HelloWithin:       10 * time.Second,
+	PingEvery:         30 * time.Second,
+	ActWithin:         15 * time.Second,
+	StateWithin:       10 * time.Second,
+	SessionsPerSecond: 20,
+	SessionBurst:      60,
 }
 
 func (l Limits) withDefaults() Limits {
@@ -126,6 +132,8 @@ func (l Limits) withDefaults() Limits {
 	setD(&l.PingEvery, d.PingEvery)
 	setD(&l.ActWithin, d.ActWithin)
 	setD(&l.StateWithin, d.StateWithin)
+	setF(&l.SessionsPerSecond, d.SessionsPerSecond)
+	set(&l.SessionBurst, d.SessionBurst)
 	return l
 }
 
@@ -143,6 +151,7 @@ type Server struct {
 	origins []string
 	mux     *http.ServeMux
 	hub     *hub
+	opened  bucket // sessions opened
 }
 
 // New checks cfg and returns its Server.
@@ -188,6 +197,7 @@ func New(cfg Config) (*Server, error) {
 	// the URL mapping's target, so the origin is not this server's host.
 	s.origins = append([]string{cfg.ClientID + ".discordsays.com"}, cfg.Origins...)
 	s.hub = newHub(s)
+	s.opened = bucket{rate: s.limits.SessionsPerSecond, burst: float64(s.limits.SessionBurst)}
 	s.mux = http.NewServeMux()
 	s.mux.HandleFunc("POST /api/session", s.serveSession)
 	s.mux.HandleFunc("/api/", s.serveAPINotFound)
@@ -263,6 +273,11 @@ func (s *Server) serveSession(w http.ResponseWriter, r *http.Request) {
 	if err != nil || len(body) > maxSessionBody || json.Unmarshal(body, &req) != nil ||
 		req.Code == "" || len(req.Code) > 256 || req.InstanceID == "" || len(req.InstanceID) > 256 {
 		s.refuse(w, http.StatusBadRequest, l, "bad_request")
+		return
+	}
+	if !s.opened.take(s.now()) {
+		w.Header().Set("Retry-After", "1")
+		s.refuse(w, http.StatusTooManyRequests, l, "crowded")
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 20*time.Second)

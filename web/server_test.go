@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/tttbot/tttbot/i18n"
 )
 
 // TestSessions: a session says what was signed, to the key that signed
@@ -108,6 +109,23 @@ func TestSessionEndpoint(t *testing.T) {
 			t.Errorf("the fake Discord refused %v", r)
 		}
 	}
+}
+
+// TestSessionRate: sessions beyond the server's rate are refused
+// before Discord is asked.
+func TestSessionRate(t *testing.T) {
+	e := newEnv(t, Limits{SessionsPerSecond: 1, SessionBurst: 2})
+	ann := e.user("ann")
+	inst := e.dc.StartActivity(e.channel, e.guild, ann.ID)
+	e.login(t, ann, "en-US", inst)
+	e.login(t, ann, "en-US", inst)
+	asked := len(e.dc.Requests())
+	st, out := e.post(t, map[string]any{"code": e.dc.Authorize(ann, "en-US"), "instance_id": inst}, "")
+	if st != 429 || out["error"] != "crowded" || len(e.dc.Requests()) != asked {
+		t.Errorf("a third session at once: %d %v, %d calls to Discord", st, out, len(e.dc.Requests())-asked)
+	}
+	e.clock.advance(time.Second)
+	e.login(t, ann, "en-US", inst)
 }
 
 // TestHello: a socket must begin with a good session; until then
@@ -483,5 +501,27 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("condition not met within 5 s")
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestTexts: every code the server answers with has its text in every
+// language (the catalog's own tests check the translations).
+func TestTexts(t *testing.T) {
+	cat, err := i18n.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	codes := []string{"bad_frame", "bad_request", "busy", "code_refused", "crowded", "discord_unreachable", "hello_first",
+		"instance_elsewhere", "instance_unknown", "internal", "not_found", "not_in_instance", "restarting",
+		"session_expired", "session_invalid", "too_big", "too_fast", "too_many_sockets", "unknown_type"}
+	for _, locale := range []string{"en-US", "de", "es-ES", "fr", "ja", "pt-BR", "ru", "zh-CN"} {
+		l := cat.For(locale)
+		for _, code := range codes {
+			if got := text(l, code); got == "web."+code || got == "" {
+				t.Errorf("%s: no text for %s", locale, code)
+			} else if len(got) > 123*3 {
+				t.Errorf("%s: %s is long: %d bytes", locale, code, len(got))
+			}
+		}
 	}
 }

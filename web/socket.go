@@ -204,15 +204,18 @@ func (k *socket) frame(ctx context.Context) (m ClientMsg, code string, ok bool) 
 	if err != nil {
 		return m, "", false
 	}
-	if len(b) > MaxFrame {
+	big := len(b) > MaxFrame
+	if big {
 		if _, err := io.Copy(io.Discard, rd); err != nil {
 			return m, "", false // beyond hardFrame: the library closed it (1009)
 		}
-		return m, "too_big", true
 	}
 	if !k.frames.take(k.s.now()) {
 		k.refuse("too_fast", websocket.StatusPolicyViolation)
 		return m, "", false
+	}
+	if big {
+		return m, "too_big", true
 	}
 	if typ != websocket.MessageText || json.Unmarshal(b, &m) != nil || m.Type == "" {
 		return ClientMsg{}, "bad_frame", true
@@ -285,14 +288,14 @@ func (k *socket) read() {
 
 // act does an action through the bot, and answers its result.
 func (k *socket) act(m ClientMsg) {
-	ctx, cancel := context.WithTimeout(k.ctx, k.s.limits.ActWithin)
+	// Not cut short if the page leaves meanwhile: a move made is made.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(k.ctx), k.s.limits.ActWithin)
 	defer cancel()
 	refusal, err := k.s.cfg.Games.Act(ctx, k.viewer, Action{Type: m.Type, Row: m.Row, Col: m.Col, Version: m.Version, Accept: m.Accept})
 	switch {
-	case err != nil && k.ctx.Err() == nil:
+	case err != nil:
 		k.s.log.Warn("live board: an action failed", "type", m.Type, "channel", k.viewer.ChannelID, "err", err)
 		k.fail(m.Seq, "internal")
-	case err != nil:
 	case refusal != "":
 		k.sendMsg(ServerMsg{Type: "result", Seq: m.Seq, OK: false, Message: refusal})
 	default:

@@ -165,6 +165,11 @@ func TestHello(t *testing.T) {
 	}
 
 	e.clock.advance(DefaultLimits.SessionTTL)
+	p.send(ClientMsg{Type: "move", Seq: 8, Row: 1, Col: 1, Version: 1})
+	p.refusedWith("session_expired", 1008)
+	if e.games.acts.Load() != 0 {
+		t.Errorf("a move after the session's expiry was acted on")
+	}
 	late := e.dial(t)
 	late.send(ClientMsg{Type: "hello", Session: session})
 	late.refusedWith("session_expired", 1008)

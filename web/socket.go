@@ -278,6 +278,11 @@ func (k *socket) read() {
 			k.fail(m.Seq, "unknown_type")
 		case m.Type == "move" && (m.Row < 1 || m.Col < 1 || m.Row > 64 || m.Col > 64):
 			k.fail(m.Seq, "bad_frame")
+		case k.s.now().Unix() >= k.claims.Expiry:
+			// No action past the session's expiry: the page asks
+			// Discord again.
+			k.refuse("session_expired", websocket.StatusPolicyViolation)
+			return
 		case !k.user.actions.take(k.s.now()):
 			k.fail(m.Seq, "too_fast")
 		default:

@@ -85,7 +85,7 @@ type Limits struct {
 var DefaultLimits = Limits{
 	SessionTTL:        6 * time.Hour,
 	PerUser:           4,
-	PerInstance:       200,
+	PerInstance:       1000,
 	Total:             3000,
 	ActionsPerSecond:  4,
 	ActionBurst:       6,

@@ -163,7 +163,7 @@ func (h *hub) close() {
 		wg.Go(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 			defer cancel()
-			b, _ := json.Marshal(ServerMsg{Type: "error", Code: "restarting", Message: text(k.lang, "restarting")})
+			b, _ := json.Marshal(ServerMsg{Type: "error", Code: "restarting", Message: text(k.lang.Load(), "restarting")})
 			if k.c.Write(ctx, websocket.MessageText, b) == nil {
 				go func() { _ = k.c.Close(websocket.StatusGoingAway, "restarting") }()
 				select { // the page answers the close at once, or is cut

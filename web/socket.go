@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -48,7 +49,7 @@ type socket struct {
 	ctx     context.Context
 	stop    context.CancelFunc // ends the socket: its writer, and its read
 
-	lang   *i18n.Language // the viewer's, or the request's before hello
+	lang   atomic.Pointer[i18n.Language] // the viewer's, or the request's before hello
 	claims claims
 	viewer Viewer
 	user   *userSlot // set by hub.join
@@ -95,7 +96,7 @@ func (k *socket) sendMsg(m ServerMsg) {
 
 // fail answers a frame with an error: code, and its text.
 func (k *socket) fail(seq int64, code string) {
-	k.sendMsg(ServerMsg{Type: "error", Seq: seq, Code: code, Message: text(k.lang, code)})
+	k.sendMsg(ServerMsg{Type: "error", Seq: seq, Code: code, Message: text(k.lang.Load(), code)})
 }
 
 // refuse sends an error and closes the socket with status: the page
@@ -103,7 +104,7 @@ func (k *socket) fail(seq int64, code string) {
 // error follows what is queued, and refuse returns once it is sent (or
 // could not be).
 func (k *socket) refuse(code string, status websocket.StatusCode) {
-	b, _ := json.Marshal(ServerMsg{Type: "error", Code: code, Message: text(k.lang, code)})
+	b, _ := json.Marshal(ServerMsg{Type: "error", Code: code, Message: text(k.lang.Load(), code)})
 	if k.writing != nil {
 		k.queue(frame{b: b, status: status, reason: code})
 		<-k.writing
@@ -136,9 +137,9 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 		out:    make(chan frame, s.limits.SendQueue),
 		ctx:    ctx,
 		stop:   stop,
-		lang:   s.catalog.For(acceptLanguage(r)),
 		frames: bucket{rate: s.limits.FramesPerSecond, burst: float64(s.limits.FrameBurst)},
 	}
+	k.lang.Store(s.catalog.For(acceptLanguage(r)))
 	if !admitted {
 		k.refuse("busy", websocket.StatusTryAgainLater)
 		return
@@ -253,7 +254,7 @@ func (k *socket) hello() bool {
 			return false
 		}
 		k.claims, k.viewer = c, c.viewer()
-		k.lang = k.s.catalog.For(c.Locale)
+		k.lang.Store(k.s.catalog.For(c.Locale))
 		return true
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -42,12 +43,13 @@ func BenchmarkMoveToPages(b *testing.B) {
 			inst := "i-bench"
 			player := e.open(b, e.benchSession("1", "en-US", inst))
 			var (
-				mu     sync.Mutex
-				target int64
-				sent   time.Time
-				lat    []time.Duration
-				left   int
-				done   = make(chan struct{}, 1)
+				mu       sync.Mutex
+				target   int64
+				sent     time.Time
+				lat      []time.Duration
+				left     int
+				done     = make(chan struct{}, 1)
+				lastSeen atomic.Int64
 			)
 			for i := range n {
 				p := e.open(b, e.benchSession(fmt.Sprint(100+i), "en-US", inst))
@@ -64,6 +66,7 @@ func BenchmarkMoveToPages(b *testing.B) {
 						if !ok {
 							continue
 						}
+						lastSeen.Store(v)
 						at := time.Now()
 						mu.Lock()
 						if v == target {
@@ -90,7 +93,12 @@ func BenchmarkMoveToPages(b *testing.B) {
 				target, left, sent = e.games.version(e.channel)+1, n, time.Now()
 				mu.Unlock()
 				player.send(ClientMsg{Type: "move", Row: 1, Col: 1, Version: target - 1})
-				<-done
+				select {
+				case <-done:
+				case <-time.After(30 * time.Second):
+					b.Fatalf("a move did not reach every page: version %d, %d acts, %d reads, %d sockets, %d left, target %d, last seen %d",
+						e.games.version(e.channel), e.games.acts.Load(), e.games.states.Load(), e.srv.Sockets(), left, target, lastSeen.Load())
+				}
 			}
 			b.StopTimer()
 			b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")

@@ -33,6 +33,7 @@ type fakeGames struct {
 	states   atomic.Int64 // State calls
 	acts     atomic.Int64 // Act calls
 	free     bool         // any move is good (benchmarks): the board never fills
+	pad      string       // a label of every state, to make states big
 	now      func() time.Time
 }
 
@@ -93,6 +94,9 @@ func (f *fakeGames) State(ctx context.Context, v Viewer) (State, error) {
 	st.Moves = append([]Move(nil), g.moves...)
 	st.Turn = [2]string{"X", "O"}[g.turn]
 	st.Status = status(v.Locale, st.Turn+" to move")
+	if f.pad != "" {
+		st.Labels = map[string]string{"pad": f.pad}
+	}
 	for _, p := range g.players {
 		if p.ID == v.UserID {
 			st.You = p.Mark

@@ -277,7 +277,7 @@ func (r *room) first(ctx context.Context, k *socket) {
 		r.failed(k, err)
 		return
 	}
-	k.send(st)
+	k.sendState(st)
 }
 
 // read reads and marshals the state as v sees it.
@@ -345,7 +345,7 @@ func (r *room) fanOut(ctx context.Context) {
 			}
 			sent[kk] = b
 		}
-		k.send(b)
+		k.sendState(b)
 	}
 }
 

@@ -65,8 +65,10 @@ type Limits struct {
 	// beyond, the socket is closed.
 	FramesPerSecond float64
 	FrameBurst      int
-	// SendQueue is how many frames may wait for a slow page; beyond, it
-	// is dropped. WriteTimeout is how long one frame may take to send.
+	// SendQueue is how many answers (results, errors) may wait for a
+	// slow page; beyond, it is dropped (states do not queue: the newest
+	// replaces one not sent). WriteTimeout is how long one frame may
+	// take to send; beyond, the page is dropped.
 	SendQueue    int
 	WriteTimeout time.Duration
 	// HelloWithin is how long a new socket has to send hello.

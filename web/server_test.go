@@ -355,15 +355,19 @@ func TestOrigin(t *testing.T) {
 	}
 }
 
-// TestSlowReader: a page that reads nothing is dropped once its queue
-// is full, and the room goes on for the others.
+// TestSlowReader: a page that reads nothing is dropped once a frame
+// waits on it longer than WriteTimeout (its TCP buffers full), and the
+// room goes on for the others.
 func TestSlowReader(t *testing.T) {
-	e := newEnv(t, Limits{SendQueue: 2})
+	e := newEnv(t, Limits{WriteTimeout: 20 * time.Millisecond})
 	ann, bob := e.user("ann"), e.user("bob")
 	e.games.start(e.channel, 15, asUser(ann), asUser(bob))
 	inst := e.dc.StartActivity(e.channel, e.guild, ann.ID, bob.ID)
 	reader := e.open(t, e.login(t, ann, "en-US", inst))
 	e.open(t, e.login(t, bob, "en-US", inst)) // never read again
+	e.games.mu.Lock()
+	e.games.pad = strings.Repeat("x", 64<<10) // buffers fill sooner
+	e.games.mu.Unlock()
 	// The reader reads all along, and the test waits for it.
 	var seen atomic.Int64
 	go func() {
@@ -377,7 +381,10 @@ func TestSlowReader(t *testing.T) {
 			}
 		}
 	}()
-	for e.srv.Sockets() == 2 {
+	for give := time.Now().Add(30 * time.Second); e.srv.Sockets() == 2; {
+		if time.Now().After(give) {
+			t.Fatal("the page that reads nothing was never dropped")
+		}
 		e.games.bump(e.channel)
 		v := e.games.version(e.channel)
 		waitFor(t, func() bool { return seen.Load() == v })

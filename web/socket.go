@@ -31,8 +31,12 @@ import (
 //     socket of the channel after each change its Feed reports).
 //  4. Its frames are read one at a time by serveSocket's goroutine:
 //     actions go to Games.Act, one at a time, and get a result; one
-//     writer goroutine sends what is queued (Limits.SendQueue frames at
-//     most: a page that reads slower than that is dropped) and pings.
+//     writer goroutine sends the answers queued (Limits.SendQueue at
+//     most: beyond, the page is dropped), the newest state (a newer one
+//     replaces one not sent yet: a page that reads slowly skips states),
+//     and pings. A page that takes longer than Limits.WriteTimeout to
+//     take one frame is dropped: a slow reader costs a bounded queue and
+//     one state, never more.
 
 // hardFrame is the largest frame read at all: a larger one closes the
 // socket (1009). Frames above MaxFrame and up to it are read, dropped
@@ -43,7 +47,12 @@ const hardFrame = 4 * MaxFrame
 type socket struct {
 	s   *Server
 	c   *websocket.Conn
-	out chan frame // frames to send, at most Limits.SendQueue
+	out chan frame // answers to send, at most Limits.SendQueue
+	// state is the newest state not sent yet: a newer one replaces it,
+	// so that a page that reads slowly skips states instead of piling
+	// them up. stateReady wakes the writer.
+	state      atomic.Pointer[[]byte]
+	stateReady chan struct{}
 	// writing is closed when the writer ends; nil until it starts.
 	writing chan struct{}
 	ctx     context.Context
@@ -70,6 +79,15 @@ type frame struct {
 // send queues a frame; a socket whose queue is full is a slow reader
 // and is dropped.
 func (k *socket) send(b []byte) { k.queue(frame{b: b}) }
+
+// sendState hands the writer a state, in place of any it has not sent.
+func (k *socket) sendState(b []byte) {
+	k.state.Store(&b)
+	select {
+	case k.stateReady <- struct{}{}:
+	default:
+	}
+}
 
 func (k *socket) queue(f frame) {
 	select {
@@ -132,12 +150,13 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 	c.SetReadLimit(hardFrame)
 	ctx, stop := context.WithCancel(context.Background())
 	k := &socket{
-		s:      s,
-		c:      c,
-		out:    make(chan frame, s.limits.SendQueue),
-		ctx:    ctx,
-		stop:   stop,
-		frames: bucket{rate: s.limits.FramesPerSecond, burst: float64(s.limits.FrameBurst)},
+		s:          s,
+		c:          c,
+		out:        make(chan frame, s.limits.SendQueue),
+		stateReady: make(chan struct{}, 1),
+		ctx:        ctx,
+		stop:       stop,
+		frames:     bucket{rate: s.limits.FramesPerSecond, burst: float64(s.limits.FrameBurst)},
 	}
 	k.lang.Store(s.catalog.For(acceptLanguage(r)))
 	if !admitted {
@@ -181,6 +200,12 @@ func (k *socket) write() {
 			if err == nil && f.status != 0 {
 				_ = k.c.Close(f.status, f.reason)
 				return
+			}
+		case <-k.stateReady:
+			if b := k.state.Swap(nil); b != nil {
+				ctx, cancel := context.WithTimeout(k.ctx, k.s.limits.WriteTimeout)
+				err = k.c.Write(ctx, websocket.MessageText, *b)
+				cancel()
 			}
 		case <-ping.C:
 			ctx, cancel := context.WithTimeout(k.ctx, k.s.limits.WriteTimeout)

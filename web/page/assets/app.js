@@ -18,19 +18,22 @@
   var ws = null;
   var failures = 0; // connections in a row that ended before a state came
   var offset = 0;   // server clock minus ours, from State.now
-  var noticeTimer = 0;
 
   function phase(p) { live.phase = p; app.dataset.phase = p; }
 
+  // notice shows a refusal or an error until the player acts again or the
+  // game changes ('info': a passing note, such as reconnecting, gone at
+  // the next state; 'sticky': stays, the page cannot go on).
+  var noticeVersion = -1;
   function notice(text, kind) {
     var n = $('notice');
-    clearTimeout(noticeTimer);
     if (!text) { n.hidden = true; return; }
     n.textContent = text;
     n.className = kind || '';
     n.hidden = false;
-    if (kind !== 'sticky') noticeTimer = setTimeout(function () { n.hidden = true; }, 6000);
+    noticeVersion = live.state ? live.state.version : -1;
   }
+  function clearNotice() { if ($('notice').className !== 'sticky') notice(''); }
 
   function label(key) { return labels[key] || ''; }
 
@@ -82,8 +85,8 @@
       sdk.commands.authenticate({ access_token: body.access_token }).catch(function () {});
       connect();
     }).catch(function (e) {
-      notice(sdkError(e), 'sticky');
-      if (e && e.fatal) { phase('refused'); return; }
+      if (e && e.fatal) { phase('refused'); notice(sdkError(e), 'sticky'); return; }
+      notice(sdkError(e));
       retry(login);
     });
   }
@@ -183,6 +186,7 @@
   board.addEventListener('click', function (ev) {
     var b = ev.target.closest('.cell');
     if (!b || !live.state) return;
+    clearNotice();
     // Every tap goes to the server, which judges it: a spectator's tap,
     // a tap out of turn or on a taken cell comes back as a refusal.
     send({ type: 'move', row: +b.dataset.row, col: +b.dataset.col, version: live.state.version });
@@ -191,6 +195,7 @@
   $('actions').addEventListener('click', function (ev) {
     var b = ev.target.closest('button');
     if (!b) return;
+    clearNotice();
     var act = b.dataset.act;
     if (act === 'accept_draw' || act === 'decline_draw') send({ type: 'answer_draw', accept: act === 'accept_draw' });
     else send({ type: act, version: live.state ? live.state.version : 0 });
@@ -261,7 +266,8 @@
     button('decline_draw', player_ && offered !== '' && offered !== s.you);
     button('rematch', !s.running && !!s.game_id && !!s.you);
     tick();
-    if ($('notice').className === 'info') notice('');
+    var n = $('notice');
+    if (!n.hidden && (n.className === 'info' || (n.className === '' && s.version !== noticeVersion))) notice('');
   }
 
   function button(id, show) {

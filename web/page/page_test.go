@@ -232,6 +232,21 @@ func TestPageDrawsEverySize(t *testing.T) {
 	if shown := p.Rects("#resign"); len(shown) != 1 || shown[0].W != 0 {
 		t.Errorf("Resign shown after the game: %+v", shown)
 	}
+
+	// A gomoku won on a diagonal, for the README's desktop picture.
+	st := game(15, 5,
+		web.Move{Row: 5, Col: 5}, web.Move{Row: 6, Col: 5}, web.Move{Row: 6, Col: 6}, web.Move{Row: 7, Col: 6},
+		web.Move{Row: 7, Col: 7}, web.Move{Row: 8, Col: 7}, web.Move{Row: 8, Col: 8}, web.Move{Row: 5, Col: 9},
+		web.Move{Row: 9, Col: 9})
+	st.Version = 200
+	st.Running, st.Turn = false, ""
+	st.WinLine = []web.Move{{Row: 5, Col: 5}, {Row: 6, Col: 6}, {Row: 7, Col: 7}, {Row: 8, Col: 8}, {Row: 9, Col: 9}}
+	st.Status = "Alice won: five in a row."
+	f.push(st)
+	p.WaitState("the won gomoku", func(s web.State) bool { return s.Version == st.Version })
+	if got := len(p.Rects("#board .cell.win")); got != 5 {
+		t.Errorf("gomoku: %d cells in the winning line, want 5", got)
+	}
 	if screenshots() != "" {
 		p.Screenshot(filepath.Join(screenshots(), "activity-desktop.png"))
 	}

@@ -455,3 +455,50 @@ func itoa(n int) string {
 	b, _ := json.Marshal(n)
 	return string(b)
 }
+
+// With no game in the channel the page shows the server's words and no
+// board; when a game starts it appears.
+func TestNoGameThenAGame(t *testing.T) {
+	b := browsertest.New(t)
+	f := newFakeServer(t, web.State{ChannelID: "900", Status: "No game here: start one with /ttt start.", Now: 1, Labels: labels})
+	p := open(b, f, "alice", false)
+	if got := p.Text("#status"); got != "No game here: start one with /ttt start." {
+		t.Errorf("status %q", got)
+	}
+	if n := len(p.Rects("#board .cell")); n != 0 {
+		t.Errorf("%d cells drawn with no game", n)
+	}
+	if r := p.Rects("#player-x"); r[0].W != 0 {
+		t.Error("a player is shown with no game")
+	}
+	f.marks["alice"] = "X"
+	f.push(game(4, 3))
+	p.WaitState("the new game", func(s web.State) bool { return s.GameID != "" })
+	if n := len(p.Rects("#board .cell")); n != 16 {
+		t.Errorf("%d cells for a 4×4 game", n)
+	}
+}
+
+// A session the server no longer accepts makes the page log in again (a
+// new code, a new session) and carry on.
+func TestExpiredSessionLogsInAgain(t *testing.T) {
+	b := browsertest.New(t)
+	f := newFakeServer(t, game(3, 3))
+	f.answer = func(user string, m web.ClientMsg) []web.ServerMsg {
+		return []web.ServerMsg{{Type: "error", Code: "session_expired", Message: "Your session has expired."}}
+	}
+	p := open(b, f, "alice", false)
+	p.Tap(1, 1)
+	f.next(t)
+	p.WaitText("#notice", func(s string) bool { return s == "Your session has expired." })
+	f.mu.Lock()
+	f.answer = nil
+	f.mu.Unlock()
+	f.drop() // as the server would after an expired session
+	Until := browsertest.Until[int]
+	Until(p, "a second login", `tttLive.phase === 'live' ? 1 : 0`, func(v int) bool {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return v == 1 && len(f.sessions) == 2 && f.hellos == 2
+	})
+}

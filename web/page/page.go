@@ -46,8 +46,10 @@
 // pinned by build/package-lock.json, bundled and minified by esbuild's Go
 // API (build/gen.go, a module of its own so esbuild stays out of the bot's
 // go.mod): `go generate ./web/page/` rebuilds it, with Node's npm. The
-// output is committed with THIRD_PARTY_LICENSES.txt, so `go run .` needs
-// no Node.
+// output is committed, so `go run .` needs no Node. The licenses of the SDK
+// and of the libraries it carries inside it are in THIRD_PARTY_LICENSES.txt
+// and, as a comment, at the end of sdk.js, so every copy served carries
+// them.
 package page
 
 //go:generate sh -c "cd build && npm ci --ignore-scripts --no-audit --no-fund && go run ."

@@ -33,7 +33,15 @@ func main() {
 }
 
 func run() error {
+	// The licenses go first: they end the bundle as a comment, so every
+	// copy of it, served or embedded, carries them.
+	licenses, err := licensesOf()
+	if err != nil {
+		return err
+	}
+	footer := "/*!\n" + strings.ReplaceAll(string(licenses), "*/", "* /") + "*/"
 	res := api.Build(api.BuildOptions{
+		Footer:            map[string]string{"js": footer},
 		EntryPoints:       []string{"sdk-entry.js"},
 		Bundle:            true,
 		Format:            api.FormatIIFE,
@@ -60,35 +68,52 @@ func run() error {
 	if err := os.WriteFile("../assets/sdk.js", res.OutputFiles[0].Contents, 0o644); err != nil {
 		return err
 	}
-	licenses, err := licensesOf(res.Metafile)
-	if err != nil {
+	if err := checkLibs(res.Metafile); err != nil {
 		return err
 	}
 	return os.WriteFile("../THIRD_PARTY_LICENSES.txt", licenses, 0o644)
 }
 
-// licensesOf collects the license of every package whose code is in the
-// bundle: the SDK, and each library the SDK ships inside itself
-// (output/lib/<name>), found from esbuild's list of inputs.
-func licensesOf(metafile string) ([]byte, error) {
+// libs are the libraries the SDK ships inside itself (output/lib/<name>).
+func libs() ([]string, error) {
+	entries, err := os.ReadDir(libDir)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range entries {
+		if e.IsDir() {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// checkLibs makes sure every input of the bundle is the SDK's own code or
+// one of its libs, whose licenses licensesOf collected.
+func checkLibs(metafile string) error {
 	var meta struct {
 		Inputs map[string]json.RawMessage `json:"inputs"`
 	}
 	if err := json.Unmarshal([]byte(metafile), &meta); err != nil {
-		return nil, err
+		return err
 	}
-	libs := map[string]bool{}
 	for in := range meta.Inputs {
-		if rest, ok := strings.CutPrefix(in, libDir); ok {
-			libs[strings.SplitN(rest, "/", 2)[0]] = true
+		if in != "sdk-entry.js" && !strings.HasPrefix(in, sdkDir+"/output/") {
+			return fmt.Errorf("the bundle has %s, from outside the SDK: add its license", in)
 		}
 	}
-	names := make([]string, 0, len(libs))
-	for name := range libs {
-		names = append(names, name)
-	}
-	sort.Strings(names)
+	return nil
+}
 
+// licensesOf collects the license of the SDK and of each library it ships
+// inside itself.
+func licensesOf() ([]byte, error) {
+	names, err := libs()
+	if err != nil {
+		return nil, err
+	}
 	var b bytes.Buffer
 	b.WriteString("The live board's page bundles Discord's Embedded App SDK (assets/sdk.js).\n")
 	b.WriteString("These are the licenses of the SDK and of the libraries it carries inside it.\n")

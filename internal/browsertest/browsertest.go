@@ -411,6 +411,30 @@ func (p *Page) WaitText(selector string, fn func(string) bool) string {
 	return *s
 }
 
+// Notice is the refusal or error the page shows now, "" when none.
+func (p *Page) Notice() string {
+	p.t.Helper()
+	var s string
+	if err := p.Eval(`(() => { const n = document.getElementById('notice'); return n && !n.hidden ? n.textContent : ''; })()`, &s); err != nil {
+		p.t.Fatalf("reading the notice: %v", err)
+	}
+	return s
+}
+
+// WaitNotice waits until the page shows the notice text.
+func (p *Page) WaitNotice(text string) {
+	p.t.Helper()
+	p.WaitText("#notice", func(s string) bool { return s == text })
+}
+
+// Close closes the tab, as a user who leaves the Activity.
+func (p *Page) Close() {
+	p.t.Helper()
+	if err := chromedp.Cancel(p.ctx); err != nil && p.ctx.Err() == nil {
+		p.t.Errorf("closing the tab: %v", err)
+	}
+}
+
 // Rect is an element's box in CSS px of the viewport.
 type Rect struct{ X, Y, W, H float64 }
 

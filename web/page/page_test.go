@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tttbot/tttbot/internal/browsertest"
 	"github.com/tttbot/tttbot/web"
@@ -352,7 +353,19 @@ func TestTapsButtonsAndRefusals(t *testing.T) {
 	if m := f.next(t); m.User != "carol" || m.Msg.Type != "move" {
 		t.Errorf("spectator's tap sent %+v", m)
 	}
-	carol.WaitText("#notice", func(s string) bool { return s == "You are watching: only Alice and Bob play here." })
+	carol.WaitNotice("You are watching: only Alice and Bob play here.")
+	// A spectator who leaves closes their socket.
+	carol.Close()
+	waitFor(t, "carol's socket to close", func() bool {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		for c := range f.conns {
+			if c.user == "carol" {
+				return false
+			}
+		}
+		return true
+	})
 
 	// What the page said to Discord's side: the handshake with the client
 	// id, then AUTHORIZE for identify with a code, then AUTHENTICATE.
@@ -501,4 +514,17 @@ func TestExpiredSessionLogsInAgain(t *testing.T) {
 		defer f.mu.Unlock()
 		return v == 1 && len(f.sessions) == 2 && f.hellos == 2
 	})
+}
+
+// waitFor waits until cond is true, checking every 10 ms, for at most
+// browsertest.Timeout.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(browsertest.Timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited %v for %s", browsertest.Timeout, what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }

@@ -149,6 +149,12 @@
 
   // ---- drawing ----
 
+  // An avatar that cannot load (a CDN the proxy does not reach) is hidden,
+  // not shown broken.
+  document.querySelectorAll('.avatar').forEach(function (img) {
+    img.addEventListener('error', function () { img.hidden = true; });
+  });
+
   var board = $('board');
   var cells = [];
   var size = 0;

@@ -49,6 +49,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/input"
+	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
@@ -164,8 +165,10 @@ type Page struct {
 	s    Session
 
 	mu       sync.Mutex
-	requests []string // every URL the tab asked for
-	logs     []string // exceptions and console lines, shown when the test fails
+	requests   []string // every URL the tab asked for
+	logs       []string // exceptions and console lines, shown when the test fails
+	exceptions []string // uncaught JavaScript exceptions
+	security   []string // the browser's security messages: CSP violations
 }
 
 // Open opens the page at baseURL (the origin serving the page at "/") in
@@ -204,6 +207,9 @@ func (b *Browser) Launch(baseURL string, s Session) *Page {
 	err := chromedp.Do(ctx,
 		chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 			if _, err := cdp.Call(ctx, tg, network.Enable, network.EnableParams{}); err != nil {
+				return err
+			}
+			if _, err := cdp.Call(ctx, tg, cdplog.Enable, cdp.Empty{}); err != nil {
 				return err
 			}
 			_, err := cdp.Call(ctx, tg, fetch.Enable, fetch.EnableParams{
@@ -290,6 +296,17 @@ func (p *Page) event(ev any) {
 			msg = d.Exception.Description
 		}
 		p.log("exception: " + msg)
+		p.mu.Lock()
+		p.exceptions = append(p.exceptions, msg)
+		p.mu.Unlock()
+	case *cdplog.EventEntryAdded:
+		e := ev.Entry
+		p.log("browser " + string(e.Source) + " " + string(e.Level) + ": " + e.Text)
+		if e.Source == cdplog.EntrySourceSecurity {
+			p.mu.Lock()
+			p.security = append(p.security, e.Text)
+			p.mu.Unlock()
+		}
 	case *runtime.EventConsoleAPICalled:
 		var parts []string
 		for _, a := range ev.Args {
@@ -307,6 +324,15 @@ func (p *Page) log(s string) {
 	p.mu.Lock()
 	p.logs = append(p.logs, s)
 	p.mu.Unlock()
+}
+
+// Problems are the uncaught exceptions of the tab and its security
+// messages (a Content-Security-Policy violation: a request or script the
+// page's policy forbids), so far.
+func (p *Page) Problems() (exceptions, security []string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.exceptions...), append([]string(nil), p.security...)
 }
 
 // Requests is every URL the tab has asked for so far (documents, assets,

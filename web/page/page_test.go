@@ -296,6 +296,9 @@ func TestPhoneShowsWholeBigBoard(t *testing.T) {
 		p.Screenshot(filepath.Join(screenshots(), "activity-phone.png"))
 	}
 
+	if exc, sec := p.Problems(); len(exc)+len(sec) > 0 {
+		t.Errorf("the page threw %q and broke its security policy: %q", exc, sec)
+	}
 	p.Tap(15, 15)
 	m := f.next(t)
 	if m.User != "alice" || m.Msg.Type != "move" || m.Msg.Row != 15 || m.Msg.Col != 15 || m.Msg.Version != st.Version || m.Msg.Seq <= 0 {
@@ -404,6 +407,9 @@ func TestTapsButtonsAndRefusals(t *testing.T) {
 		t.Errorf("POST /api/session got %+v, want alice's code and instance i-1234", f.sessions)
 	}
 	f.mu.Unlock()
+	if exc, sec := alice.Problems(); len(exc)+len(sec) > 0 {
+		t.Errorf("the page threw %q and broke its security policy: %q", exc, sec)
+	}
 	origin, _ := url.Parse(f.srv.URL)
 	for _, r := range alice.Requests() {
 		u, err := url.Parse(r)

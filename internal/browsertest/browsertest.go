@@ -164,7 +164,7 @@ type Page struct {
 	base string
 	s    Session
 
-	mu       sync.Mutex
+	mu         sync.Mutex
 	requests   []string // every URL the tab asked for
 	logs       []string // exceptions and console lines, shown when the test fails
 	exceptions []string // uncaught JavaScript exceptions

@@ -35,7 +35,9 @@ type fakeServer struct {
 	sessions []sessionReq
 	refuse   map[string][2]string // user id → error code, message at /api/session
 	answer   func(user string, m web.ClientMsg) []web.ServerMsg
-	frames   chan userMsg
+	// loginGate, when set, holds every POST /api/session until it is closed.
+	loginGate chan struct{}
+	frames    chan userMsg
 }
 
 type sessionReq struct{ Code, InstanceID string }
@@ -98,6 +100,16 @@ func (f *fakeServer) session(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	user := strings.TrimPrefix(req.Code, "code-")
+	f.mu.Lock()
+	gate := f.loginGate
+	f.mu.Unlock()
+	if gate != nil {
+		select {
+		case <-gate:
+		case <-r.Context().Done():
+			return
+		}
+	}
 	f.mu.Lock()
 	f.sessions = append(f.sessions, sessionReq{req.Code, req.InstanceID})
 	refusal, refused := f.refuse[user]

@@ -507,19 +507,26 @@ func TestExpiredSessionLogsInAgain(t *testing.T) {
 		return []web.ServerMsg{{Type: "error", Code: "session_expired", Message: "Your session has expired."}}
 	}
 	p := open(b, f, "alice", false)
+	gate := make(chan struct{})
+	f.mu.Lock()
+	f.loginGate = gate // the next login waits, so the reason can be seen
+	f.mu.Unlock()
 	p.Tap(1, 1)
 	f.next(t)
-	p.WaitText("#notice", func(s string) bool { return s == "Your session has expired." })
+	p.WaitNotice("Your session has expired.")
 	f.mu.Lock()
 	f.answer = nil
 	f.mu.Unlock()
-	f.drop() // as the server would after an expired session
+	close(gate)
 	Until := browsertest.Until[int]
 	Until(p, "a second login", `tttLive.phase === 'live' ? 1 : 0`, func(v int) bool {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		return v == 1 && len(f.sessions) == 2 && f.hellos == 2
 	})
+	if n := p.Notice(); n != "" {
+		t.Errorf("after logging in again the page still says %q", n)
+	}
 }
 
 // waitFor waits until cond is true, checking every 10 ms, for at most

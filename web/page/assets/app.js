@@ -108,6 +108,7 @@
     var sock = new WebSocket(u.href);
     ws = sock;
     var sessionRefused = false;
+    var first = true; // the socket's first state clears what the last one said
     sock.onopen = function () {
       send({ type: 'hello', session: live.session });
     };
@@ -117,6 +118,8 @@
       if (m.type === 'state' && m.state) {
         failures = 0;
         phase('live');
+        if (first) clearNotice();
+        first = false;
         draw(m.state);
       } else if (m.type === 'result') {
         if (!m.ok && m.message) notice(m.message);
@@ -125,13 +128,16 @@
         if (m.code === 'session_expired' || m.code === 'session_invalid') {
           sessionRefused = true;
           live.session = null;
+          sock.close(); // and log in again (onclose)
         }
       }
     };
     sock.onclose = function () {
       if (ws !== sock) return;
       ws = null;
-      if (live.state && label('reconnecting')) notice(label('reconnecting'), 'info');
+      // The reason a session was refused stays shown while the page logs
+      // in again; otherwise the page says it is reconnecting.
+      if (!sessionRefused && live.state && label('reconnecting')) notice(label('reconnecting'), 'info');
       // A reconnect re-reads the whole state: the server sends it after hello.
       retry(sessionRefused || !live.session ? login : connect);
     };

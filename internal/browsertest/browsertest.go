@@ -146,6 +146,7 @@ type Session struct {
 	UserID     string
 	Username   string
 	// Code is what AUTHORIZE answers: the OAuth2 code the server exchanges.
+	// Empty, AUTHORIZE fails as when the user declines Discord's dialog.
 	Code string
 	// AccessTokenCheck, when set, is the access token AUTHENTICATE must be
 	// given (else it answers an error, as Discord would).

@@ -541,3 +541,23 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// A user who declines Discord's authorization is not asked again and again:
+// the page says what Discord said and stops, and asks the bot for nothing.
+func TestDeclinedAuthorizationStops(t *testing.T) {
+	b := browsertest.New(t)
+	f := newFakeServer(t, game(3, 3))
+	s := sessionOf("dave", false)
+	s.Code = ""
+	p := b.Launch(f.srv.URL, s)
+	p.WaitText("#notice", func(s string) bool { return strings.Contains(s, "access_denied") })
+	browsertest.Until(p, "the page to stop", `tttLive.phase`, func(ph string) bool { return ph == "refused" })
+	var authorizes int
+	p.Parent(`discordLog.filter(m => m[0] === 1 && m[1].cmd === 'AUTHORIZE').length`, &authorizes)
+	f.mu.Lock()
+	logins := len(f.sessions)
+	f.mu.Unlock()
+	if authorizes != 1 || logins != 0 {
+		t.Errorf("%d AUTHORIZE and %d logins after a declined authorization, want 1 and 0", authorizes, logins)
+	}
+}

@@ -60,6 +60,12 @@
     phase('login');
     return sdk.commands.authorize({
       client_id: clientId, response_type: 'code', state: '', prompt: 'none', scope: ['identify']
+    }).catch(function (e) {
+      // The user declined, or Discord refused: asking again would only
+      // open Discord's dialog again and again. Reopening the Activity asks.
+      var err = new Error(sdkError(e));
+      err.fatal = true;
+      throw err;
     }).then(function (r) {
       return fetch(new URL('api/session', location.href), {
         method: 'POST',

@@ -375,10 +375,10 @@ func (p *Page) Parent(expr string, out any) error {
 	return json.Unmarshal([]byte(raw), out)
 }
 
-// Until waits until cond, given the page's JavaScript expression's value,
-// is true, checking after every change the browser reports (it polls every
-// 20 ms: a wait for a condition, never a sleep that hopes). It fails the
-// test after Timeout, saying what it waited for and what it saw last.
+// Until waits until cond, given the value of the JavaScript expression in
+// the page (decoded from JSON into T), is true, reading it every 20 ms: a
+// wait for a condition, never a sleep that hopes. It fails the test after
+// Timeout, saying what it waited for and what it saw last.
 func Until[T any](p *Page, what, expr string, cond func(T) bool) T {
 	p.t.Helper()
 	deadline := time.Now().Add(Timeout)

@@ -50,6 +50,17 @@
 // and of the libraries it carries inside it are in THIRD_PARTY_LICENSES.txt
 // and, as a comment, at the end of sdk.js, so every copy served carries
 // them.
+//
+// # Tests
+//
+// The page is tested in headless Chromium (package internal/browsertest),
+// iframed under a test page that plays Discord's side of the SDK, against a
+// small server in the tests (fake_test.go) that speaks package web's
+// protocol: every board size, the 15×15 board on a 360×640 phone with
+// cells of at least 20 px, taps and buttons, refusals, reconnects, refused
+// and expired sessions, and no request off the page's origin nor any CSP
+// violation. TTT_SCREENSHOTS=1 makes two of them write the README's
+// pictures to docs/.
 package page
 
 //go:generate sh -c "cd build && npm ci --ignore-scripts --no-audit --no-fund && go run ."

@@ -21,7 +21,7 @@ func New(dc Discord, st Stores, cfg Config, log *slog.Logger) *Bot {
 	if cfg.Meter != nil {
 		b.meter = cfg.Meter
 	}
-	b.settings = &settings{store: st.Settings, table: cfg.Table, now: cfg.Now, log: log}
+	b.settings = &settings{store: st.Settings, table: cfg.Table, now: cfg.Now, log: log, activity: cfg.Activity}
 	b.tables = &tables{games: st.Games, challenges: st.Challenges, meter: b.meter, log: log, now: cfg.Now, self: b.self, starts: b.starts, run: b.run, settings: b.settings}
 	b.boards = &boards{dc: dc, catalog: b.catalog, log: log, now: cfg.Now, run: b.run, settings: b.settings, keeper: b.tables,
 		pictures: &pictures{dc: dc, catalog: b.catalog, log: log, settings: b.settings}}

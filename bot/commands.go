@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"context"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -130,8 +131,9 @@ func Commands() []*discordgo.ApplicationCommand {
 }
 
 // newRoutes is the registration table: the handler of each /ttt
-// subcommand of Commands, of each button action and modal (route.go), and
-// of the autocomplete of /ttt move.
+// subcommand of Commands, of each button action and modal (route.go), of
+// the autocomplete of /ttt move, and of the app's entry point command
+// (launch.go).
 func newRoutes(b *Bot) routes {
 	return routes{
 		commands: map[string]handler{
@@ -157,6 +159,7 @@ func newRoutes(b *Bot) routes {
 			actDrawNo:  b.answerDraw,
 			actRow:     b.pickRow,
 			actType:    b.openMoveModal,
+			actLaunch:  func(ctx context.Context, req *request, _ route) error { return b.launch(ctx, req) },
 		},
 		modals: map[string]clickHandler{
 			actTyped: b.moveByModal,
@@ -164,5 +167,6 @@ func newRoutes(b *Bot) routes {
 		suggest: map[string]handler{
 			"move": b.suggestMove,
 		},
+		entryPoint: b.launch,
 	}
 }

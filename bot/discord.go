@@ -72,3 +72,37 @@ func retryUnanswered(ctx context.Context, try func() error, again func(error) bo
 		pause *= 2
 	}
 }
+
+// Values of Discord's API that discordgo v0.29 lacks, as Discord documents
+// them: the command type in "Application Command Types" and the handler
+// in "Entry Point Command Handler Types" (developers/interactions/
+// application-commands), the callback type in "Interaction Callback Type"
+// (developers/interactions/receiving-and-responding), in
+// github.com/discord/discord-api-docs.
+const (
+	// PrimaryEntryPointCommand is the command type PRIMARY_ENTRY_POINT:
+	// the command that opens the app's Activity from the App Launcher.
+	// An app has at most one, global, without options.
+	PrimaryEntryPointCommand discordgo.ApplicationCommandType = 4
+	// InteractionResponseLaunchActivity is the callback type
+	// LAUNCH_ACTIVITY: open the app's Activity for the user, where the
+	// interaction happened. It has no data. It answers an application
+	// command, a component or a modal submit, of an app with Activities
+	// enabled.
+	InteractionResponseLaunchActivity discordgo.InteractionResponseType = 12
+)
+
+// EntryPointHandler is the handler field of an entry point command: who
+// answers it.
+type EntryPointHandler int
+
+// Entry point handlers.
+const (
+	// EntryPointAppHandler (APP_HANDLER): Discord sends the command to
+	// the app, which answers it, e.g. with LAUNCH_ACTIVITY.
+	EntryPointAppHandler EntryPointHandler = 1
+	// EntryPointDiscordLaunchActivity (DISCORD_LAUNCH_ACTIVITY): Discord
+	// opens the Activity itself and posts a message in the channel; the
+	// app hears nothing.
+	EntryPointDiscordLaunchActivity EntryPointHandler = 2
+)

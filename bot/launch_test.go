@@ -1,0 +1,223 @@
+package bot
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"reflect"
+	"testing"
+
+	"github.com/bwmarrin/discordgo"
+	"github.com/tttbot/tttbot/game"
+	"github.com/tttbot/tttbot/store"
+)
+
+// The values discordgo lacks are the ones Discord documents: the command
+// type PRIMARY_ENTRY_POINT 4 and the handlers APP_HANDLER 1 and
+// DISCORD_LAUNCH_ACTIVITY 2 in "Application Command Types" and "Entry
+// Point Command Handler Types" of developers/interactions/
+// application-commands.mdx, the callback type LAUNCH_ACTIVITY 12 in
+// "Interaction Callback Type" of developers/interactions/
+// receiving-and-responding.mdx (github.com/discord/discord-api-docs,
+// c98d64bc, August 2026). They do not collide with discordgo's own.
+func TestActivityConstantsAreDiscords(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		got, want int
+	}{
+		{"PRIMARY_ENTRY_POINT", int(PrimaryEntryPointCommand), 4},
+		{"LAUNCH_ACTIVITY", int(InteractionResponseLaunchActivity), 12},
+		{"APP_HANDLER", int(EntryPointAppHandler), 1},
+		{"DISCORD_LAUNCH_ACTIVITY", int(EntryPointDiscordLaunchActivity), 2},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s = %d; Discord documents %d", c.name, c.got, c.want)
+		}
+	}
+	for _, known := range []discordgo.ApplicationCommandType{discordgo.ChatApplicationCommand,
+		discordgo.UserApplicationCommand, discordgo.MessageApplicationCommand} {
+		if known == PrimaryEntryPointCommand {
+			t.Errorf("PRIMARY_ENTRY_POINT collides with discordgo's command type %d", known)
+		}
+	}
+	for _, known := range []discordgo.InteractionResponseType{discordgo.InteractionResponsePong,
+		discordgo.InteractionResponseChannelMessageWithSource, discordgo.InteractionResponseDeferredChannelMessageWithSource,
+		discordgo.InteractionResponseDeferredMessageUpdate, discordgo.InteractionResponseUpdateMessage,
+		discordgo.InteractionApplicationCommandAutocompleteResult, discordgo.InteractionResponseModal} {
+		if known == InteractionResponseLaunchActivity {
+			t.Errorf("LAUNCH_ACTIVITY collides with discordgo's callback type %d", known)
+		}
+	}
+}
+
+// launchIn returns the custom_id of the Open board button in comps, and
+// the row it is in; "" and -1 if there is none.
+func launchIn(comps []discordgo.MessageComponent) (string, int) {
+	for i, c := range comps {
+		row, ok := c.(discordgo.ActionsRow)
+		if !ok {
+			continue
+		}
+		for _, bc := range row.Components {
+			if b, ok := bc.(discordgo.Button); ok {
+				if r, err := parseRoute(b.CustomID); err == nil && r.action == actLaunch {
+					return b.CustomID, i
+				}
+			}
+		}
+	}
+	return "", -1
+}
+
+// Every current board has an Open board button where the bot serves the
+// live board: in a row of its own under the cells up to 4×4, in the row of
+// Move… under a picker, in the row of Rematch once the game is over. A
+// running 5×5 board's cells fill the five rows a message may have: it has
+// none. A retired board has none (like Rematch, it belongs to the newest
+// board). Without the live board no board has it, and the components are
+// those drawn before it existed.
+func TestOpenBoardButton(t *testing.T) {
+	l := english()
+	won := func(n int) *game.Judge {
+		t.Helper()
+		m := testMatch(t, n, 3, game.Move{Row: 0, Col: 0, Player: game.X}, game.Move{Row: 1, Col: 0, Player: game.O},
+			game.Move{Row: 0, Col: 1, Player: game.X}, game.Move{Row: 1, Col: 1, Player: game.O}, game.Move{Row: 0, Col: 2, Player: game.X})
+		return m.Judge
+	}
+	for _, tt := range []struct {
+		name    string
+		n       int
+		over    bool
+		retired bool
+		wantRow int // -1: no button
+	}{
+		{"3×3 running", 3, false, false, 3},
+		{"4×4 running", 4, false, false, 4},
+		{"5×5 running", 5, false, false, -1},
+		{"3×3 over", 3, true, false, 3},
+		{"5×5 over", 5, true, false, 0},
+		{"5×5 retired", 5, true, true, -1},
+		{"3×3 retired", 3, true, true, -1},
+		{"9×9 running", 9, false, false, 1},
+		{"15×15 over", 15, true, false, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m := testMatch(t, tt.n, 3, game.Move{Row: 0, Col: 0, Player: game.X})
+			if tt.over {
+				m = testMatch(t, tt.n, 3)
+				m.Judge = won(tt.n)
+				m.End = game.EndWon
+			}
+			v := renderMatch(l, m)
+			if tt.retired {
+				v = renderRetired(l, m)
+			}
+			if !reflect.DeepEqual(v.buttonsFor(false), v.buttons()) {
+				t.Errorf("without the live board the buttons are %+v; want those drawn without it, %+v", v.buttonsFor(false), v.buttons())
+			}
+			if id, _ := launchIn(v.buttonsFor(false)); id != "" {
+				t.Errorf("without the live board: an Open board button %q", id)
+			}
+			with := v.buttonsFor(true)
+			checkLimits(t, tt.name, v)
+			id, row := launchIn(with)
+			if row != tt.wantRow {
+				t.Fatalf("Open board in row %d of %d; want %d", row, len(with), tt.wantRow)
+			}
+			if row < 0 {
+				if !reflect.DeepEqual(with, v.buttons()) {
+					t.Errorf("with no room for Open board the buttons changed: %+v", with)
+				}
+				return
+			}
+			if want := (route{action: actLaunch, id: m.ID}).String(); id != want {
+				t.Errorf("Open board's custom_id %q; want %q", id, want)
+			}
+			if got := with[row].(discordgo.ActionsRow).Components; got[len(got)-1].(discordgo.Button).Label != "Open board" {
+				t.Errorf("the last button of row %d is %+v; want Open board", row, got[len(got)-1])
+			}
+			// The rest is the board as drawn without it.
+			if len(with) == len(v.components) {
+				base := with[row].(discordgo.ActionsRow).Components
+				if !reflect.DeepEqual(base[:len(base)-1], v.components[row].(discordgo.ActionsRow).Components) {
+					t.Errorf("row %d is %+v; want %+v and Open board", row, base, v.components[row])
+				}
+			} else if !reflect.DeepEqual(with[:len(with)-1], v.components) {
+				t.Errorf("Open board's row of its own changed the rows above it")
+			}
+		})
+	}
+	// Every row of every open picker keeps room for it.
+	for n := MaxButtonSize + 1; n <= MaxSize; n++ {
+		m := testMatch(t, n, 5, game.Move{Row: 0, Col: 0, Player: game.X})
+		for row := 0; row <= n; row++ {
+			v := renderPicker(l, m, row, false)
+			if _, at := launchIn(v.buttonsFor(true)); at < 0 {
+				t.Errorf("%d×%d picker with row %d open: no Open board", n, n, row)
+			}
+			checkLimits(t, "picker", v)
+		}
+	}
+}
+
+// newLaunchBot is a test bot answering through rec, with the live board
+// served or not.
+func newLaunchBot(t *testing.T, activity bool) (*Bot, *recorder) {
+	t.Helper()
+	rec := new(recorder)
+	cfg := DefaultConfig()
+	cfg.Activity = activity
+	b := New(rec, StoresOf(new(store.Memory)), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	b.SetSelf("1000000000000000001")
+	t.Cleanup(b.Close)
+	return b, rec
+}
+
+// entryPointPayload is the interaction of the app's entry point command,
+// named as Discord names the one it creates.
+func entryPointPayload(t *testing.T) *discordgo.InteractionCreate {
+	t.Helper()
+	m := fixture(t, "slash_command_interaction.json")
+	m["data"] = map[string]any{"id": "1300000000000000000", "name": "launch", "type": int(PrimaryEntryPointCommand)}
+	return decode(t, m)
+}
+
+// With the live board, a new game's board has Open board; a click on it
+// and the entry point command are answered with LAUNCH_ACTIVITY, no data.
+// Without, the board has no such button, and an old button or the entry
+// point command is told, in plain words, that there is no live board;
+// the game is unchanged.
+func TestLaunchActivity(t *testing.T) {
+	for _, activity := range []bool{true, false} {
+		b, rec := newLaunchBot(t, activity)
+		start := slashPayload(t, "start", []map[string]any{{"type": 3, "name": "difficulty", "value": "easy"}}, nil)
+		b.serveIC(context.Background(), start)
+		board := rec.last(t)
+		id, _ := launchIn(board.Data.Components)
+		if activity != (id != "") {
+			t.Fatalf("activity %v: the new board has Open board %q", activity, id)
+		}
+		if id == "" {
+			id = route{action: actLaunch, id: "abc123"}.String() // an old board's
+		}
+		click := buttonPayload(t, id)
+		click.ChannelID = start.ChannelID
+		before := moves(t, b, click)
+		b.serveIC(context.Background(), click)
+		clicked := rec.last(t)
+		b.serveIC(context.Background(), entryPointPayload(t))
+		entry := rec.last(t)
+		for what, r := range map[string]*discordgo.InteractionResponse{"Open board": clicked, "the entry point command": entry} {
+			if activity {
+				if r.Type != InteractionResponseLaunchActivity || r.Data != nil {
+					t.Errorf("%s answered type %d %+v; want LAUNCH_ACTIVITY (12) without data", what, r.Type, r.Data)
+				}
+				continue
+			}
+			wantEphemeral(t, r, "live board isn't set up")
+		}
+		if after := moves(t, b, click); after != before {
+			t.Errorf("activity %v: opening the live board changed the game: %d moves; want %d", activity, after, before)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"time"
 
@@ -19,6 +20,12 @@ type Discord interface {
 	InteractionResponseEdit(i *discordgo.Interaction, e *discordgo.WebhookEdit, opts ...discordgo.RequestOption) (*discordgo.Message, error)
 	InteractionResponseDelete(i *discordgo.Interaction, opts ...discordgo.RequestOption) error
 	ApplicationCommandBulkOverwrite(appID, guildID string, cmds []*discordgo.ApplicationCommand, opts ...discordgo.RequestOption) ([]*discordgo.ApplicationCommand, error)
+	// The commands of a scope as JSON objects, every field kept, and
+	// their bulk overwrite: registering the global commands keeps the
+	// app's entry point command (Register), whose handler discordgo's
+	// type lacks.
+	ApplicationCommandsJSON(appID, guildID string, opts ...discordgo.RequestOption) ([]json.RawMessage, error)
+	ApplicationCommandBulkOverwriteJSON(appID, guildID string, cmds []json.RawMessage, opts ...discordgo.RequestOption) error
 	ChannelMessageSendComplex(channelID string, m *discordgo.MessageSend, opts ...discordgo.RequestOption) (*discordgo.Message, error)
 	ChannelMessageEditComplex(m *discordgo.MessageEdit, opts ...discordgo.RequestOption) (*discordgo.Message, error)
 	ChannelMessageDelete(channelID, messageID string, opts ...discordgo.RequestOption) error

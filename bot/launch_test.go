@@ -6,8 +6,11 @@ import (
 	"log/slog"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/bwmarrin/discordgo"
+	"github.com/tttbot/tttbot/discord"
+	"github.com/tttbot/tttbot/discord/discordtest"
 	"github.com/tttbot/tttbot/game"
 	"github.com/tttbot/tttbot/store"
 )
@@ -219,5 +222,78 @@ func TestLaunchActivity(t *testing.T) {
 		if after := moves(t, b, click); after != before {
 			t.Errorf("activity %v: opening the live board changed the game: %d moves; want %d", activity, after, before)
 		}
+	}
+}
+
+// Registering /ttt globally keeps the app's entry point command, as its
+// owner left it (id, name, handler): Discord refuses a bulk overwrite
+// that drops it (50240). Through the real session and the fake Discord,
+// whose entry point is renamed and handed to the app (APP_HANDLER), then
+// sent by the user: the bot opens the live board. An app without
+// Activities has no entry point, and gets /ttt alone.
+func TestRegisterKeepsEntryPoint(t *testing.T) {
+	srv := discordtest.NewServer("register-test-token")
+	t.Cleanup(srv.Close)
+	s, err := discord.NewSession(discord.Options{Token: srv.Token, APIURL: srv.APIURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	cfg.Activity = true
+	b := New(discord.REST{Session: s}, StoresOf(new(store.Memory)), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	t.Cleanup(b.Close)
+	ctx := context.Background()
+
+	if err := b.Register(ctx, srv.AppID); err != nil {
+		t.Fatalf("Register without Activities = %v", err)
+	}
+	if cmds := srv.Commands(""); len(cmds) != 1 || cmds[0].Name != "ttt" {
+		t.Fatalf("registered %v; want /ttt alone", cmds)
+	}
+
+	id := srv.EnableActivities(int(EntryPointAppHandler))
+	// Its owner renames it, in two languages.
+	u := discordgo.EndpointApplicationGlobalCommands(srv.AppID)
+	entry := map[string]any{"id": id, "type": 4, "name": "play", "name_localizations": map[string]string{"de": "spielen"},
+		"description": "Open the live board", "handler": int(EntryPointAppHandler)}
+	have, err := discord.REST{Session: s}.ApplicationCommandsJSON(srv.AppID, "")
+	if err != nil || len(have) != 2 {
+		t.Fatalf("ApplicationCommandsJSON = %d commands, %v; want /ttt and the entry point", len(have), err)
+	}
+	if _, err := s.RequestWithBucketID("PUT", u, []any{have[0], entry}, u); err != nil {
+		t.Fatalf("renaming the entry point: %v", err)
+	}
+	for range 2 {
+		if err := b.Register(ctx, srv.AppID); err != nil {
+			t.Fatalf("Register with an entry point = %v", err)
+		}
+		c, handler, ok := srv.EntryPoint()
+		if !ok || c.ID != id || c.Name != "play" || c.NameLocalizations == nil || (*c.NameLocalizations)["de"] != "spielen" ||
+			handler != int(EntryPointAppHandler) {
+			t.Fatalf("after Register the entry point is %+v, handler %d, %v; want play (spielen), id %s, APP_HANDLER", c, handler, ok, id)
+		}
+		if n := len(srv.Commands("")); n != 2 {
+			t.Fatalf("%d global commands; want /ttt and the entry point", n)
+		}
+	}
+
+	// The session's gateway brings the interaction, as the gateway
+	// transport would.
+	s.AddHandler(func(s *discordgo.Session, ic *discordgo.InteractionCreate) {
+		b.Handle(ic.Interaction, viaDiscord{discord.REST{Session: s}, ic.Interaction})
+	})
+	if err := s.Open(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	wait, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	in := srv.EntryPointCommand(srv.NewID(), srv.NewID(), srv.NewMember("ada"))
+	if err := srv.Send(wait, in); err != nil {
+		t.Fatal(err)
+	}
+	r, err := in.Response(wait)
+	if err != nil || r.Type != InteractionResponseLaunchActivity {
+		t.Fatalf("the entry point command got %+v, %v; want LAUNCH_ACTIVITY", r, err)
 	}
 }

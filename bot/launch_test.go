@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"reflect"
@@ -13,6 +14,7 @@ import (
 	"github.com/tttbot/tttbot/discord/discordtest"
 	"github.com/tttbot/tttbot/game"
 	"github.com/tttbot/tttbot/store"
+	"github.com/tttbot/tttbot/table"
 )
 
 // The values discordgo lacks are the ones Discord documents: the command
@@ -295,5 +297,45 @@ func TestRegisterKeepsEntryPoint(t *testing.T) {
 	r, err := in.Response(wait)
 	if err != nil || r.Type != InteractionResponseLaunchActivity {
 		t.Fatalf("the entry point command got %+v, %v; want LAUNCH_ACTIVITY", r, err)
+	}
+}
+
+// BenchmarkOpenBoard measures what the Open board button adds to drawing a
+// running board: finding its place and label (launchPlace, on every board
+// drawn), and the components with it (buttonsFor), for a 4×4 board of
+// buttons and a 10×10 board under a picker. Run it with:
+// go test -run '^$' -bench OpenBoard -benchmem ./bot
+func BenchmarkOpenBoard(b *testing.B) {
+	l := english()
+	for _, n := range []int{4, 10} {
+		g, err := game.New(n, game.WinLength(3))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := g.Play(0, 0, game.X); err != nil {
+			b.Fatal(err)
+		}
+		m := &table.Match{ID: "a1b2c3d4e5f6", Players: [3]string{game.X: longX, game.O: longO}, Judge: g, Serial: 1}
+		v := renderMatch(l, m)
+		b.Run(fmt.Sprintf("%dx%d/place", n, n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				launchPlace(l, m, v.components)
+			}
+		})
+		b.Run(fmt.Sprintf("%dx%d/draw", n, n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				renderMatch(l, m)
+			}
+		})
+		for _, activity := range []bool{false, true} {
+			b.Run(fmt.Sprintf("%dx%d/buttons-activity-%v", n, n, activity), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					v.buttonsFor(activity)
+				}
+			})
+		}
 	}
 }

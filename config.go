@@ -263,6 +263,10 @@ func loadConfig(getenv func(string) string) (config, error) {
 			return c, err
 		}
 	}
+	// The way into the live board (Open board, the entry point command)
+	// is open only when the bot serves it (WEB_ADDR) and can sign its
+	// users in (DISCORD_CLIENT_SECRET).
+	c.bot.Activity = strings.TrimSpace(getenv("WEB_ADDR")) != "" && strings.TrimSpace(getenv("DISCORD_CLIENT_SECRET")) != ""
 	c.discord = discord.Options{Token: string(c.token), APIURL: c.apiURL}
 	if err := shards(getenv, &c); err != nil {
 		return c, err

@@ -111,7 +111,7 @@ func (bs *boards) showExpired(ctx context.Context, guildID, channelID string, c 
 
 // edit replaces the message that ref's @original points at with v.
 func (bs *boards) edit(ctx context.Context, ref *discordgo.Interaction, v view) error {
-	comps := v.buttons()
+	comps := v.buttonsFor(bs.settings.activity)
 	_, err := bs.dc.InteractionResponseEdit(ref, &discordgo.WebhookEdit{
 		Content:         &v.content,
 		Components:      &comps,
@@ -233,7 +233,7 @@ func (bs *boards) tokenGood(bd store.Board) bool { return bs.now().Sub(bd.At) <=
 
 // editInChannel edits the message of bd to show v, with the bot token.
 func (bs *boards) editInChannel(ctx context.Context, bd store.Board, v view) error {
-	comps := v.buttons()
+	comps := v.buttonsFor(bs.settings.activity)
 	_, err := bs.dc.ChannelMessageEditComplex(&discordgo.MessageEdit{
 		Channel: bd.ChannelID, ID: bd.MessageID,
 		Content: &v.content, Components: &comps, AllowedMentions: allowed(""),

@@ -215,6 +215,17 @@
 // /ttt move autocompletes its row and col with the free rows and columns
 // (suggestMove).
 //
+// # Opening the live board
+//
+// Where the bot serves the live board (Config.Activity), every current
+// board has an Open board button, which anyone may click: the bot answers
+// with LAUNCH_ACTIVITY, and Discord opens the Activity (package web) in the
+// channel. It joins the row of Move… or of Rematch, or has a row of its
+// own under the cells; a running 5×5 board, whose cells fill the five rows
+// a message may have, has none. The app's entry point command, from
+// Discord's App Launcher, opens it too, and Register keeps that command
+// (launch.go).
+//
 // # Pictures of big boards
 //
 // A server that turns on /ttt config pictures sees

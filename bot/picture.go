@@ -37,7 +37,7 @@ func (p *pictures) show(ctx context.Context, ref *discordgo.Interaction, m *matc
 	l := p.catalog.For(m.locale)
 	var cp *[]discordgo.MessageComponent
 	if comps {
-		c := renderMatch(l, m.Match).buttons()
+		c := renderMatch(l, m.Match).buttonsFor(p.settings.activity)
 		cp = &c
 	}
 	if p.settings.showsPicture(ctx, m.GuildID, m.Match) {
@@ -75,7 +75,7 @@ func (p *pictures) showInChannel(ctx context.Context, m *match) bool {
 	bd := m.Board
 	l := p.catalog.For(m.locale)
 	v := renderMatch(l, m.Match)
-	comps := v.buttons()
+	comps := v.buttonsFor(p.settings.activity)
 	e := &discordgo.MessageEdit{
 		Channel: bd.ChannelID, ID: bd.MessageID,
 		Content: &v.content, Components: &comps,

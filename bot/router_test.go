@@ -3,6 +3,7 @@ package bot
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -169,6 +170,14 @@ func (r *recorder) InteractionResponseEdit(i *discordgo.Interaction, e *discordg
 
 func (r *recorder) ApplicationCommandBulkOverwrite(string, string, []*discordgo.ApplicationCommand, ...discordgo.RequestOption) ([]*discordgo.ApplicationCommand, error) {
 	return nil, nil
+}
+
+func (r *recorder) ApplicationCommandsJSON(string, string, ...discordgo.RequestOption) ([]json.RawMessage, error) {
+	return nil, nil
+}
+
+func (r *recorder) ApplicationCommandBulkOverwriteJSON(string, string, []json.RawMessage, ...discordgo.RequestOption) error {
+	return nil
 }
 
 func (r *recorder) last(t *testing.T) *discordgo.InteractionResponse {

@@ -130,6 +130,44 @@ func (d REST) GuildCount(ctx context.Context) (int, error) {
 	return app.Count, nil
 }
 
+// ApplicationCommandsJSON returns the application's commands of a scope
+// (guildID "": the global ones) as Discord sends them, one JSON object
+// each, with their localizations: every field, such as the handler of an
+// entry point command, which discordgo's ApplicationCommand lacks.
+func (d REST) ApplicationCommandsJSON(appID, guildID string, opts ...discordgo.RequestOption) ([]json.RawMessage, error) {
+	u := commandsEndpoint(appID, guildID)
+	body, err := d.RequestWithBucketID(http.MethodGet, u+"?with_localizations=true", nil, u, opts...)
+	if err != nil {
+		return nil, err
+	}
+	var cmds []json.RawMessage
+	if err := json.Unmarshal(body, &cmds); err != nil {
+		return nil, fmt.Errorf("decode the commands: %w", err)
+	}
+	return cmds, nil
+}
+
+// ApplicationCommandBulkOverwriteJSON overwrites the application's
+// commands of a scope with cmds, JSON objects, as
+// ApplicationCommandBulkOverwrite does with discordgo's type, which
+// lacks fields the bot must send back (an entry point's handler).
+func (d REST) ApplicationCommandBulkOverwriteJSON(appID, guildID string, cmds []json.RawMessage, opts ...discordgo.RequestOption) error {
+	if cmds == nil {
+		cmds = []json.RawMessage{} // an empty list, not null
+	}
+	u := commandsEndpoint(appID, guildID)
+	_, err := d.RequestWithBucketID(http.MethodPut, u, cmds, u, opts...)
+	return err
+}
+
+// commandsEndpoint is the URL of the commands of a scope.
+func commandsEndpoint(appID, guildID string) string {
+	if guildID == "" {
+		return discordgo.EndpointApplicationGlobalCommands(appID)
+	}
+	return discordgo.EndpointApplicationGuildCommands(appID, guildID)
+}
+
 // filesOf returns the files a request body uploads: they make it a
 // multipart/form-data request.
 func filesOf(body any) []*discordgo.File {

@@ -68,7 +68,13 @@
 //     three, exactly as on Discord.
 //   - Command registration by bulk overwrite, per scope (global or guild),
 //     with Discord's rules on names, descriptions and options; a command keeps
-//     its id when it is overwritten under the same name.
+//     its id when it is overwritten under the same name (or its id).
+//   - Activities ([Server.EnableActivities]): the app's entry point command
+//     (PRIMARY_ENTRY_POINT, global, with its handler, which discordgo's type
+//     lacks), which a bulk overwrite of the global commands must keep (else
+//     400 50240); [Server.EntryPointCommand] sends it to the app only with
+//     the handler APP_HANDLER; the LAUNCH_ACTIVITY callback (12), without
+//     data, valid only for an app with Activities.
 //   - Bot authentication ("Authorization: Bot <token>") on bot routes.
 //
 // Every REST request is recorded ([Server.Requests], [Server.WaitRequests]);

@@ -535,6 +535,9 @@ func (s *Server) callbackLocked(st *interactionState, r *http.Request, body []by
 		st.resp.Choices = choices
 		return noContent, nil
 
+	case callbackLaunchActivity:
+		return s.launchLocked(st, cb.Data), nil
+
 	case discordgo.InteractionResponsePong:
 		return wrongKind(), nil
 

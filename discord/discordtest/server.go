@@ -138,6 +138,8 @@ type Server struct {
 	commands map[string][]commandEntry // by guild ID, "" = global
 	written  map[string]bool           // scopes that got a bulk overwrite
 
+	activities bool // set by EnableActivities
+
 	messages     map[string]*message
 	channels     map[string][]string // channel ID → visible message IDs, oldest first
 	interactions map[string]*interactionState

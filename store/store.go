@@ -105,6 +105,14 @@ type Board struct {
 
 	ChannelID string // "" when unknown
 	MessageID string // "" when unknown
+
+	// Outside says that the game is played outside chat too: a move of it
+	// was made on the live board (package web), which has no interaction
+	// token to draw the message with. Stale says that the message does
+	// not show the game as stored: a move was made there that the bot
+	// could not draw on it (its token expired, and the bot cannot reach
+	// the channel); the next interaction on the board draws it anew.
+	Outside, Stale bool
 }
 
 // LogValue keeps the token out of logs.

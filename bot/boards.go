@@ -720,8 +720,8 @@ func sameMessage(old, stored *match) bool {
 // have a row of the picker open).
 func (bs *boards) onDiscord(msg *discordgo.Message, m *match) bool {
 	l := bs.catalog.For(m.locale)
-	v := renderMatch(l, m.Match)
-	if msg.Content != v.content && msg.Content != renderPictured(l, m.Match).content {
+	v := boardView(l, m)
+	if msg.Content != v.content && msg.Content != pictureView(l, m).content {
 		return false
 	}
 	return showsButtons(msg, v)
@@ -773,7 +773,7 @@ func (bs *boards) sameShown(a, b *match) bool {
 	if a.ID != b.ID {
 		return false
 	}
-	va, vb := renderMatch(bs.catalog.For(a.locale), a.Match), renderMatch(bs.catalog.For(b.locale), b.Match)
+	va, vb := boardView(bs.catalog.For(a.locale), a), boardView(bs.catalog.For(b.locale), b)
 	return va.content == vb.content && reflect.DeepEqual(va.buttons(), vb.buttons())
 }
 
@@ -785,7 +785,7 @@ func (bs *boards) draw(ctx context.Context, m *match, comps bool, current func()
 	case ref != nil && m.Judge.Size() > pictureAbove:
 		return bs.pictures.show(ctx, ref, m, comps, current)
 	case ref != nil:
-		if err := bs.edit(ctx, ref, renderMatch(bs.catalog.For(m.locale), m.Match)); err != nil {
+		if err := bs.edit(ctx, ref, boardView(bs.catalog.For(m.locale), m)); err != nil {
 			bs.log.Warn("could not update an old message", "channel", m.ChannelID, "err", err)
 			return false
 		}
@@ -795,7 +795,7 @@ func (bs *boards) draw(ctx context.Context, m *match, comps bool, current func()
 	case bd.MessageID != "" && m.Judge.Size() > pictureAbove:
 		return bs.pictures.showInChannel(ctx, m)
 	case bd.MessageID != "":
-		if err := bs.editInChannel(ctx, bd, renderMatch(bs.catalog.For(m.locale), m.Match)); err != nil {
+		if err := bs.editInChannel(ctx, bd, boardView(bs.catalog.For(m.locale), m)); err != nil {
 			bs.log.Warn("could not update an old board through its channel", "channel", m.ChannelID, "err", err)
 			return false
 		}

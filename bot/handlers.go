@@ -770,9 +770,9 @@ func (b *Bot) rematch(ctx context.Context, req *request, r route) error {
 	})
 }
 
-// startRematch starts the rematch of game gameID for req, if the table
-// lets it, and has post show it (as a new board in chat, or on the live
-// board) under the channel's lock.
+// startRematch starts the rematch of game gameID ("": the channel's
+// game) for req, if the table lets it, and has post show it (as a new
+// board in chat, or on the live board) under the channel's lock.
 func (b *Bot) startRematch(ctx context.Context, req *request, gameID string, post func(ch *channel, next *match, set store.Settings) (followUps, error)) error {
 	end, err := b.starts.begin(ctx, req.user.ID, b.cfg.Now(), "", time.Time{})
 	if err != nil {
@@ -786,6 +786,9 @@ func (b *Bot) startRematch(ctx context.Context, req *request, gameID string, pos
 	}
 	defer b.tables.unlock(ch)
 	m := ch.match
+	if m != nil && gameID == "" {
+		gameID = m.ID // the live board's: of the channel's game
+	}
 	switch {
 	case m == nil:
 		return refuse("move.not_here", nil)

@@ -1,0 +1,292 @@
+package bot
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+	"github.com/tttbot/tttbot/game"
+	"github.com/tttbot/tttbot/store"
+	"github.com/tttbot/tttbot/web"
+)
+
+// The live board (live.go): the page's taps go through the same path as
+// clicks in chat, and what it shows is the stored game.
+
+// withUsers is a test Discord that also reads users (Live's names and
+// avatars), as discordgo's Session does with the bot token.
+type withUsers struct {
+	*recorder
+	users map[string]*discordgo.User
+}
+
+func (w withUsers) User(id string, _ ...discordgo.RequestOption) (*discordgo.User, error) {
+	if u := w.users[id]; u != nil {
+		return u, nil
+	}
+	return nil, &discordgo.RESTError{Response: nil, Message: &discordgo.APIErrorMessage{Code: discordgo.ErrCodeUnknownUser}}
+}
+
+// liveBot is a clocked bot on a memory store whose Discord knows mason,
+// bob and the bot, and records every edit on rec.edited.
+func liveBot(t *testing.T) (*Bot, *recorder, *clock) {
+	t.Helper()
+	clk := &clock{t: time.Now()}
+	rec := &recorder{edited: make(chan struct{}, 64)}
+	dc := withUsers{recorder: rec, users: map[string]*discordgo.User{
+		mason: {ID: mason, Username: "mason", GlobalName: "Mason", Avatar: "a1b2"},
+		bob:   {ID: bob, Username: "bob"},
+		botID: {ID: botID, Username: "tttbot", Bot: true},
+	}}
+	cfg := DefaultConfig()
+	cfg.Now = clk.now
+	b := New(dc, StoresOf(new(store.Memory)), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	b.SetSelf(botID)
+	t.Cleanup(b.Close)
+	return b, rec, clk
+}
+
+func viewer(user, locale string) web.Viewer {
+	return web.Viewer{UserID: user, GuildID: fixtureGuild, ChannelID: fixtureChannel, Locale: locale}
+}
+
+func mustState(t *testing.T, l *Live, v web.Viewer) web.State {
+	t.Helper()
+	st, err := l.State(context.Background(), v)
+	if err != nil {
+		t.Fatalf("State = %v", err)
+	}
+	return st
+}
+
+// watching is a watch of the fixture's channel, stopped at the end.
+func watching(t *testing.T, l *Live) <-chan web.Change {
+	t.Helper()
+	c, stop, err := l.Watch(context.Background(), fixtureChannel)
+	if err != nil {
+		t.Fatalf("Watch = %v", err)
+	}
+	t.Cleanup(stop)
+	return c
+}
+
+func nextChange(t *testing.T, c <-chan web.Change) web.Change {
+	t.Helper()
+	select {
+	case ch := <-c:
+		return ch
+	case <-time.After(30 * time.Second):
+		t.Fatal("no change heard")
+		return web.Change{}
+	}
+}
+
+func waitEdit(t *testing.T, rec *recorder) {
+	t.Helper()
+	select {
+	case <-rec.edited:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the board was not edited")
+	}
+}
+
+// A tap on the page plays the move as a click would: saved, answered by
+// the computer in the same save, told on the feed, and drawn on the chat
+// board through its token, which now says that the game goes on in the
+// Activity (the bot cannot reach it once the token expires). A click in
+// chat afterwards is told on the feed too.
+func TestLiveMove(t *testing.T) {
+	b, rec, _ := liveBot(t)
+	ctx := context.Background()
+	start := install(as(slashPayload(t, "start", nil, nil), mason), false)
+	b.serveIC(ctx, start)
+	l := b.Live()
+	st := mustState(t, l, viewer(mason, "en-US"))
+	if !st.Running || st.You != "X" || st.Turn != "X" || len(st.Cells) != 9 || st.Size != 3 || st.Version == 0 {
+		t.Fatalf("state before = %+v; want a running 3×3 game, Mason (X) to move", st)
+	}
+	if p := st.Players; p[0].Name != "Mason" || p[0].Avatar == "" || p[0].Mark != "X" || p[1].Name != "tttbot" || !p[1].Bot {
+		t.Errorf("players = %+v; want Mason with an avatar, and the bot", p)
+	}
+	if want := english().T("page.status.your_move", nil); st.Status != want {
+		t.Errorf("status = %q; want %q", st.Status, want)
+	}
+	changes := watching(t, l)
+
+	refusal, err := l.Act(ctx, viewer(mason, "en-US"), web.Action{Type: "move", Row: 2, Col: 2, Version: st.Version})
+	if err != nil || refusal != "" {
+		t.Fatalf("Act(move) = %q, %v; want it played", refusal, err)
+	}
+	m := current(t, b)
+	if m.Judge.Len() != 2 || m.Judge.At(1, 1) != game.X {
+		t.Fatalf("stored game has %d moves; want Mason's in the centre and the computer's answer", m.Judge.Len())
+	}
+	if !m.Board.Outside || m.Board.Stale || m.Board.Token != start.Token {
+		t.Errorf("stored board = %+v; want the start's board, played outside chat, not stale", m.Board)
+	}
+	if c := nextChange(t, changes); c.Version != m.Version || c.GameID != m.ID {
+		t.Errorf("heard %+v; want version %d of %s", c, m.Version, m.ID)
+	}
+	after := mustState(t, l, viewer(mason, "en-US"))
+	if after.Version != m.Version || len(after.Moves) != 2 || after.Moves[0] != (web.Move{Row: 2, Col: 2, Mark: "X"}) || after.Cells[4] != "X" {
+		t.Errorf("state after = %+v; want the move and the answer", after)
+	}
+
+	waitEdit(t, rec)
+	rec.mu.Lock()
+	content, ref := *rec.edits[len(rec.edits)-1].Content, rec.editRefs[len(rec.editRefs)-1]
+	rec.mu.Unlock()
+	if ref != start.Token || content != boardView(english(), m).content {
+		t.Errorf("chat board edited through %q to %q; want it through the start's token, showing the game", ref, content)
+	}
+	if note := english().T("page.board_note", nil); !strings.Contains(content, note) {
+		t.Errorf("chat board %q; want it to say %q", content, note)
+	}
+
+	// A click in chat is heard by the page.
+	var free route
+	for r := 1; r <= 3 && free.id == ""; r++ {
+		for c := 1; c <= 3; c++ {
+			if m.Judge.At(r-1, c-1) == game.None {
+				free = cell(m, r, c)
+				break
+			}
+		}
+	}
+	b.serveIC(ctx, install(as(buttonPayload(t, free.String()), mason), false))
+	if c := nextChange(t, changes); c.Version <= m.Version || c.GameID != m.ID {
+		t.Errorf("after a click in chat heard %+v; want a version after %d", c, m.Version)
+	}
+}
+
+// Taps the game refuses change nothing and draw nothing, and are answered
+// with the words chat would use, in the tapper's language: a spectator's,
+// one out of turn, one on a page showing an older version, one on a game
+// that is over.
+func TestLiveRefusals(t *testing.T) {
+	b, rec, _ := liveBot(t)
+	ctx := context.Background()
+	bm := bigGame(t, b, 3, 3, bob)
+	l := b.Live()
+	v := bm.Version
+	before := func() (int, int) {
+		rec.mu.Lock()
+		defer rec.mu.Unlock()
+		return len(rec.responses), len(rec.edits)
+	}
+	r0, e0 := before()
+	names := map[string]string{mason: "Mason", bob: "bob"}
+	check := func(what string, who web.Viewer, a web.Action, key string, data map[string]any) {
+		t.Helper()
+		refusal, err := l.Act(ctx, who, a)
+		if err != nil {
+			t.Fatalf("%s: Act = %v", what, err)
+		}
+		want := plainText(b.catalog.For(who.Locale).T(key, data), names)
+		if refusal != want || refusal == "" {
+			t.Errorf("%s: refusal %q; want %q", what, refusal, want)
+		}
+		if m := current(t, b); m.Version != v {
+			t.Errorf("%s: the game moved to version %d; want %d", what, m.Version, v)
+		}
+		if r, e := before(); r != r0 || e != e0 {
+			t.Errorf("%s: %d answers and %d edits made; want none", what, r-r0, e-e0)
+		}
+	}
+	mustState(t, l, viewer(mason, "de")) // names known
+	check("a spectator", viewer("777", "de"), web.Action{Type: "move", Row: 1, Col: 1, Version: v}, "move.not_player", moveData(bm, 1, 1))
+	check("out of turn", viewer(bob, "fr"), web.Action{Type: "move", Row: 1, Col: 1, Version: v}, "move.not_your_turn", moveData(bm, 1, 1))
+	check("a stale page", viewer(mason, "ja"), web.Action{Type: "move", Row: 1, Col: 1, Version: v - 1}, "page.stale", nil)
+	check("a cell outside", viewer(mason, "ru"), web.Action{Type: "move", Row: 4, Col: 1, Version: v}, "move.outside", moveData(bm, 4, 1))
+	check("a spectator resigning", viewer("777", "pt-BR"), web.Action{Type: "resign"}, "resign.not_player", nil)
+	check("a draw with nothing offered", viewer(bob, "es"), web.Action{Type: "answer_draw", Accept: true}, "draw.gone", nil)
+
+	if refusal, err := l.Act(ctx, viewer(mason, "en-US"), web.Action{Type: "resign"}); err != nil || refusal != "" {
+		t.Fatalf("Act(resign) = %q, %v", refusal, err)
+	}
+	m := current(t, b)
+	if m.End != game.EndResigned || m.Loser != game.X || !m.Board.Outside {
+		t.Fatalf("after resigning: %+v; want Mason's resignation", m.Match)
+	}
+	v = m.Version
+	r0, e0 = before()
+	check("a game over", viewer(bob, "zh-Hans"), web.Action{Type: "move", Row: 1, Col: 1, Version: v}, "move.game_over", nil)
+	st := mustState(t, l, viewer(bob, "de"))
+	if st.Running || st.GameID != m.ID || !strings.Contains(st.Status, "Mason") || strings.Contains(st.Status, "<@") {
+		t.Errorf("state of the finished game = %+v; want it, not running, its result in names", st)
+	}
+}
+
+// A move on the page that the bot cannot draw on the chat board (its
+// token expired, its message unknown) marks the board stale; the next
+// click on it, refused, is answered by drawing the board as it stands
+// (saying that the game goes on in the Activity), and the refusal follows
+// to the clicker alone.
+func TestLiveStaleBoardRedrawnAtNextClick(t *testing.T) {
+	b, rec, clk := liveBot(t)
+	ctx := context.Background()
+	bm := bigGame(t, b, 4, 4, bob)
+	bm.Board = store.Board{AppID: "app", Token: "old-token", At: clk.now().Add(-tokenLife - time.Minute)}
+	if err := b.tables.put(ctx, bm); err != nil {
+		t.Fatal(err)
+	}
+	l := b.Live()
+	if refusal, err := l.Act(ctx, viewer(mason, "en-US"), web.Action{Type: "move", Row: 1, Col: 1, Version: bm.Version}); err != nil || refusal != "" {
+		t.Fatalf("Act(move) = %q, %v; want it played", refusal, err)
+	}
+	m := current(t, b)
+	if !m.Board.Stale || !m.Board.Outside {
+		t.Fatalf("stored board = %+v; want it stale", m.Board)
+	}
+	rec.mu.Lock()
+	if n := len(rec.edits) + len(rec.channelEdits); n != 0 {
+		t.Errorf("%d edits of a board the bot cannot reach", n)
+	}
+	rec.mu.Unlock()
+
+	// bob, seeing the board without Mason's move, taps that very cell.
+	click := install(as(buttonPayload(t, cell(m, 1, 1).String()), bob), false)
+	b.serveIC(ctx, click)
+	r := rec.last(t)
+	after := current(t, b)
+	if r.Type != discordgo.InteractionResponseUpdateMessage || r.Data.Content != boardView(english(), after).content {
+		t.Fatalf("the click was answered %d %q; want the board as it stands", r.Type, r.Data.Content)
+	}
+	if note := english().T("page.board_note", nil); !strings.Contains(r.Data.Content, note) {
+		t.Errorf("the redrawn board %q; want it to say %q", r.Data.Content, note)
+	}
+	if after.Board.Stale || after.Board.Token != click.Token || after.Judge.Len() != m.Judge.Len() {
+		t.Errorf("after the click: board %+v, %d moves; want it fresh with the click's token, nothing played", after.Board, after.Judge.Len())
+	}
+	b.Close() // the refusal follows in the background
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	want := english().T("move.occupied", moveData(m, 1, 1))
+	if len(rec.followups) != 1 || rec.followups[0].Content != want || rec.followups[0].Flags&discordgo.MessageFlagsEphemeral == 0 {
+		t.Errorf("follow-ups %+v; want the refusal %q to bob alone", rec.followups, want)
+	}
+}
+
+// With no game in the channel the page says how to start one; with the
+// feed's watch stopped, its channel closes.
+func TestLiveNoGame(t *testing.T) {
+	b, _, _ := liveBot(t)
+	l := b.Live()
+	st := mustState(t, l, viewer(mason, "de"))
+	if st.GameID != "" || st.Running || st.Status != plainText(b.catalog.For("de").T("board.no_game", nil), nil) || strings.Contains(st.Status, "`") {
+		t.Errorf("state = %+v; want no game, in German", st)
+	}
+	c, stop, err := l.Watch(context.Background(), fixtureChannel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	stop()
+	if _, open := <-c; open {
+		t.Error("the watch's channel is open after stop")
+	}
+}

@@ -142,6 +142,7 @@ type Server struct {
 	channels     map[string][]string // channel ID → visible message IDs, oldest first
 	interactions map[string]*interactionState
 	tokens       map[string]*interactionState
+	users        map[string]*discordgo.User // made by NewMember (users.go)
 }
 
 // NewServer starts a fake Discord on 127.0.0.1 with a random port. The bot's
@@ -242,7 +243,7 @@ var ids struct {
 // NewMember returns a guild member with a new user ID, the given username
 // and DefaultPermissions.
 func (s *Server) NewMember(username string) Member {
-	return Member{
+	m := Member{
 		User: &discordgo.User{
 			ID:            s.NewID(),
 			Username:      username,
@@ -251,6 +252,8 @@ func (s *Server) NewMember(username string) Member {
 		},
 		Permissions: DefaultPermissions,
 	}
+	s.knowUser(m.User)
+	return m
 }
 
 // Request is one REST request the server received, with its answer.

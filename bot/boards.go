@@ -88,7 +88,36 @@ func (bs *boards) followUp(fu followUps, err error) error {
 	if fu.redraw {
 		bs.show(next, true)
 	}
+	if fu.offer {
+		bs.offerInChat(next)
+	}
 	return err
+}
+
+// offerInChat posts in the background, in next's board's language, the
+// draw offer that next holds, made on the live board, so that an
+// opponent who plays in chat can answer it with its buttons: as a
+// follow-up through the board's token while Discord takes it, else to
+// the board's channel when the bot reaches it (reachesChannel);
+// otherwise the page alone shows it.
+func (bs *boards) offerInChat(next *match) {
+	v := renderDrawOffer(bs.catalog.For(next.locale), next.Match, next.DrawOffer)
+	comps := v.buttons()
+	ref := bs.boardRef(next)
+	if ref == nil && !reachesChannel(next) {
+		return
+	}
+	bs.run.queue(func(ctx context.Context) {
+		var err error
+		if ref != nil {
+			_, err = bs.dc.FollowupMessageCreate(ref, true, &discordgo.WebhookParams{Content: v.content, Components: comps, AllowedMentions: allowed(v.ping)}, discordgo.WithContext(ctx))
+		} else {
+			_, err = bs.dc.ChannelMessageSendComplex(boardChannel(next), &discordgo.MessageSend{Content: v.content, Components: comps, AllowedMentions: allowed(v.ping)}, discordgo.WithContext(ctx))
+		}
+		if err != nil {
+			bs.log.Warn("could not post a draw offer made on the live board", "channel", next.ChannelID, "err", err)
+		}
+	})
 }
 
 // showTimeout shows next, whose player to move lost on time, on its board.

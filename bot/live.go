@@ -231,11 +231,11 @@ func (l *Live) request(v web.Viewer, action string) (*request, *pageAnswer) {
 	}, ans
 }
 
-// reaches marks req as showing the bot able to reach m's channel when it
-// is (hasChannel): its board's message is known, which only such a game
-// learns (doc.go). The guild's longest turns then apply to a tap too.
+// reaches marks req as showing the bot able to reach m's channel when m
+// shows it did at its last change (reachesChannel): the guild's longest
+// turns then apply to a tap too, as to a click.
 func reaches(req *request, m *match) {
-	if m == nil || m.Board.MessageID == "" || req.GuildID == "" {
+	if !reachesChannel(m) || req.GuildID == "" {
 		return
 	}
 	req.AuthorizingIntegrationOwners = map[discordgo.ApplicationIntegrationType]string{discordgo.ApplicationIntegrationGuildInstall: req.GuildID}
@@ -283,7 +283,8 @@ func (b *Bot) resignLive(ctx context.Context, req *request) error {
 	return b.boards.followUp(b.commitLive(ctx, req, ch, next, nil, true))
 }
 
-// offerDrawLive offers the opponent a draw, which the page shows them.
+// offerDrawLive offers the opponent a draw, which the page shows them,
+// and chat too where the bot can post there (boards.offerInChat).
 func (b *Bot) offerDrawLive(ctx context.Context, req *request) error {
 	ch, err := b.tables.lock(ctx, req.ChannelID, false)
 	if err != nil {
@@ -294,7 +295,9 @@ func (b *Bot) offerDrawLive(ctx context.Context, req *request) error {
 	if err != nil {
 		return err
 	}
-	return b.boards.followUp(b.commitLive(ctx, req, ch, next, nil, false))
+	fu, err := b.commitLive(ctx, req, ch, next, nil, false)
+	fu.offer = fu.shown != nil
+	return b.boards.followUp(fu, err)
 }
 
 // answerDrawLive accepts or declines the draw offered in the channel's
@@ -334,7 +337,7 @@ func (b *Bot) rematchLive(ctx context.Context, req *request) error {
 // next's replaces, if any.
 func (b *Bot) commitLive(ctx context.Context, req *request, ch *channel, next, retire *match, draws bool) (followUps, error) {
 	next.Board.Outside = true
-	reachable := next.Board.MessageID != "" || next.Board.Token != "" && b.boards.tokenGood(next.Board)
+	reachable := reachesChannel(ch.match) || next.Board.Token != "" && b.boards.tokenGood(next.Board)
 	if draws {
 		next.Board.Stale = !reachable
 	}
@@ -424,7 +427,7 @@ func liveLabels(lang *i18n.Language) map[string]string {
 	return map[string]string{
 		"resign":       lang.T("page.resign", nil),
 		"offer_draw":   lang.T("page.offer_draw", nil),
-		"accept_draw":  lang.T("button.accept", nil),
+		"accept_draw":  lang.T("button.accept_draw", nil),
 		"decline_draw": lang.T("button.decline", nil),
 		"rematch":      lang.T("button.rematch", nil),
 		"watching":     lang.T("page.watching", nil),

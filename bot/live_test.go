@@ -290,3 +290,79 @@ func TestLiveNoGame(t *testing.T) {
 		t.Error("the watch's channel is open after stop")
 	}
 }
+
+// A draw offered on the page is posted in chat too, where the opponent
+// accepts it with its button: the game ends, agreed.
+func TestLiveDrawOfferAnsweredInChat(t *testing.T) {
+	b, rec, clk := liveBot(t)
+	ctx := context.Background()
+	bm := bigGame(t, b, 3, 3, bob)
+	bm.Board = store.Board{AppID: "app", Token: "board-token", At: clk.now()}
+	if err := b.tables.put(ctx, bm); err != nil {
+		t.Fatal(err)
+	}
+	l := b.Live()
+	if refusal, err := l.Act(ctx, viewer(mason, "en-US"), web.Action{Type: "offer_draw"}); err != nil || refusal != "" {
+		t.Fatalf("Act(offer_draw) = %q, %v", refusal, err)
+	}
+	if st := mustState(t, l, viewer(bob, "en-US")); st.DrawOffer != "X" || st.Labels["draw_offered"] == "" {
+		t.Errorf("bob's state: offer %q, labels %v; want Mason's offer", st.DrawOffer, st.Labels)
+	}
+	waitFor(t, "the offer posted in chat", func() bool {
+		rec.mu.Lock()
+		defer rec.mu.Unlock()
+		return len(rec.followups) > 0
+	})
+	rec.mu.Lock()
+	if len(rec.followups) != 1 || rec.followupRefs[0] != "board-token" || !strings.Contains(rec.followups[0].Content, mention(bob)) || len(rec.followups[0].Components) == 0 {
+		t.Fatalf("follow-ups %+v; want the offer to bob, with its buttons, through the board's token", rec.followups)
+	}
+	rec.mu.Unlock()
+	yes := install(as(buttonPayload(t, route{action: actDrawYes, id: bm.ID}.String()), bob), false)
+	b.serveIC(ctx, yes)
+	if m := current(t, b); m.End != game.EndAgreed {
+		t.Fatalf("after bob accepted in chat: ended %v (answer %q); want a draw agreed", m.End, rec.last(t).Data.Content)
+	}
+}
+
+
+// In a server that installed the bot, with turns of hours, a tap on the
+// page long after the board's token expired edits the board through its
+// channel, with the bot's token; the board is not stale, and says
+// nothing of the Activity (the bot reaches it for good).
+func TestLiveMoveEditsThroughChannel(t *testing.T) {
+	b, rec, clk := corrBot(t, 20*time.Hour)
+	m := challengeAccepted(t, b, rec)
+	if m.Board.MessageID != boardMessage {
+		t.Fatalf("board %+v; want its message known", m.Board)
+	}
+	clk.advance(tokenLife + time.Minute)
+	b.Close() // the accept's ping, kept with the game, is saved
+	b, rec = reopened(t, b, clk)
+	l := b.Live()
+	v := mustState(t, l, viewer(mason, "en-US")).Version
+	if refusal, err := l.Act(context.Background(), viewer(mason, "en-US"), web.Action{Type: "move", Row: 2, Col: 2, Version: v}); err != nil || refusal != "" {
+		t.Fatalf("Act(move) = %q, %v; want it played", refusal, err)
+	}
+	after := current(t, b)
+	if after.Board.Stale || !after.Board.Outside || after.Deadline.Sub(clk.now()) < 19*time.Hour {
+		t.Errorf("after the tap: board %+v, deadline in %v; want it reachable, with the guild's 20 h turn", after.Board, after.Deadline.Sub(clk.now()))
+	}
+	waitFor(t, "the board edited through its channel", func() bool {
+		rec.mu.Lock()
+		defer rec.mu.Unlock()
+		return len(rec.channelEdits) > 0
+	})
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	e := rec.channelEdits[len(rec.channelEdits)-1]
+	if e.ID != boardMessage || *e.Content != boardView(english(), after).content || strings.Contains(*e.Content, english().T("page.board_note", nil)) {
+		t.Errorf("channel edit of %s: %q; want the board as stored, without the Activity's note", e.ID, *e.Content)
+	}
+}
+
+// reopened is a new bot on b's store and clock, as after a restart.
+func reopened(t *testing.T, b *Bot, clk *clock) (*Bot, *recorder) {
+	t.Helper()
+	return clockedBotOn(t, b.stores.Games.(wholeStore), clk)
+}

@@ -47,6 +47,15 @@ func mayGoStale(m *match) bool {
 	return m.Board.Outside && !m.Over() && m.Board.MessageID == ""
 }
 
+// reachesChannel says whether the bot reached m's channel with its own
+// token at m's last change: a turn longer than MaxTimeout is given only
+// then (rulesFor, hasChannel), and such a game keeps its board's message
+// (doc.go). A picker's board knows its message too, wherever it is, but
+// not that the bot can reach it.
+func reachesChannel(m *match) bool {
+	return m != nil && m.Board.MessageID != "" && !m.Over() && !m.Deadline.IsZero() && m.Deadline.Sub(turnStart(m)) > MaxTimeout
+}
+
 // refused says whether err is a refusal meant for the user.
 func refused(err error) bool {
 	var ue userError

@@ -120,3 +120,50 @@ func BenchmarkMovesSQLite(b *testing.B) {
 func BenchmarkMovesPostgres(b *testing.B) {
 	benchMoves(b, openPostgres(b, postgresSchema(b)))
 }
+
+// The change feed's cost per save (feed.go), beside BenchmarkMovesSQLite
+// and BenchmarkMovesPostgres, whose channels nobody watches: NoFeed is the
+// save without the feed at all (as before it: no look-up on SQLite, no
+// trigger on PostgreSQL), Watched with every channel watched (each save
+// tells a watcher here; on PostgreSQL through NOTIFY and the listening
+// connection).
+
+func BenchmarkMovesSQLiteNoFeed(b *testing.B) {
+	s := openSQLite(b, filepath.Join(b.TempDir(), "tttbot.db"))
+	s.localFeed = false
+	benchMoves(b, s)
+}
+
+func BenchmarkMovesSQLiteWatched(b *testing.B) {
+	s := openSQLite(b, filepath.Join(b.TempDir(), "tttbot.db"))
+	watchAll(b, s)
+	benchMoves(b, s)
+}
+
+func BenchmarkMovesPostgresNoFeed(b *testing.B) {
+	p := openPostgres(b, postgresSchema(b))
+	if _, err := p.pool.Exec(context.Background(), `DROP TRIGGER games_live ON games`); err != nil {
+		b.Fatal(err)
+	}
+	benchMoves(b, p)
+}
+
+func BenchmarkMovesPostgresWatched(b *testing.B) {
+	p := openPostgres(b, postgresSchema(b))
+	heard := watchAll(b, p)
+	benchMoves(b, p)
+	b.ReportMetric(float64(heard.Load())/float64(b.N), "heard/op")
+}
+
+// watchAll watches the 100 channels of benchMoves, counting what is heard.
+func watchAll(b *testing.B, s storeUnderTest) *atomic.Int64 {
+	var heard atomic.Int64
+	for c := range 100 {
+		stop, err := s.Watch(context.Background(), fmt.Sprintf("c%d", c), func(Change) { heard.Add(1) })
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(stop)
+	}
+	return &heard
+}

@@ -97,15 +97,14 @@ func (l *Live) Act(ctx context.Context, v web.Viewer, a web.Action) (refusal str
 		return "", fmt.Errorf("bot: live board: unknown action %q", a.Type)
 	}
 	l.reads.changed(v.ChannelID) // read again, whatever the feed says when
-	names := l.users.names(ctx, nil)
 	var ue userError
 	switch {
 	case errors.As(err, &ue):
 		b.meter.Interaction(req.kind, "refused", time.Since(req.arrived))
 		if said := ans.said.Load(); said != nil {
-			return plainText(*said, names), nil // it was answered: what it said
+			return l.plain(ctx, *said), nil // it was answered: what it said
 		}
-		return plainText(ue.in(req.lang), names), nil
+		return l.plain(ctx, ue.in(req.lang)), nil
 	case err != nil:
 		b.meter.Interaction(req.kind, "error", time.Since(req.arrived))
 		b.log.Error("live board action failed", "channel", v.ChannelID, "user", v.UserID, "action", a.Type, "err", err)
@@ -114,7 +113,7 @@ func (l *Live) Act(ctx context.Context, v web.Viewer, a web.Action) (refusal str
 	if said := ans.said.Load(); said != nil {
 		// Refused in words after a save lost the race (commit).
 		b.meter.Interaction(req.kind, "refused", time.Since(req.arrived))
-		return plainText(*said, names), nil
+		return l.plain(ctx, *said), nil
 	}
 	b.meter.Interaction(req.kind, "ok", time.Since(req.arrived))
 	return "", nil
@@ -458,6 +457,18 @@ func plainText(s string, names map[string]string) string {
 		}
 		return ""
 	})
+}
+
+// plain is plainText of s with the names of the users it mentions, read
+// from Discord if not known.
+func (l *Live) plain(ctx context.Context, s string) string {
+	var ids []string
+	for _, m := range mentionPattern.FindAllStringSubmatch(s, -1) {
+		if m[1] != "" {
+			ids = append(ids, m[1])
+		}
+	}
+	return plainText(s, l.users.names(ctx, ids))
 }
 
 // liveReads keeps the last game read of each channel that a page

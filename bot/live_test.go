@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -365,4 +366,42 @@ func TestLiveMoveEditsThroughChannel(t *testing.T) {
 func reopened(t *testing.T, b *Bot, clk *clock) (*Bot, *recorder) {
 	t.Helper()
 	return clockedBotOn(t, b.stores.Games.(wholeStore), clk)
+}
+
+// Rematch on the page starts the next game in the channel, which the page
+// shows; the finished game's chat board loses its Rematch button.
+func TestLiveRematch(t *testing.T) {
+	b, rec, clk := liveBot(t)
+	ctx := context.Background()
+	bm := bigGame(t, b, 3, 3, bob)
+	bm.Board = store.Board{AppID: "app", Token: "board-token", At: clk.now()}
+	if err := b.tables.put(ctx, bm); err != nil {
+		t.Fatal(err)
+	}
+	l := b.Live()
+	busy := plainText(english().T("start.busy_game", players(bm.Match)), map[string]string{mason: "Mason", bob: "bob"})
+	if refusal, err := l.Act(ctx, viewer(bob, "en-US"), web.Action{Type: "rematch"}); err != nil || refusal != busy {
+		t.Errorf("Act(rematch) of a running game = %q, %v; want %q", refusal, err, busy)
+	}
+	if refusal, err := l.Act(ctx, viewer(mason, "en-US"), web.Action{Type: "resign"}); err != nil || refusal != "" {
+		t.Fatalf("Act(resign) = %q, %v", refusal, err)
+	}
+	waitEdit(t, rec) // the final board
+	if refusal, err := l.Act(ctx, viewer(bob, "en-US"), web.Action{Type: "rematch"}); err != nil || refusal != "" {
+		t.Fatalf("Act(rematch) = %q, %v", refusal, err)
+	}
+	m := current(t, b)
+	if m.ID == bm.ID || m.Over() || !m.Board.Outside || m.Side(mason) == game.None || m.Side(bob) == game.None {
+		t.Fatalf("after the rematch: %+v; want a new game of the same players, played on the page", m.Match)
+	}
+	if st := mustState(t, l, viewer(mason, "en-US")); st.GameID != m.ID || !st.Running {
+		t.Errorf("state = %+v; want the new game", st)
+	}
+	waitEdit(t, rec) // the finished board retired
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	last := rec.edits[len(rec.edits)-1]
+	if rec.editRefs[len(rec.editRefs)-1] != "board-token" || last.Components == nil || strings.Contains(fmt.Sprint(*last.Components), actRematch) {
+		t.Errorf("the finished board's last edit %+v; want it without Rematch", last)
+	}
 }

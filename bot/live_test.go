@@ -326,7 +326,6 @@ func TestLiveDrawOfferAnsweredInChat(t *testing.T) {
 	}
 }
 
-
 // In a server that installed the bot, with turns of hours, a tap on the
 // page long after the board's token expired edits the board through its
 // channel, with the bot's token; the board is not stale, and says

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"strconv"
 	"strings"
@@ -60,12 +61,30 @@ func (b *Bot) Live() *Live {
 
 // State returns the channel's game as v sees it: the game running, else
 // the last one played there (Running false), else none; in v's language.
+// Its slices may be shared with other pages' states: they are read only.
 func (l *Live) State(ctx context.Context, v web.Viewer) (web.State, error) {
-	m, err := l.reads.read(ctx, l.b.stores.Games, v.ChannelID)
+	m, c, err := l.reads.read(ctx, l.b.stores.Games, v.ChannelID)
 	if err != nil {
 		return web.State{}, err
 	}
-	return l.state(ctx, v, m), nil
+	if c == nil {
+		return l.state(ctx, v, m), nil
+	}
+	// Many pages see one game: each state, by language and side, is made
+	// once per version read.
+	key := stateKey{tag: l.b.catalog.For(v.Locale).Tag()}
+	if m != nil {
+		key.you = m.Side(v.UserID)
+	}
+	if st, ok := l.reads.made(c, m, key); ok {
+		st.Now = l.b.cfg.Now().UnixMilli()
+		st.Labels = maps.Clone(st.Labels)
+		return st, nil
+	}
+	st := l.state(ctx, v, m)
+	l.reads.keep(c, m, key, st)
+	st.Labels = maps.Clone(st.Labels)
+	return st, nil
 }
 
 // Act does a for v, as a click in chat would, and returns the refusal in
@@ -367,6 +386,9 @@ func (l *Live) state(ctx context.Context, v web.Viewer, m *match) web.State {
 		}
 	}
 	ids := []string{m.Players[game.X], m.Players[game.O]}
+	if m.StoppedBy != "" {
+		ids = append(ids, m.StoppedBy) // named in the status line
+	}
 	names := l.users.names(ctx, ids)
 	for i, side := range []game.Player{game.X, game.O} {
 		id := m.Players[side]
@@ -489,7 +511,43 @@ type liveRead struct {
 	m        *match // as read at readGen
 	readGen  uint64
 	read     bool
+	// states made of m, by language and side; guarded by liveReads.mu.
+	states map[stateKey]web.State
+	of     *match // the m they are of
 }
+
+// stateKey names one way a game is shown: in a language, to a side
+// (game.None: a spectator).
+type stateKey struct {
+	tag string
+	you game.Player
+}
+
+// made returns the state made of m for key, if any.
+func (r *liveReads) made(c *liveRead, m *match, key stateKey) (web.State, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if c.of != m || c.states == nil {
+		return web.State{}, false
+	}
+	st, ok := c.states[key]
+	return st, ok
+}
+
+// keep keeps st, made of m for key.
+func (r *liveReads) keep(c *liveRead, m *match, key stateKey, st web.State) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if c.of != m || c.states == nil {
+		c.of, c.states = m, make(map[stateKey]web.State)
+	}
+	if len(c.states) < maxStates {
+		c.states[key] = st
+	}
+}
+
+// maxStates bounds the states kept of one version of a game.
+const maxStates = 64
 
 // watch counts a watcher of channelID more (+1) or less (-1).
 func (r *liveReads) watch(channelID string, d int) {
@@ -519,13 +577,14 @@ func (r *liveReads) changed(channelID string) {
 }
 
 // read returns channelID's game: as read before if no change was heard
-// since, else from games.
-func (r *liveReads) read(ctx context.Context, games GameStore, channelID string) (*match, error) {
+// since, else from games; and the channel's liveRead if it is watched.
+func (r *liveReads) read(ctx context.Context, games GameStore, channelID string) (*match, *liveRead, error) {
 	r.mu.Lock()
 	c := r.channels[channelID]
 	r.mu.Unlock()
 	if c == nil {
-		return readMatch(ctx, games, channelID)
+		m, err := readMatch(ctx, games, channelID)
+		return m, nil, err
 	}
 	c.reading.Lock()
 	defer c.reading.Unlock()
@@ -533,14 +592,14 @@ func (r *liveReads) read(ctx context.Context, games GameStore, channelID string)
 	gen := c.gen
 	r.mu.Unlock()
 	if c.read && c.readGen == gen {
-		return c.m, nil
+		return c.m, c, nil
 	}
 	m, err := readMatch(ctx, games, channelID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	c.m, c.readGen, c.read = m, gen, true
-	return m, nil
+	return m, c, nil
 }
 
 // readMatch reads channelID's game from games: nil if it has none, or
@@ -587,25 +646,23 @@ const (
 	maxUsers   = 10_000
 )
 
-// names returns the names of ids (and of every user known, for texts
-// that mention others), reading those not known from Discord.
+// names returns the names of ids, reading those not known from Discord;
+// a user who cannot be read is named by their id.
 func (u *liveUsers) names(ctx context.Context, ids []string) map[string]string {
 	for _, id := range ids {
 		u.get(ctx, id)
 	}
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	out := make(map[string]string, len(u.known))
-	for id, k := range u.known {
-		select {
-		case <-k.ready:
-			out[id] = cmp.Or(k.name, id)
-		default:
-		}
-	}
+	out := make(map[string]string, len(ids))
 	for _, id := range ids {
-		if out[id] == "" {
-			out[id] = id
+		out[id] = id
+		if k := u.known[id]; k != nil {
+			select {
+			case <-k.ready:
+				out[id] = cmp.Or(k.name, id)
+			default:
+			}
 		}
 	}
 	return out

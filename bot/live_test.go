@@ -285,6 +285,11 @@ func TestLiveNoGame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	for range 2 { // watched: made once, then kept
+		if again := mustState(t, l, viewer(mason, "de")); again.Status != st.Status || again.GameID != "" {
+			t.Errorf("state while watched = %+v; want no game", again)
+		}
+	}
 	stop()
 	stop()
 	if _, open := <-c; open {

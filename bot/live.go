@@ -165,15 +165,15 @@ func (l *Live) Watch(ctx context.Context, channelID string) (<-chan web.Change, 
 		return nil, nil, err
 	}
 	var once sync.Once
-	stop := func() {
+	end := func() {
 		once.Do(func() {
 			stopFeed()
 			l.reads.watch(channelID, -1)
 			w.close()
 		})
 	}
-	context.AfterFunc(ctx, stop)
-	return w.c, stop, nil
+	unregister := context.AfterFunc(ctx, end)
+	return w.c, func() { unregister(); end() }, nil
 }
 
 // watchBuffer is how many changes a watch holds for a reader that falls

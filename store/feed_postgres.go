@@ -45,6 +45,7 @@ type pgListener struct {
 	everUp  bool
 	pid     uint32 // the listening connection's server process, for tests
 	stopped bool
+	marks   map[string]time.Time // when this process last marked each channel watched
 }
 
 // Watch makes fn hear every saved change of channelID's game, by any
@@ -75,11 +76,34 @@ func (p *Postgres) Watch(ctx context.Context, channelID string, fn func(Change))
 		return nil, fmt.Errorf("store: watch channel %s: not listening yet: %w", channelID, ctx.Err())
 	}
 	remove, _ := p.feed.add(channelID, fn)
-	if err := p.markWatched(ctx, channelID); err != nil {
-		remove()
-		return nil, fmt.Errorf("store: watch channel %s: %w", channelID, err)
+	if !l.markedLately(channelID) {
+		if err := p.markWatched(ctx, channelID); err != nil {
+			remove()
+			return nil, fmt.Errorf("store: watch channel %s: %w", channelID, err)
+		}
+		l.marked(channelID)
 	}
 	return func() { remove() }, nil // the row expires unless another watcher renews it
+}
+
+// markedLately says whether this process marked channelID watched within
+// liveRenew: its mark stands, every save since reads it, and a page more
+// of the channel adds no write.
+func (l *pgListener) markedLately(channelID string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	at, ok := l.marks[channelID]
+	return ok && time.Since(at) < liveRenew
+}
+
+// marked records that channelID was marked watched now.
+func (l *pgListener) marked(channelID string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.marks == nil {
+		l.marks = make(map[string]time.Time)
+	}
+	l.marks[channelID] = time.Now()
 }
 
 // markWatched marks channelID watched until liveTTL from now (the
@@ -109,6 +133,17 @@ func (p *Postgres) markWatched(ctx context.Context, channelID string) error {
 // the marks long expired (of any process).
 func (p *Postgres) renewWatches(ctx context.Context) error {
 	ids := p.feed.list()
+	watched := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		watched[id] = true
+	}
+	p.live.mu.Lock()
+	for id := range p.live.marks {
+		if !watched[id] {
+			delete(p.live.marks, id) // watched here no more
+		}
+	}
+	p.live.mu.Unlock()
 	return p.write(ctx, func(t tx) error {
 		if len(ids) > 0 {
 			if _, err := t.exec(ctx, `INSERT INTO live_watches (channel_id, until)

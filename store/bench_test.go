@@ -167,3 +167,66 @@ func watchAll(b *testing.B, s storeUnderTest) *atomic.Int64 {
 	}
 	return &heard
 }
+
+// BenchmarkFeedLatency measures how long after a save returns its watcher
+// hears of it: in the process (SQLite, after the commit) and across
+// processes (PostgreSQL: NOTIFY at commit, heard on another store's
+// listening connection), from the start of the save: one save at a time,
+// reporting the save's p50 and the p50 and p99 of hearing it.
+func BenchmarkFeedLatency(b *testing.B) {
+	b.Run("sqlite", func(b *testing.B) {
+		s := openSQLite(b, filepath.Join(b.TempDir(), "tttbot.db"))
+		benchFeedLatency(b, s, s)
+	})
+	b.Run("postgres", func(b *testing.B) {
+		url := postgresSchema(b)
+		benchFeedLatency(b, openPostgres(b, url), openPostgres(b, url))
+	})
+}
+
+func benchFeedLatency(b *testing.B, saver, watcher storeUnderTest) {
+	heard := make(chan Change, 1)
+	stop, err := watcher.Watch(context.Background(), "chan", func(c Change) { heard <- c })
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer stop()
+	g := newGame("g0", "guild", "chan", "x", "o")
+	g.Size, g.Win = 15, 15
+	mustSave(b, saver, g)
+	<-heard
+	var took, saves []time.Duration
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		if len(g.Moves) == 15*15 {
+			g.End, g.EndedAt = game.EndDraw, time.Now()
+			mustSave(b, saver, g)
+			<-heard
+			g = newGame(fmt.Sprintf("g%d", i), "guild", "chan", "x", "o")
+			g.Size, g.Win = 15, 15
+			mustSave(b, saver, g)
+			<-heard
+		}
+		n := len(g.Moves)
+		p := game.X
+		if n%2 == 1 {
+			p = game.O
+		}
+		g.Moves = append(g.Moves, Move{Move: game.Move{Row: n / 15, Col: n % 15, Player: p}, At: time.Now()})
+		start := time.Now()
+		mustSave(b, saver, g)
+		saved := time.Since(start)
+		if c := <-heard; c.Version != g.Version {
+			b.Fatalf("heard %+v; want version %d", c, g.Version)
+		}
+		took = append(took, time.Since(start))
+		saves = append(saves, saved)
+	}
+	b.StopTimer()
+	slices.Sort(took)
+	slices.Sort(saves)
+	b.ReportMetric(float64(saves[len(saves)/2].Microseconds()), "save-p50-µs")
+	b.ReportMetric(float64(took[len(took)/2].Microseconds()), "heard-p50-µs")
+	b.ReportMetric(float64(took[len(took)*99/100].Microseconds()), "heard-p99-µs")
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 	"github.com/tttbot/tttbot/game"
 	"github.com/tttbot/tttbot/store"
+	"github.com/tttbot/tttbot/store/storetest"
 	"github.com/tttbot/tttbot/web"
 )
 
@@ -407,5 +408,46 @@ func TestLiveRematch(t *testing.T) {
 	last := rec.edits[len(rec.edits)-1]
 	if rec.editRefs[len(rec.editRefs)-1] != "board-token" || last.Components == nil || strings.Contains(fmt.Sprint(*last.Components), actRematch) {
 		t.Errorf("the finished board's last edit %+v; want it without Rematch", last)
+	}
+}
+
+// Two replicas on one PostgreSQL: a click in chat answered by one is heard
+// by a page watching through the other, which shows it; a tap on that
+// page is saved for both, and heard by a page on the first.
+func TestLiveAcrossReplicasPostgres(t *testing.T) {
+	url := storetest.PostgresURL(t)
+	ctx := context.Background()
+	open := func() *store.Postgres {
+		st, err := store.OpenPostgres(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st
+	}
+	clk := &clock{t: time.Now()}
+	b1, _ := clockedBotOn(t, open(), clk)
+	b2, _ := clockedBotOn(t, open(), clk)
+	bm := bigGame(t, b1, 5, 4, bob)
+	l1, l2 := b1.Live(), b2.Live()
+	on1, on2 := watching(t, l1), watching(t, l2)
+
+	b1.serveIC(ctx, install(as(buttonPayload(t, cell(bm, 3, 3).String()), mason), false))
+	c := nextChange(t, on2)
+	st := mustState(t, l2, viewer(bob, "en-US"))
+	if c.GameID != bm.ID || c.Version != st.Version || st.Cells[2*5+2] != "X" || st.Turn != "O" || st.You != "O" {
+		t.Fatalf("replica 2 heard %+v and shows %+v; want Mason's click, bob to move", c, st)
+	}
+	if refusal, err := l2.Act(ctx, viewer(bob, "en-US"), web.Action{Type: "move", Row: 1, Col: 1, Version: st.Version}); err != nil || refusal != "" {
+		t.Fatalf("Act on replica 2 = %q, %v", refusal, err)
+	}
+	for {
+		c := nextChange(t, on1)
+		if c.Version > st.Version {
+			break
+		}
+	}
+	if st1 := mustState(t, l1, viewer(mason, "en-US")); st1.Cells[0] != "O" || st1.Turn != "X" {
+		t.Errorf("replica 1 shows %+v; want bob's tap, Mason to move", st1)
 	}
 }

@@ -678,6 +678,11 @@ const lockedEditWithin = time.Second
 // lock.
 func (bs *boards) choose(ctx context.Context, slot *boardSlot, e *boardEdit, stored *match) (*match, bool) {
 	m := e.m
+	if stored != nil && stored.ID != m.ID && m.Board.Token != "" && stored.Board.Token == m.Board.Token {
+		// The message is a newer game's board now (a rematch on the live
+		// board), which that game's edits draw.
+		return nil, false
+	}
 	if stored != nil && stored.ID == m.ID && stored.Version > m.Version {
 		if !sameMessage(e.m, stored) {
 			// A newer message of the game replaced this one, and is

@@ -338,12 +338,21 @@ func (b *Bot) answerDrawLive(ctx context.Context, req *request, accept bool) err
 }
 
 // rematchLive starts the rematch of the channel's finished game, shown on
-// the page; its chat board is the finished game's, which loses its
-// Rematch button.
+// the page. A tap has no token to post a new board with: while the
+// finished game's board's token is good, that message becomes the new
+// game's board (as a challenge's message becomes its game's), so that
+// players in chat play on; otherwise the finished board only loses its
+// Rematch button, and the page shows the new game.
 func (b *Bot) rematchLive(ctx context.Context, req *request) error {
 	return b.startRematch(ctx, req, "", func(ch *channel, next *match, _ store.Settings) (followUps, error) {
-		next.Serial = ch.match.Serial + 1
-		return b.commitLive(ctx, req, ch, next, ch.match, false)
+		old := ch.match
+		next.Serial = old.Serial + 1
+		if old.Board.Token != "" && b.boards.tokenGood(old.Board) {
+			next.Board = old.Board
+			next.Board.Stale = false
+			return b.commitLive(ctx, req, ch, next, nil, true)
+		}
+		return b.commitLive(ctx, req, ch, next, old, false)
 	})
 }
 

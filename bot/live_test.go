@@ -374,7 +374,8 @@ func reopened(t *testing.T, b *Bot, clk *clock) (*Bot, *recorder) {
 }
 
 // Rematch on the page starts the next game in the channel, which the page
-// shows; the finished game's chat board loses its Rematch button.
+// shows; the finished game's chat board, whose token is good, becomes the
+// new game's board. Without a good token, the finished board is left.
 func TestLiveRematch(t *testing.T) {
 	b, rec, clk := liveBot(t)
 	ctx := context.Background()
@@ -402,12 +403,28 @@ func TestLiveRematch(t *testing.T) {
 	if st := mustState(t, l, viewer(mason, "en-US")); st.GameID != m.ID || !st.Running {
 		t.Errorf("state = %+v; want the new game", st)
 	}
-	waitEdit(t, rec) // the finished board retired
+	if m.Board.Token != "board-token" || m.Board.Stale {
+		t.Errorf("the new game's board %+v; want the finished game's message", m.Board)
+	}
+	waitEdit(t, rec) // the board shows the new game
 	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	last := rec.edits[len(rec.edits)-1]
-	if rec.editRefs[len(rec.editRefs)-1] != "board-token" || last.Components == nil || strings.Contains(fmt.Sprint(*last.Components), actRematch) {
-		t.Errorf("the finished board's last edit %+v; want it without Rematch", last)
+	last, ref := rec.edits[len(rec.edits)-1], rec.editRefs[len(rec.editRefs)-1]
+	rec.mu.Unlock()
+	if ref != "board-token" || *last.Content != boardView(english(), m).content || last.Components == nil || !strings.Contains(fmt.Sprint(*last.Components), m.ID) {
+		t.Errorf("the board's last edit %q through %q; want the new game, with its buttons", *last.Content, ref)
+	}
+
+	// Once the token has expired, a rematch leaves the board as it is.
+	if refusal, err := l.Act(ctx, viewer(mason, "en-US"), web.Action{Type: "resign"}); err != nil || refusal != "" {
+		t.Fatalf("Act(resign) = %q, %v", refusal, err)
+	}
+	waitEdit(t, rec)
+	clk.advance(tokenLife + time.Minute)
+	if refusal, err := l.Act(ctx, viewer(bob, "en-US"), web.Action{Type: "rematch"}); err != nil || refusal != "" {
+		t.Fatalf("Act(rematch) = %q, %v", refusal, err)
+	}
+	if third := current(t, b); third.ID == m.ID || third.Board.Token != "" {
+		t.Errorf("the third game's board %+v; want none in chat", third.Board)
 	}
 }
 
@@ -449,5 +466,33 @@ func TestLiveAcrossReplicasPostgres(t *testing.T) {
 	}
 	if st1 := mustState(t, l1, viewer(mason, "en-US")); st1.Cells[0] != "O" || st1.Turn != "X" {
 		t.Errorf("replica 1 shows %+v; want bob's tap, Mason to move", st1)
+	}
+}
+
+// An edit of a finished game's board that comes after a rematch on the
+// page made that message the new game's board draws nothing: the message
+// shows the new game.
+func TestLiveRematchOldEditDrawsNothing(t *testing.T) {
+	b, _, clk := liveBot(t)
+	ctx := context.Background()
+	bm := bigGame(t, b, 3, 3, bob)
+	bm.Board = store.Board{AppID: "app", Token: "board-token", At: clk.now()}
+	if err := b.tables.put(ctx, bm); err != nil {
+		t.Fatal(err)
+	}
+	l := b.Live()
+	if refusal, err := l.Act(ctx, viewer(mason, "en-US"), web.Action{Type: "resign"}); err != nil || refusal != "" {
+		t.Fatalf("Act(resign) = %q, %v", refusal, err)
+	}
+	final := current(t, b)
+	if refusal, err := l.Act(ctx, viewer(bob, "en-US"), web.Action{Type: "rematch"}); err != nil || refusal != "" {
+		t.Fatalf("Act(rematch) = %q, %v", refusal, err)
+	}
+	next := current(t, b)
+	if m, _ := b.boards.choose(ctx, new(boardSlot), &boardEdit{m: final, comps: true}, next); m != nil {
+		t.Errorf("the finished game's edit draws %s; want nothing", m.ID)
+	}
+	if m, _ := b.boards.choose(ctx, new(boardSlot), &boardEdit{m: next, comps: true}, next); m == nil || m.ID != next.ID {
+		t.Errorf("the new game's edit draws %v; want the new game", m)
 	}
 }

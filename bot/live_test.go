@@ -496,3 +496,23 @@ func TestLiveRematchOldEditDrawsNothing(t *testing.T) {
 		t.Errorf("the new game's edit draws %v; want the new game", m)
 	}
 }
+
+// A board of a game played on the live board too, with the line that
+// says the game goes on in the Activity, fits Discord's limits in every
+// language, at every size and in every state, with its grid or as a
+// picture's text.
+func TestLiveBoardNoteFitsEveryLanguage(t *testing.T) {
+	bs := sampleBoards(t)
+	for _, lng := range catalogLanguages(t) {
+		l := lang(t, lng)
+		for name, tm := range bs {
+			m := &match{Match: tm, Board: store.Board{Outside: true}}
+			for _, v := range []view{boardView(l, m), pictureView(l, m)} {
+				checkMessage(t, lng+" "+name, &discordgo.InteractionResponseData{Content: v.content, Components: v.components})
+				if note := l.T("page.board_note", nil); strings.Contains(v.content, note) == m.Over() {
+					t.Errorf("%s %s: the note in %q; want it while the game runs only", lng, name, v.content)
+				}
+			}
+		}
+	}
+}

@@ -15,6 +15,13 @@
 //
 // Saves are versioned: a Game carries the version it was read at, and Save
 // fails with ErrConflict, changing nothing, when another save came first.
+//
+// The live board (a web page that Discord opens as an Activity) hears of
+// saves through the change feed (Watch, feed.go): in the process on SQLite
+// and Memory, from every process on PostgreSQL (LISTEN/NOTIFY, sent in the
+// save's transaction, only for the channels a page watches). Its sessions
+// are signed with a key kept in the database (WebKey), the same for every
+// process.
 package store
 
 import (

@@ -93,6 +93,9 @@ func (l *Live) State(ctx context.Context, v web.Viewer) (web.State, error) {
 // for v is Failure's.
 func (l *Live) Act(ctx context.Context, v web.Viewer, a web.Action) (refusal string, err error) {
 	b := l.b
+	// A tap has the time a click has: a busy channel is answered in time.
+	ctx, cancel := context.WithTimeout(ctx, answerWithin)
+	defer cancel()
 	req, ans := l.request(v, a.Type)
 	if !b.run.admit() {
 		return plainText(req.lang.T("error.restarting", nil), nil), nil

@@ -88,7 +88,36 @@ func (bs *boards) followUp(fu followUps, err error) error {
 	if fu.redraw {
 		bs.show(next, true)
 	}
+	if fu.offer {
+		bs.offerInChat(next)
+	}
 	return err
+}
+
+// offerInChat posts in the background, in next's board's language, the
+// draw offer that next holds, made on the live board, so that an
+// opponent who plays in chat can answer it with its buttons: as a
+// follow-up through the board's token while Discord takes it, else to
+// the board's channel when the bot reaches it (reachesChannel);
+// otherwise the page alone shows it.
+func (bs *boards) offerInChat(next *match) {
+	v := renderDrawOffer(bs.catalog.For(next.locale), next.Match, next.DrawOffer)
+	comps := v.buttons()
+	ref := bs.boardRef(next)
+	if ref == nil && !reachesChannel(next) {
+		return
+	}
+	bs.run.queue(func(ctx context.Context) {
+		var err error
+		if ref != nil {
+			_, err = bs.dc.FollowupMessageCreate(ref, true, &discordgo.WebhookParams{Content: v.content, Components: comps, AllowedMentions: allowed(v.ping)}, discordgo.WithContext(ctx))
+		} else {
+			_, err = bs.dc.ChannelMessageSendComplex(boardChannel(next), &discordgo.MessageSend{Content: v.content, Components: comps, AllowedMentions: allowed(v.ping)}, discordgo.WithContext(ctx))
+		}
+		if err != nil {
+			bs.log.Warn("could not post a draw offer made on the live board", "channel", next.ChannelID, "err", err)
+		}
+	})
 }
 
 // showTimeout shows next, whose player to move lost on time, on its board.
@@ -649,6 +678,11 @@ const lockedEditWithin = time.Second
 // lock.
 func (bs *boards) choose(ctx context.Context, slot *boardSlot, e *boardEdit, stored *match) (*match, bool) {
 	m := e.m
+	if stored != nil && stored.ID != m.ID && m.Board.Token != "" && stored.Board.Token == m.Board.Token {
+		// The message is a newer game's board now (a rematch on the live
+		// board), which that game's edits draw.
+		return nil, false
+	}
 	if stored != nil && stored.ID == m.ID && stored.Version > m.Version {
 		if !sameMessage(e.m, stored) {
 			// A newer message of the game replaced this one, and is
@@ -720,8 +754,8 @@ func sameMessage(old, stored *match) bool {
 // have a row of the picker open).
 func (bs *boards) onDiscord(msg *discordgo.Message, m *match) bool {
 	l := bs.catalog.For(m.locale)
-	v := renderMatch(l, m.Match)
-	if msg.Content != v.content && msg.Content != renderPictured(l, m.Match).content {
+	v := boardView(l, m)
+	if msg.Content != v.content && msg.Content != pictureView(l, m).content {
 		return false
 	}
 	return showsButtons(msg, v)
@@ -773,7 +807,7 @@ func (bs *boards) sameShown(a, b *match) bool {
 	if a.ID != b.ID {
 		return false
 	}
-	va, vb := renderMatch(bs.catalog.For(a.locale), a.Match), renderMatch(bs.catalog.For(b.locale), b.Match)
+	va, vb := boardView(bs.catalog.For(a.locale), a), boardView(bs.catalog.For(b.locale), b)
 	return va.content == vb.content && reflect.DeepEqual(va.buttons(), vb.buttons())
 }
 
@@ -785,7 +819,7 @@ func (bs *boards) draw(ctx context.Context, m *match, comps bool, current func()
 	case ref != nil && m.Judge.Size() > pictureAbove:
 		return bs.pictures.show(ctx, ref, m, comps, current)
 	case ref != nil:
-		if err := bs.edit(ctx, ref, renderMatch(bs.catalog.For(m.locale), m.Match)); err != nil {
+		if err := bs.edit(ctx, ref, boardView(bs.catalog.For(m.locale), m)); err != nil {
 			bs.log.Warn("could not update an old message", "channel", m.ChannelID, "err", err)
 			return false
 		}
@@ -795,7 +829,7 @@ func (bs *boards) draw(ctx context.Context, m *match, comps bool, current func()
 	case bd.MessageID != "" && m.Judge.Size() > pictureAbove:
 		return bs.pictures.showInChannel(ctx, m)
 	case bd.MessageID != "":
-		if err := bs.editInChannel(ctx, bd, renderMatch(bs.catalog.For(m.locale), m.Match)); err != nil {
+		if err := bs.editInChannel(ctx, bd, boardView(bs.catalog.For(m.locale), m)); err != nil {
 			bs.log.Warn("could not update an old board through its channel", "channel", m.ChannelID, "err", err)
 			return false
 		}

@@ -190,6 +190,23 @@
 // when /ttt board draws the turn again on a new message (servedPing):
 // only its own token deletes it, and the game keeps its board's alone.
 //
+// # The live board
+//
+// The game can also be played on a web page that Discord opens as an
+// Activity (package web), which calls the bot through Live (live.go): its
+// State, read from the store; its Act, a tap, which is a request like an
+// interaction's but without a token, through the same cores as the chat
+// handlers (onMove and playOn, resignOn, offerDrawOn, answerDrawOn,
+// startRematch), commit and followUp: same lock, versioned save,
+// refusals and follow-ups; and its Watch, the store's change feed
+// (FeedStore), which tells of every save of a channel watched, by any
+// process. Nothing about a game is kept in the page or in package web.
+// A tap has no token to draw the chat board with: the board follows
+// where the bot can reach it, and otherwise is marked stale and drawn
+// anew at the next click on it; a board of a game played on the page
+// that the bot may lose says that the game goes on in the Activity
+// (outside.go).
+//
 // # Playing a big board by tap: the picker
 //
 // A message holds at most 25 buttons, so a board bigger than

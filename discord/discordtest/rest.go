@@ -23,6 +23,7 @@ const (
 	codeGeneral             = 0
 	codeUnknownApplication  = 10002
 	codeUnknownMessage      = 10008
+	codeUnknownUser         = 10013
 	codeUnknownWebhook      = 10015
 	codeUnknownInteraction  = 10062
 	codeAlreadyAcknowledged = 40060
@@ -87,6 +88,7 @@ func (s *Server) routes() http.Handler {
 	handle("GET /gateway", s.getGateway)
 	handle("GET /gateway/bot", s.bot(s.getGatewayBot))
 	handle("GET /users/@me", s.bot(s.getMe))
+	handle("GET /users/{user}", s.bot(s.getUser))
 	handle("GET /applications/@me", s.bot(s.getApplication))
 	handle("PUT /applications/{app}/commands", s.bot(s.putCommands))
 	handle("GET /applications/{app}/commands", s.bot(s.getCommands))

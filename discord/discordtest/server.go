@@ -144,6 +144,7 @@ type Server struct {
 	channels     map[string][]string // channel ID → visible message IDs, oldest first
 	interactions map[string]*interactionState
 	tokens       map[string]*interactionState
+	users        map[string]*discordgo.User // made by NewMember (users.go)
 }
 
 // NewServer starts a fake Discord on 127.0.0.1 with a random port. The bot's
@@ -244,7 +245,7 @@ var ids struct {
 // NewMember returns a guild member with a new user ID, the given username
 // and DefaultPermissions.
 func (s *Server) NewMember(username string) Member {
-	return Member{
+	m := Member{
 		User: &discordgo.User{
 			ID:            s.NewID(),
 			Username:      username,
@@ -253,6 +254,8 @@ func (s *Server) NewMember(username string) Member {
 		},
 		Permissions: DefaultPermissions,
 	}
+	s.knowUser(m.User)
+	return m
 }
 
 // Request is one REST request the server received, with its answer.

@@ -20,6 +20,13 @@ type Discord interface {
 	InteractionResponseDelete(i *discordgo.Interaction, opts ...discordgo.RequestOption) error
 	ApplicationCommandBulkOverwrite(appID, guildID string, cmds []*discordgo.ApplicationCommand, opts ...discordgo.RequestOption) ([]*discordgo.ApplicationCommand, error)
 	ChannelMessageSendComplex(channelID string, m *discordgo.MessageSend, opts ...discordgo.RequestOption) (*discordgo.Message, error)
+	// ChannelMessageSendNonce sends m as ChannelMessageSendComplex does,
+	// with nonce and enforce_nonce: Discord creates one message of the
+	// bot's with that nonce within a few minutes, however often the
+	// request is made, and answers a repeat with it (or Unknown Message
+	// if it was deleted since). A correspondence game's reminder
+	// (boards.remind), tried again when its outcome is unknown.
+	ChannelMessageSendNonce(channelID string, m *discordgo.MessageSend, nonce string, opts ...discordgo.RequestOption) (*discordgo.Message, error)
 	ChannelMessageEditComplex(m *discordgo.MessageEdit, opts ...discordgo.RequestOption) (*discordgo.Message, error)
 	ChannelMessageDelete(channelID, messageID string, opts ...discordgo.RequestOption) error
 	// Follow-ups through an interaction token: a turn's reminder, which

@@ -608,10 +608,11 @@ func TestReminderRetriedAfterARefusal(t *testing.T) {
 	})
 }
 
-// A reminder whose request Discord may have carried out, though the bot
-// did not hear that it did (a 5xx after the request was written, a
-// request cut by its deadline mid-flight, an answer the bot could not
-// read), is not sent again: the player would hear twice.
+// A follow-up reminder whose request Discord may have carried out,
+// though the bot did not hear that it did (a 5xx after the request was
+// written, a request cut by its deadline mid-flight, an answer the bot
+// could not read), is not sent again: the player could hear twice, since
+// Discord's webhooks take no nonce.
 func TestReminderOfUnknownOutcomeNotSentAgain(t *testing.T) {
 	for _, tt := range []struct {
 		name string

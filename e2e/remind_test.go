@@ -83,6 +83,76 @@ func TestE2EReminder(t *testing.T) {
 	})
 }
 
+// A correspondence game's reminder whose answer Discord loses, end to
+// end: the server gives a day per move, and alice's turn is a minute past
+// its half when the bot comes back. Discord creates the reminder but
+// answers its request with a 500; the bot tries again with the turn's
+// nonce and enforce_nonce, and Discord answers with the message it made:
+// alice is reminded once, and the reminder replaces her turn's ping as
+// the one message of her turn.
+func TestE2ECorrespondenceReminderOfALostAnswer(t *testing.T) {
+	t.Parallel()
+	h := startBot(t, nil)
+	admin, alice, bob := h.manager("admin"), h.srv.NewMember("alice"), h.srv.NewMember("bob")
+	wantSaid(t, h.slash(admin, h.srv.NewID(), "config", discordtest.Int("turn_timeout", 86400)),
+		"• ✏️ Time per move (`turn_timeout`): **24 hours** (was 5 minutes)")
+	ch := h.srv.NewID()
+	h.challengeAccepted(ch, alice, bob)
+	if err := h.logs.WaitFor(h.ctx, `msg="ping kept" channel=`+ch); err != nil {
+		t.Fatal(err)
+	}
+	ping := h.srv.Messages(ch)[1]
+
+	h.stop()
+	st, err := store.OpenSQLite(h.vars["DATABASE_URL"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := st.Current(h.ctx, ch)
+	if err != nil || g == nil {
+		t.Fatalf("Current(%s) = %v, %v", ch, g, err)
+	}
+	shiftBack(g, g.StartedAt.Sub(time.Now().Add(-12*time.Hour-time.Minute)))
+	if err := st.Save(h.ctx, g); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	h.srv.LoseNextAnswer(http.MethodPost, "/channels/"+ch+"/messages", http.StatusInternalServerError)
+	h.launch()
+
+	if err := h.logs.WaitFor(h.ctx, `msg="a reminder of unknown outcome was tried again with its nonce" channel=`+ch); err != nil {
+		t.Fatal(err)
+	}
+	var reminders []discordtest.Message
+	for _, m := range h.srv.History(ch) {
+		if m.Nonce != "" {
+			reminders = append(reminders, m)
+		}
+	}
+	if len(reminders) != 1 || reminders[0].Deleted || !strings.Contains(reminders[0].Content, mention(alice)+", it's your move") {
+		t.Fatalf("the channel got %d reminders %+v; want one for alice, kept", len(reminders), reminders)
+	}
+	if err := h.logs.WaitFor(h.ctx, `msg="ping kept" channel=`+ch+" ping="+reminders[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.srv.WaitRequests(h.ctx, 1, deleted(ch, ping.ID)); err != nil {
+		t.Errorf("alice's ping was not deleted once her reminder was kept: %v", err)
+	}
+	var posts []discordtest.Request
+	for _, r := range h.srv.Requests() {
+		if r.Method == http.MethodPost && r.Path == "/api/v9/channels/"+ch+"/messages" {
+			posts = append(posts, r)
+		}
+	}
+	var p struct {
+		Nonce        string
+		EnforceNonce bool `json:"enforce_nonce"`
+	}
+	if len(posts) != 3 || !posts[1].Lost || json.Unmarshal(posts[2].Body, &p) != nil || p.Nonce != reminders[0].Nonce || !p.EnforceNonce {
+		t.Errorf("posts to the channel %v; want the ping, the reminder whose answer was lost, and its second try with the same nonce, enforced", posts)
+	}
+}
+
 // movedBack moves every time of the channel's game back by d, as if d
 // had passed, and returns its deadline as a Unix time.
 func movedBack(t *testing.T, dbPath, channel string, d time.Duration) string {

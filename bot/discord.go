@@ -12,8 +12,9 @@ import (
 // answering: reading, editing and deleting messages it drew through an
 // interaction token, registering its commands, and, in correspondence
 // games only, editing and deleting its boards and
-// pinging players with its own bot token through the channel's message
-// endpoints; and reminding players with follow-ups.
+// pinging and reminding players with its own bot token through the
+// channel's message endpoints (a reminder with a nonce); and reminding
+// players with follow-ups.
 type Discord interface {
 	InteractionResponse(i *discordgo.Interaction, opts ...discordgo.RequestOption) (*discordgo.Message, error)
 	InteractionResponseEdit(i *discordgo.Interaction, e *discordgo.WebhookEdit, opts ...discordgo.RequestOption) (*discordgo.Message, error)

@@ -307,11 +307,13 @@ func (bs *boards) pingMover(clicker string, next *match) {
 // pingInChannel posts content to next's channel in the background, as a
 // reply to its board when that message is known, pinging mover alone, and
 // keeps it as the ping of next's turn (keepPing); failure is logged as
-// failed, with the error.
+// failed, with the error. It goes with the turn's nonce (turnNonce), so
+// that the REST layer's retry after a 5xx never pings twice.
 func (bs *boards) pingInChannel(next *match, content, mover, failed string) {
 	channelID, m := channelPing(next, content, mover)
+	nonce := turnNonce("ping", next)
 	bs.run.queue(func(ctx context.Context) {
-		msg, err := bs.dc.ChannelMessageSendComplex(channelID, m, discordgo.WithContext(ctx))
+		msg, err := bs.dc.ChannelMessageSendNonce(channelID, m, nonce, discordgo.WithContext(ctx))
 		if err != nil {
 			bs.log.Warn(failed, "channel", next.ChannelID, "user", mover, "err", err)
 			return
@@ -508,14 +510,18 @@ func (bs *boards) remind(next *match) {
 // request, for the request to end before the claim does.
 const remindMargin = time.Second
 
-// reminderNonce is the nonce of the reminder of m's turn: the same for
-// every try of it, in any process, and another for every other turn of
+// reminderNonce is the nonce of the reminder of m's turn (turnNonce).
+func reminderNonce(m *match) string { return turnNonce("reminder", m) }
+
+// turnNonce is the nonce of the message of kind (a turn's "ping" or
+// "reminder", each sent once per turn) of m's turn: the same for every
+// try of it, in any process, and another for every other kind and turn of
 // any game, since Discord dedupes a nonce across all of the bot's
-// messages. It is "r" and 24 hex digits of a hash of the turn (turnKey),
-// within Discord's 25 characters.
-func reminderNonce(m *match) string {
-	sum := sha256.Sum256([]byte("reminder/" + turnKey(m)))
-	return "r" + hex.EncodeToString(sum[:12])
+// messages. It is the kind's initial and 24 hex digits of a hash of both
+// and the turn (turnKey), within Discord's 25 characters.
+func turnNonce(kind string, m *match) string {
+	sum := sha256.Sum256([]byte(kind + "/" + turnKey(m)))
+	return kind[:1] + hex.EncodeToString(sum[:12])
 }
 
 // Tries of a reminder whose outcome is unknown (sendOnce).

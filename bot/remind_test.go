@@ -959,7 +959,7 @@ func TestCorrespondenceReminderOfUnknownOutcomeTriedAgain(t *testing.T) {
 			m := challengeAccepted(t, b, rec) // Mason is pinged: sent-1
 			b.run.bg.Wait()
 			rec.mu.Lock()
-			rec.sendErrs = slices.Clone(tt.errs)
+			rec.sendErrs, rec.nonceSends = slices.Clone(tt.errs), 0 // the ping went
 			rec.mu.Unlock()
 			remindAfter(t, b, clk, m, 0)
 			remindAfter(t, b, clk, m, time.Minute) // another timer
@@ -974,6 +974,9 @@ func TestCorrespondenceReminderOfUnknownOutcomeTriedAgain(t *testing.T) {
 			}
 			if nonces[1] != reminderNonce(m) || len(nonces[1]) > 25 {
 				t.Errorf("the reminder's nonce is %q; want the turn's, %q, of at most 25 characters", nonces[1], reminderNonce(m))
+			}
+			if nonces[0] != turnNonce("ping", m) || nonces[0] == nonces[1] {
+				t.Errorf("the turn's ping went with nonce %q; want the turn's ping's, %q, not the reminder's", nonces[0], turnNonce("ping", m))
 			}
 			if got := current(t, b); got.ping != "sent-2" || got.reminded != 1 {
 				t.Errorf("the game keeps ping %q, reminded %d; want the reminder, sent-2, and turn 1", got.ping, got.reminded)
@@ -1004,7 +1007,7 @@ func TestCorrespondenceReminderTriesBounded(t *testing.T) {
 		errs = append(errs, restError(http.StatusInternalServerError))
 	}
 	rec.mu.Lock()
-	rec.sendErrs = errs
+	rec.sendErrs, rec.nonceSends = errs, 0
 	rec.mu.Unlock()
 	remindAfter(t, b, clk, m, 0)
 	remindAfter(t, b, clk, m, time.Minute)
@@ -1028,7 +1031,7 @@ func TestCorrespondenceReminderTriesBounded(t *testing.T) {
 		challengeAccepted(t, b, rec)
 		b.run.bg.Wait()
 		rec.mu.Lock()
-		rec.sendErrs = []error{limited{5 * time.Second}}
+		rec.sendErrs, rec.nonceSends = []error{limited{5 * time.Second}}, 0
 		rec.mu.Unlock()
 		remindAfter(t, b, clk, current(t, b), 0)
 		at, ok := remindAt(current(t, b))
@@ -1053,7 +1056,7 @@ func TestCorrespondenceReminderTriesBounded(t *testing.T) {
 		rec.mu.Lock()
 		rec.sent, rec.sentTo, rec.nonces = append(rec.sent, &discordgo.MessageSend{}), append(rec.sentTo, fixtureChannel), []string{"", reminderNonce(m)}
 		rec.channelDeletes = append(rec.channelDeletes, fixtureChannel+"/sent-2")
-		rec.sendErrs = []error{restError(http.StatusInternalServerError)}
+		rec.sendErrs, rec.nonceSends = []error{restError(http.StatusInternalServerError)}, 0
 		rec.mu.Unlock()
 		remindAfter(t, b, clk, current(t, b), 0)
 		rec.mu.Lock()

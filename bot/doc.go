@@ -117,7 +117,10 @@
 // a game may use anyway, rather than as a follow-up through the click's
 // token, which over the HTTP transport could reach Discord before the
 // click's answer. A turn has one move, so one ping; /ttt board pings
-// nobody.
+// nobody. The ping carries the turn's nonce with enforce_nonce
+// (turnNonce; see Reminders): the REST layer's retry after a 5xx, which
+// Discord may have carried out, finds the ping made, and never pings
+// twice.
 //
 // A ping serves one turn: its id is stored with the game (keepPing), and
 // the change that ends that turn (a move, the end of the game) deletes it

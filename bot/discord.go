@@ -13,8 +13,9 @@ import (
 // answering: reading, editing and deleting messages it drew through an
 // interaction token, registering its commands, and, in correspondence
 // games only, editing and deleting its boards and
-// pinging players with its own bot token through the channel's message
-// endpoints; and reminding players with follow-ups.
+// pinging and reminding players with its own bot token through the
+// channel's message endpoints (a reminder with a nonce); and reminding
+// players with follow-ups.
 type Discord interface {
 	InteractionResponse(i *discordgo.Interaction, opts ...discordgo.RequestOption) (*discordgo.Message, error)
 	InteractionResponseEdit(i *discordgo.Interaction, e *discordgo.WebhookEdit, opts ...discordgo.RequestOption) (*discordgo.Message, error)
@@ -27,6 +28,13 @@ type Discord interface {
 	ApplicationCommandsJSON(appID, guildID string, opts ...discordgo.RequestOption) ([]json.RawMessage, error)
 	ApplicationCommandBulkOverwriteJSON(appID, guildID string, cmds []json.RawMessage, opts ...discordgo.RequestOption) error
 	ChannelMessageSendComplex(channelID string, m *discordgo.MessageSend, opts ...discordgo.RequestOption) (*discordgo.Message, error)
+	// ChannelMessageSendNonce sends m as ChannelMessageSendComplex does,
+	// with nonce and enforce_nonce: Discord creates one message of the
+	// bot's with that nonce within a few minutes, however often the
+	// request is made, and answers a repeat with it (or Unknown Message
+	// if it was deleted since). A correspondence game's reminder
+	// (boards.remind), tried again when its outcome is unknown.
+	ChannelMessageSendNonce(channelID string, m *discordgo.MessageSend, nonce string, opts ...discordgo.RequestOption) (*discordgo.Message, error)
 	ChannelMessageEditComplex(m *discordgo.MessageEdit, opts ...discordgo.RequestOption) (*discordgo.Message, error)
 	ChannelMessageDelete(channelID, messageID string, opts ...discordgo.RequestOption) error
 	// Follow-ups through an interaction token: a turn's reminder, which

@@ -117,7 +117,10 @@
 // a game may use anyway, rather than as a follow-up through the click's
 // token, which over the HTTP transport could reach Discord before the
 // click's answer. A turn has one move, so one ping; /ttt board pings
-// nobody.
+// nobody. The ping carries the turn's nonce with enforce_nonce
+// (turnNonce; see Reminders): the REST layer's retry after a 5xx, which
+// Discord may have carried out, finds the ping made, and never pings
+// twice.
 //
 // A ping serves one turn: its id is stored with the game (keepPing), and
 // the change that ends that turn (a move, the end of the game) deletes it
@@ -156,11 +159,31 @@
 // certainly did not take it (a rate limit, which the send does not wait
 // out, or a request never sent), the claimer releases the claim to be
 // tried again once the limit has passed, remindRetry at least
-// (releaseReminder); a 4xx gives the turn up, and so does an outcome the
-// bot cannot know (a 5xx, no answer, an answer it cannot read), since
-// Discord may have taken it. If the claimer dies, the claim ends by
-// itself. Either way the reminder is due again, to any process's timer
-// or sweep: the player hears once, as long as the reminder is of use and
+// (releaseReminder); a 4xx gives the turn up. If the claimer dies, the
+// claim ends by itself. Either way the reminder is due again, to any
+// process's timer or sweep.
+//
+// An outcome the bot cannot know (a 5xx, no answer, an answer it cannot
+// read) may mean Discord took the reminder. A reminder sent to the
+// channel carries a nonce with enforce_nonce (reminderNonce: a hash of
+// the game and the turn's number, the same in every process and every
+// try): Discord creates one message of the bot's with a nonce within a
+// few minutes, and answers a request that repeats it with that message
+// (Unknown Message if it was deleted since). So the claimer tries such a
+// reminder again at once, with a doubling pause, up to remindTries
+// times, within its claim and editWithin (sendOnce): every try falls far
+// inside Discord's few minutes, and the player hears once. Past that, or
+// after a rate limit that outlasts the claim, a reminder of unknown
+// outcome is given up for the turn: a try released to later could come
+// after Discord forgot the nonce. A process that dies holding a claim of
+// unknown outcome leaves the reminder to another, whose try with the
+// same nonce Discord dedupes too as long as it remembers it.
+//
+// A follow-up takes no nonce: Discord's webhooks, the interaction's
+// token's included, have none (only the Create Message endpoint does).
+// A follow-up reminder of unknown outcome is not sent again, since the
+// player might hear twice: it is reminded at most once. So the player
+// hears once, as long as the reminder is of use and, for a follow-up,
 // Discord's answers reach the bot.
 //
 // A process that never loaded the channel has no timer for it, so each

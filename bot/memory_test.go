@@ -108,6 +108,10 @@ func (d *discardDiscord) ChannelMessageSendComplex(string, *discordgo.MessageSen
 	return &discordgo.Message{}, nil
 }
 
+func (d *discardDiscord) ChannelMessageSendNonce(string, *discordgo.MessageSend, string, ...discordgo.RequestOption) (*discordgo.Message, error) {
+	return &discordgo.Message{}, nil
+}
+
 func (d *discardDiscord) ChannelMessageEditComplex(*discordgo.MessageEdit, ...discordgo.RequestOption) (*discordgo.Message, error) {
 	return &discordgo.Message{}, nil
 }

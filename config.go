@@ -271,6 +271,10 @@ func loadConfig(getenv func(string) string) (config, error) {
 	if err := webSettings(getenv, &c); err != nil {
 		return c, err
 	}
+	// The way into the live board (Open board, the entry point command)
+	// is open only when the bot serves it (WEB_ADDR) and can sign its
+	// users in (DISCORD_CLIENT_SECRET): webSettings wants both or none.
+	c.bot.Activity = c.webAddr != ""
 	c.discord = discord.Options{Token: string(c.token), APIURL: c.apiURL}
 	if err := shards(getenv, &c); err != nil {
 		return c, err

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tttbot/tttbot/bot"
 	"github.com/tttbot/tttbot/web"
+	"github.com/tttbot/tttbot/web/page"
 )
 
 // liveBoard is the handler of WEB_ADDR: it listens from the start (a
@@ -37,7 +38,7 @@ func (l *liveBoard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (l *liveBoard) start(ctx context.Context, cfg config, b *bot.Bot, st any, appID string, log *slog.Logger) error {
 	games, ok := webGames(b)
 	if !ok {
-		return errors.New("WEB_ADDR is set, but this build of the bot has no live board (package bot does not implement web.Games and web.Feed)")
+		return errors.New("WEB_ADDR is set, but the bot has no live board")
 	}
 	key, err := webKey(ctx, st)
 	if err != nil {
@@ -55,7 +56,7 @@ func (l *liveBoard) start(ctx context.Context, cfg config, b *bot.Bot, st any, a
 		ClientSecret: string(cfg.clientSecret),
 		BotToken:     string(cfg.token),
 		APIURL:       api,
-		Page:         webPage(),
+		Page:         webPage(appID),
 		Log:          log,
 	})
 	if err != nil {
@@ -78,16 +79,9 @@ type liveGames interface {
 	web.Feed
 }
 
-// webGames returns the bot's games and feed for the live board.
-//
-// SEAM (until package bot's live board is merged): it takes the bot
-// itself if *bot.Bot implements web.Games and web.Feed. Once bot exposes
-// them (e.g. func (*Bot) Live() *Live), this becomes
-// `return b.Live(), true`.
-var webGames = func(b *bot.Bot) (liveGames, bool) {
-	g, ok := any(b).(liveGames)
-	return g, ok
-}
+// webGames returns the bot's games and feed for the live board (a
+// variable, so that a test of the wiring may give its own).
+var webGames = func(b *bot.Bot) (liveGames, bool) { return b.Live(), true }
 
 // webKey returns the live board's session key, which the store keeps
 // (made once, shared by every replica on the database). The store is
@@ -106,8 +100,5 @@ var webKey = func(ctx context.Context, st any) ([]byte, error) {
 	return key, nil
 }
 
-// webPage is the page and its assets.
-//
-// SEAM (until package web/page is merged): nil, so the server answers
-// 404 for the page; then `return page.Handler()`.
-var webPage = func() http.Handler { return nil }
+// webPage is the page and its assets, for the application appID.
+var webPage = func(appID string) http.Handler { return page.Handler(page.Options{ClientID: appID}) }

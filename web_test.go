@@ -11,45 +11,26 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/coder/websocket"
-	"github.com/tttbot/tttbot/bot"
 	"github.com/tttbot/tttbot/discord/discordtest"
 	"github.com/tttbot/tttbot/internal/logtest"
 	"github.com/tttbot/tttbot/web"
 )
 
-// stillGames is a channel with no game, for the wiring of the live
-// board; package web's tests play games.
-type stillGames struct{}
-
-func (stillGames) State(_ context.Context, v web.Viewer) (web.State, error) {
-	return web.State{ChannelID: v.ChannelID, Status: "no game"}, nil
-}
-
-func (stillGames) Act(context.Context, web.Viewer, web.Action) (string, error) {
-	return "no game", nil
-}
-
-func (stillGames) Watch(ctx context.Context, _ string) (<-chan web.Change, func(), error) {
-	return make(chan web.Change), func() {}, nil
-}
-
 // TestLiveBoard: with WEB_ADDR and DISCORD_CLIENT_SECRET the bot serves
 // the live board once ready: a page gets a session from Discord's word
 // (the fake's) and a socket, which is told to come back at SIGTERM.
-// (The bot's games and the store's key are the seams of web.go, set here
-// to the test's.)
+// The bot's live board, the store's key and the page are the real ones.
 func TestLiveBoard(t *testing.T) {
-	games, key := webGames, webKey
-	t.Cleanup(func() { webGames, webKey = games, key })
-	webGames = func(*bot.Bot) (liveGames, bool) { return stillGames{}, true }
-	webKey = func(context.Context, any) ([]byte, error) { return bytes.Repeat([]byte{7}, 32), nil }
-
+	t.Parallel()
 	srv := discordtest.NewServer("web-token")
 	defer srv.Close()
 	cfg := testConfig(t, map[string]string{"DISCORD_TOKEN": srv.Token, "DISCORD_API_URL": srv.APIURL,
 		"WEB_ADDR": "127.0.0.1:0", "DISCORD_CLIENT_SECRET": srv.ClientSecret()})
 	b := serveReady(t, cfg)
 	addr := logtest.ReadyAddr(t, b.logs.String(), "web")
+	if code, body := get(t, "http://"+addr+"/"); code != 200 || !strings.Contains(body, "<html") {
+		t.Errorf("GET /: %d %.80q", code, body)
+	}
 
 	ann := &discordgo.User{ID: srv.NewID(), Username: "ann"}
 	channel := srv.NewID()

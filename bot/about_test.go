@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -67,6 +68,13 @@ func (o *overwrites) ApplicationCommandBulkOverwrite(_, guild string, cmds []*di
 	defer o.mu.Unlock()
 	o.calls = append(o.calls, guild+":"+strconv.Itoa(len(cmds)))
 	return cmds, nil
+}
+
+func (o *overwrites) ApplicationCommandBulkOverwriteJSON(_, guild string, cmds []json.RawMessage, _ ...discordgo.RequestOption) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.calls = append(o.calls, guild+":"+strconv.Itoa(len(cmds)))
+	return nil
 }
 
 // Commands registered in a guild, then globally, leave the guild with no

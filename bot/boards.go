@@ -3,6 +3,8 @@ package bot
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -34,6 +36,9 @@ type boards struct {
 	keeper   keeper
 	pictures *pictures  // pictures of big boards (picture.go)
 	slots    boardSlots // each board's edits, one at a time, coalesced
+	// pause waits d before a reminder's next try and says whether to
+	// make it (pauseToRetry, if nil); tests pass one that does not wait.
+	pause func(ctx context.Context, d time.Duration) bool
 }
 
 // keeper remembers, with the channel's game, what boards learned about
@@ -88,7 +93,36 @@ func (bs *boards) followUp(fu followUps, err error) error {
 	if fu.redraw {
 		bs.show(next, true)
 	}
+	if fu.offer {
+		bs.offerInChat(next)
+	}
 	return err
+}
+
+// offerInChat posts in the background, in next's board's language, the
+// draw offer that next holds, made on the live board, so that an
+// opponent who plays in chat can answer it with its buttons: as a
+// follow-up through the board's token while Discord takes it, else to
+// the board's channel when the bot reaches it (reachesChannel);
+// otherwise the page alone shows it.
+func (bs *boards) offerInChat(next *match) {
+	v := renderDrawOffer(bs.catalog.For(next.locale), next.Match, next.DrawOffer)
+	comps := v.buttons()
+	ref := bs.boardRef(next)
+	if ref == nil && !reachesChannel(next) {
+		return
+	}
+	bs.run.queue(func(ctx context.Context) {
+		var err error
+		if ref != nil {
+			_, err = bs.dc.FollowupMessageCreate(ref, true, &discordgo.WebhookParams{Content: v.content, Components: comps, AllowedMentions: allowed(v.ping)}, discordgo.WithContext(ctx))
+		} else {
+			_, err = bs.dc.ChannelMessageSendComplex(boardChannel(next), &discordgo.MessageSend{Content: v.content, Components: comps, AllowedMentions: allowed(v.ping)}, discordgo.WithContext(ctx))
+		}
+		if err != nil {
+			bs.log.Warn("could not post a draw offer made on the live board", "channel", next.ChannelID, "err", err)
+		}
+	})
 }
 
 // showTimeout shows next, whose player to move lost on time, on its board.
@@ -111,7 +145,7 @@ func (bs *boards) showExpired(ctx context.Context, guildID, channelID string, c 
 
 // edit replaces the message that ref's @original points at with v.
 func (bs *boards) edit(ctx context.Context, ref *discordgo.Interaction, v view) error {
-	comps := v.buttons()
+	comps := v.buttonsFor(bs.settings.activity)
 	_, err := bs.dc.InteractionResponseEdit(ref, &discordgo.WebhookEdit{
 		Content:         &v.content,
 		Components:      &comps,
@@ -233,7 +267,7 @@ func (bs *boards) tokenGood(bd store.Board) bool { return bs.now().Sub(bd.At) <=
 
 // editInChannel edits the message of bd to show v, with the bot token.
 func (bs *boards) editInChannel(ctx context.Context, bd store.Board, v view) error {
-	comps := v.buttons()
+	comps := v.buttonsFor(bs.settings.activity)
 	_, err := bs.dc.ChannelMessageEditComplex(&discordgo.MessageEdit{
 		Channel: bd.ChannelID, ID: bd.MessageID,
 		Content: &v.content, Components: &comps, AllowedMentions: allowed(""),
@@ -302,11 +336,13 @@ func (bs *boards) pingMover(clicker string, next *match) {
 // pingInChannel posts content to next's channel in the background, as a
 // reply to its board when that message is known, pinging mover alone, and
 // keeps it as the ping of next's turn (keepPing); failure is logged as
-// failed, with the error.
+// failed, with the error. It goes with the turn's nonce (turnNonce), so
+// that the REST layer's retry after a 5xx never pings twice.
 func (bs *boards) pingInChannel(next *match, content, mover, failed string) {
 	channelID, m := channelPing(next, content, mover)
+	nonce := turnNonce("ping", next)
 	bs.run.queue(func(ctx context.Context) {
-		msg, err := bs.dc.ChannelMessageSendComplex(channelID, m, discordgo.WithContext(ctx))
+		msg, err := bs.dc.ChannelMessageSendNonce(channelID, m, nonce, discordgo.WithContext(ctx))
 		if err != nil {
 			bs.log.Warn(failed, "channel", next.ChannelID, "user", mover, "err", err)
 			return
@@ -388,7 +424,8 @@ func (bs *boards) deletePing(p pingRef) {
 // through the board's token when that outlives the turn (a short turn,
 // as anywhere the app is only installed by a user), else to the channel
 // with the bot's token (a correspondence game, which only a server that
-// installed the bot may have), as a reply to the board.
+// installed the bot may have), as a reply to the board, with the turn's
+// nonce (reminderNonce).
 //
 // next holds the claim of the turn's reminder until next.lease: the
 // request is made only within it (a margin before its end), so that no
@@ -397,20 +434,27 @@ func (bs *boards) deletePing(p pingRef) {
 // renews it first, unless another process took it meanwhile. Keeping the
 // message ends the claim; a refusal releases it, to be tried again if
 // Discord certainly did not take it (a rate limit, once it has passed; a
-// request never sent), or gives the turn up (a 4xx, or an outcome
-// unknown: a 5xx, no answer, which Discord may have taken).
+// request never sent), or gives the turn up (a 4xx). An outcome unknown
+// (a 5xx, no answer), which Discord may have taken, is tried again at
+// once within the claim when the reminder carries a nonce (sendOnce),
+// and gives the turn up when it does not (a follow-up), or when the
+// claim's time runs out before Discord's answer is known.
 func (bs *boards) remind(next *match) {
 	mover := next.Players[next.Turn()]
 	content := reminderText(bs.catalog.For(next.locale), next)
 	var send func(ctx context.Context) (id string, err error)
-	// A 5xx is not retried: Discord may have taken the reminder already.
-	// Nor does a rate limit hold a worker: the reminder is tried again
-	// once it has passed (releaseReminder).
+	// The REST layer makes each request once: a 5xx is tried again here
+	// (sendOnce), and only with a nonce. Nor does a rate limit hold a
+	// worker: the reminder is tried again once it has passed
+	// (releaseReminder).
 	once := func(cfg *discordgo.RequestConfig) {
 		discordgo.WithRestRetries(0)(cfg)
 		discordgo.WithRetryOnRatelimit(false)(cfg)
 	}
+	nonce := ""
 	if ref := bs.boardRef(next); ref != nil && !outlivesToken(next) {
+		// Discord's webhooks take no nonce: a follow-up whose outcome
+		// is unknown is not sent again.
 		params := &discordgo.WebhookParams{Content: content, AllowedMentions: allowed(mover)}
 		send = func(ctx context.Context) (string, error) {
 			msg, err := bs.dc.FollowupMessageCreate(ref, true, params, discordgo.WithContext(ctx), once)
@@ -421,8 +465,9 @@ func (bs *boards) remind(next *match) {
 		}
 	} else {
 		channelID, m := channelPing(next, content, mover)
+		nonce = reminderNonce(next)
 		send = func(ctx context.Context) (string, error) {
-			msg, err := bs.dc.ChannelMessageSendComplex(channelID, m, discordgo.WithContext(ctx), once)
+			msg, err := bs.dc.ChannelMessageSendNonce(channelID, m, nonce, discordgo.WithContext(ctx), once)
 			if err != nil {
 				return "", err
 			}
@@ -440,7 +485,7 @@ func (bs *boards) remind(next *match) {
 			// It waited its turn long enough that the request would have
 			// less time than a claim made now gives it (at most
 			// editWithin): a request cut mid-flight may or may not have
-			// been taken, and is not made again.
+			// been taken.
 			renewed, ok := bs.keeper.renewReminder(settle, next)
 			if !ok {
 				bs.log.Info("a reminder waited its turn to be sent past its claim, and its turn ended or another process took it", "channel", next.ChannelID)
@@ -450,16 +495,25 @@ func (bs *boards) remind(next *match) {
 			left = next.lease.Sub(bs.now()) - remindMargin
 		}
 		sendCtx, stop := context.WithTimeout(ctx, left)
-		id, err := send(sendCtx)
+		pause := bs.pause
+		if pause == nil {
+			pause = pauseToRetry
+		}
+		id, tries, err := sendOnce(sendCtx, send, nonce != "", pause)
 		stop()
 		if err != nil {
-			retry := mayTakeLater(err)
+			retry := mayTakeLater(err) && tries == 1
 			switch {
 			case retry:
 				bs.log.Warn("could not remind a player of their move; trying again", "channel", next.ChannelID, "user", mover, "err", err)
-			case maybeTaken(err):
-				// Sending it again could remind the player twice.
-				bs.log.Warn("a reminder may have reached Discord without the bot hearing of it; not sending it again", "channel", next.ChannelID, "user", mover, "err", err)
+			case unknownMessage(err) && tries > 1:
+				// The nonce's message: taken, and deleted since.
+				bs.log.Info("Discord took a reminder without the bot hearing of it, and it was deleted since", "channel", next.ChannelID, "user", mover)
+			case tries > 1 || maybeTaken(err):
+				// Sending it again could remind the player twice: Discord
+				// may have taken it, and the nonce vouches for a try
+				// within the claim alone.
+				bs.log.Warn("a reminder may have reached Discord without the bot hearing of it; not sending it again", "channel", next.ChannelID, "user", mover, "tries", tries, "err", err)
 			default:
 				bs.log.Warn("could not remind a player of their move; giving the turn's reminder up", "channel", next.ChannelID, "user", mover, "err", err)
 			}
@@ -474,6 +528,9 @@ func (bs *boards) remind(next *match) {
 			bs.keeper.releaseReminder(settle, next, retryIn)
 			return
 		}
+		if tries > 1 {
+			bs.log.Info("a reminder of unknown outcome was tried again with its nonce", "channel", next.ChannelID, "tries", tries)
+		}
 		bs.keepPing(settle, next, id)
 	})
 }
@@ -481,6 +538,80 @@ func (bs *boards) remind(next *match) {
 // remindMargin is the part of a reminder's claim left unused by its
 // request, for the request to end before the claim does.
 const remindMargin = time.Second
+
+// reminderNonce is the nonce of the reminder of m's turn (turnNonce).
+func reminderNonce(m *match) string { return turnNonce("reminder", m) }
+
+// turnNonce is the nonce of the message of kind (a turn's "ping" or
+// "reminder", each sent once per turn) of m's turn: the same for every
+// try of it, in any process, and another for every other kind and turn of
+// any game, since Discord dedupes a nonce across all of the bot's
+// messages. It is the kind's initial and 24 hex digits of a hash of both
+// and the turn (turnKey), within Discord's 25 characters.
+func turnNonce(kind string, m *match) string {
+	sum := sha256.Sum256([]byte(kind + "/" + turnKey(m)))
+	return kind[:1] + hex.EncodeToString(sum[:12])
+}
+
+// Tries of a reminder whose outcome is unknown (sendOnce).
+const (
+	remindTries      = 10                     // at most, the first included
+	remindFirstPause = 100 * time.Millisecond // after the first; doubled after each
+	remindMaxPause   = time.Second
+)
+
+// sendOnce calls send, and again while its outcome is unknown (a 5xx, no
+// answer, an answer it could not read: maybeTaken) if withNonce says
+// Discord creates its message once however often it is sent (a nonce
+// with enforce_nonce), with a doubling pause, at most remindTries times,
+// while ctx leaves time: every try then falls within ctx's time (at most
+// editWithin), far inside the few minutes for which Discord holds a
+// nonce. A rate limit met after an unknown outcome is waited out the
+// same way, or ends the tries: a later try, released to any process,
+// could come after Discord forgot the nonce. pauseFor waits between
+// tries (pauseToRetry). It returns the message id, how many tries were
+// made, and the last try's error.
+func sendOnce(ctx context.Context, send func(context.Context) (string, error), withNonce bool, pauseFor func(context.Context, time.Duration) bool) (string, int, error) {
+	pause := remindFirstPause
+	for tries := 1; ; tries++ {
+		id, err := send(ctx)
+		if err == nil || !withNonce || tries == remindTries {
+			return id, tries, err
+		}
+		wait := pause
+		switch {
+		case maybeTaken(err):
+			pause = min(2*pause, remindMaxPause)
+		case tries > 1 && mayTakeLater(err):
+			var rl interface{ RetryAfter() time.Duration }
+			if errors.As(err, &rl) {
+				wait = max(wait, rl.RetryAfter())
+			}
+		default:
+			return id, tries, err // a refusal, or a rate limit on the first try
+		}
+		if !pauseFor(ctx, wait) {
+			return id, tries, err
+		}
+	}
+}
+
+// pauseToRetry waits d before a retry and reports true, unless ctx's
+// deadline comes first (then it reports false at once, without waiting)
+// or ctx ends while it waits.
+func pauseToRetry(ctx context.Context, d time.Duration) bool {
+	if deadline, ok := ctx.Deadline(); ok && !time.Now().Add(d).Before(deadline) {
+		return false
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
 
 // mayTakeLater says whether a request that failed with err is to be made
 // again: Discord certainly did not act on it, and may take it later (a
@@ -649,6 +780,11 @@ const lockedEditWithin = time.Second
 // lock.
 func (bs *boards) choose(ctx context.Context, slot *boardSlot, e *boardEdit, stored *match) (*match, bool) {
 	m := e.m
+	if stored != nil && stored.ID != m.ID && m.Board.Token != "" && stored.Board.Token == m.Board.Token {
+		// The message is a newer game's board now (a rematch on the live
+		// board), which that game's edits draw.
+		return nil, false
+	}
 	if stored != nil && stored.ID == m.ID && stored.Version > m.Version {
 		if !sameMessage(e.m, stored) {
 			// A newer message of the game replaced this one, and is
@@ -720,8 +856,8 @@ func sameMessage(old, stored *match) bool {
 // have a row of the picker open).
 func (bs *boards) onDiscord(msg *discordgo.Message, m *match) bool {
 	l := bs.catalog.For(m.locale)
-	v := renderMatch(l, m.Match)
-	if msg.Content != v.content && msg.Content != renderPictured(l, m.Match).content {
+	v := boardView(l, m)
+	if msg.Content != v.content && msg.Content != pictureView(l, m).content {
 		return false
 	}
 	return showsButtons(msg, v)
@@ -773,7 +909,7 @@ func (bs *boards) sameShown(a, b *match) bool {
 	if a.ID != b.ID {
 		return false
 	}
-	va, vb := renderMatch(bs.catalog.For(a.locale), a.Match), renderMatch(bs.catalog.For(b.locale), b.Match)
+	va, vb := boardView(bs.catalog.For(a.locale), a), boardView(bs.catalog.For(b.locale), b)
 	return va.content == vb.content && reflect.DeepEqual(va.buttons(), vb.buttons())
 }
 
@@ -785,7 +921,7 @@ func (bs *boards) draw(ctx context.Context, m *match, comps bool, current func()
 	case ref != nil && m.Judge.Size() > pictureAbove:
 		return bs.pictures.show(ctx, ref, m, comps, current)
 	case ref != nil:
-		if err := bs.edit(ctx, ref, renderMatch(bs.catalog.For(m.locale), m.Match)); err != nil {
+		if err := bs.edit(ctx, ref, boardView(bs.catalog.For(m.locale), m)); err != nil {
 			bs.log.Warn("could not update an old message", "channel", m.ChannelID, "err", err)
 			return false
 		}
@@ -795,7 +931,7 @@ func (bs *boards) draw(ctx context.Context, m *match, comps bool, current func()
 	case bd.MessageID != "" && m.Judge.Size() > pictureAbove:
 		return bs.pictures.showInChannel(ctx, m)
 	case bd.MessageID != "":
-		if err := bs.editInChannel(ctx, bd, renderMatch(bs.catalog.For(m.locale), m.Match)); err != nil {
+		if err := bs.editInChannel(ctx, bd, boardView(bs.catalog.For(m.locale), m)); err != nil {
 			bs.log.Warn("could not update an old board through its channel", "channel", m.ChannelID, "err", err)
 			return false
 		}

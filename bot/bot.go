@@ -21,7 +21,7 @@ func New(dc Discord, st Stores, cfg Config, log *slog.Logger) *Bot {
 	if cfg.Meter != nil {
 		b.meter = cfg.Meter
 	}
-	b.settings = &settings{store: st.Settings, table: cfg.Table, now: cfg.Now, log: log}
+	b.settings = &settings{store: st.Settings, table: cfg.Table, now: cfg.Now, log: log, activity: cfg.Activity}
 	b.tables = &tables{games: st.Games, challenges: st.Challenges, meter: b.meter, log: log, now: cfg.Now, self: b.self, starts: b.starts, run: b.run, settings: b.settings}
 	b.boards = &boards{dc: dc, catalog: b.catalog, log: log, now: cfg.Now, run: b.run, settings: b.settings, keeper: b.tables,
 		pictures: &pictures{dc: dc, catalog: b.catalog, log: log, settings: b.settings}}
@@ -37,7 +37,10 @@ func New(dc Discord, st Stores, cfg Config, log *slog.Logger) *Bot {
 func (b *Bot) SetSelf(userID string) { b.self.set(userID) }
 
 // Register overwrites the application's commands with Commands(), in
-// cfg.GuildID when set, else globally. Registering globally also empties
+// cfg.GuildID when set, else globally. Globally it keeps the app's entry
+// point command, which Discord creates when Activities are enabled and
+// will not have dropped by a bulk overwrite (keptCommands). Registering
+// globally also empties
 // the guilds that got a copy of their own from an earlier run with a guild
 // set (the store remembers them), so that nobody sees every command twice.
 // It fails, registering nothing, if the message catalog could not be
@@ -47,14 +50,17 @@ func (b *Bot) Register(ctx context.Context, appID string) error {
 		return fmt.Errorf("register commands: %w", b.catalogErr)
 	}
 	guild := b.cfg.GuildID
-	if _, err := b.dc.ApplicationCommandBulkOverwrite(appID, guild, Commands(), discordgo.WithContext(ctx)); err != nil {
-		return fmt.Errorf("register commands: %w", err)
-	}
 	if guild != "" {
+		if _, err := b.dc.ApplicationCommandBulkOverwrite(appID, guild, Commands(), discordgo.WithContext(ctx)); err != nil {
+			return fmt.Errorf("register commands: %w", err)
+		}
 		if err := b.stores.CommandGuilds.SetCommandGuild(ctx, guild, true); err != nil {
 			return fmt.Errorf("register commands: %w", err)
 		}
 		return nil
+	}
+	if err := b.registerGlobal(ctx, appID); err != nil {
+		return fmt.Errorf("register commands: %w", err)
 	}
 	old, err := b.stores.CommandGuilds.CommandGuilds(ctx)
 	if err != nil {

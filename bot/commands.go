@@ -1,6 +1,9 @@
 package bot
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -129,9 +132,76 @@ func Commands() []*discordgo.ApplicationCommand {
 	}}
 }
 
+// registerGlobal overwrites the app's global commands with Commands() and
+// the ones keptCommands keeps of those registered.
+func (b *Bot) registerGlobal(ctx context.Context, appID string) error {
+	have, err := b.dc.ApplicationCommandsJSON(appID, "", discordgo.WithContext(ctx))
+	if err != nil {
+		return fmt.Errorf("read the commands: %w", err)
+	}
+	kept, err := keptCommands(have)
+	if err != nil {
+		return err
+	}
+	cmds := make([]json.RawMessage, 0, len(kept)+1)
+	for _, c := range Commands() {
+		raw, err := json.Marshal(c)
+		if err != nil {
+			return err
+		}
+		cmds = append(cmds, raw)
+	}
+	return b.dc.ApplicationCommandBulkOverwriteJSON(appID, "", append(cmds, kept...), discordgo.WithContext(ctx))
+}
+
+// keptCommands returns, of the global commands registered (have, as
+// Discord sends them), the ones an overwrite keeps: the app's entry point
+// command (PRIMARY_ENTRY_POINT), which Discord creates when Activities
+// are enabled and refuses to drop in a bulk overwrite (error 50240). It
+// is the app owner's: it goes back as it is, handler and all, by its id,
+// with the fields a command is written with (those Discord adds when it
+// returns one left out).
+func keptCommands(have []json.RawMessage) ([]json.RawMessage, error) {
+	var kept []json.RawMessage
+	for _, raw := range have {
+		var c map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &c); err != nil {
+			return nil, fmt.Errorf("read a registered command: %w", err)
+		}
+		var typ discordgo.ApplicationCommandType
+		if err := json.Unmarshal(c["type"], &typ); err != nil || typ != PrimaryEntryPointCommand {
+			continue
+		}
+		for k := range c {
+			if !writableCommandField[k] {
+				delete(c, k)
+			}
+		}
+		out, err := json.Marshal(c)
+		if err != nil {
+			return nil, err
+		}
+		kept = append(kept, out)
+	}
+	return kept, nil
+}
+
+// writableCommandField names the fields of an application command that a
+// bulk overwrite takes ("JSON Params" of Bulk Overwrite Guild Application
+// Commands and of Create Global Application Command, in Discord's
+// documentation): the rest (application_id, version, guild_id, the
+// name_localized Discord adds) Discord sets itself.
+var writableCommandField = map[string]bool{
+	"id": true, "type": true, "name": true, "name_localizations": true, "description": true,
+	"description_localizations": true, "options": true, "default_member_permissions": true,
+	"dm_permission": true, "default_permission": true, "integration_types": true, "contexts": true,
+	"nsfw": true, "handler": true,
+}
+
 // newRoutes is the registration table: the handler of each /ttt
-// subcommand of Commands, of each button action and modal (route.go), and
-// of the autocomplete of /ttt move.
+// subcommand of Commands, of each button action and modal (route.go), of
+// the autocomplete of /ttt move, and of the app's entry point command
+// (launch.go).
 func newRoutes(b *Bot) routes {
 	return routes{
 		commands: map[string]handler{
@@ -157,6 +227,7 @@ func newRoutes(b *Bot) routes {
 			actDrawNo:  b.answerDraw,
 			actRow:     b.pickRow,
 			actType:    b.openMoveModal,
+			actLaunch:  func(ctx context.Context, req *request, _ route) error { return b.launch(ctx, req) },
 		},
 		modals: map[string]clickHandler{
 			actTyped: b.moveByModal,
@@ -164,5 +235,6 @@ func newRoutes(b *Bot) routes {
 		suggest: map[string]handler{
 			"move": b.suggestMove,
 		},
+		entryPoint: b.launch,
 	}
 }

@@ -23,6 +23,11 @@ type Config struct {
 	Meter Meter
 	// About is what /ttt about tells beyond the store's counts.
 	About About
+	// Activity says that the live board is served (package web) and the
+	// app's Activity points at it: every board gets an Open board button,
+	// and the entry point command opens the Activity (launch.go). Off,
+	// no board has the button.
+	Activity bool
 }
 
 // About is what /ttt about says of the running program; a nil func means

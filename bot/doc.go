@@ -117,7 +117,10 @@
 // a game may use anyway, rather than as a follow-up through the click's
 // token, which over the HTTP transport could reach Discord before the
 // click's answer. A turn has one move, so one ping; /ttt board pings
-// nobody.
+// nobody. The ping carries the turn's nonce with enforce_nonce
+// (turnNonce; see Reminders): the REST layer's retry after a 5xx, which
+// Discord may have carried out, finds the ping made, and never pings
+// twice.
 //
 // A ping serves one turn: its id is stored with the game (keepPing), and
 // the change that ends that turn (a move, the end of the game) deletes it
@@ -156,11 +159,31 @@
 // certainly did not take it (a rate limit, which the send does not wait
 // out, or a request never sent), the claimer releases the claim to be
 // tried again once the limit has passed, remindRetry at least
-// (releaseReminder); a 4xx gives the turn up, and so does an outcome the
-// bot cannot know (a 5xx, no answer, an answer it cannot read), since
-// Discord may have taken it. If the claimer dies, the claim ends by
-// itself. Either way the reminder is due again, to any process's timer
-// or sweep: the player hears once, as long as the reminder is of use and
+// (releaseReminder); a 4xx gives the turn up. If the claimer dies, the
+// claim ends by itself. Either way the reminder is due again, to any
+// process's timer or sweep.
+//
+// An outcome the bot cannot know (a 5xx, no answer, an answer it cannot
+// read) may mean Discord took the reminder. A reminder sent to the
+// channel carries a nonce with enforce_nonce (reminderNonce: a hash of
+// the game and the turn's number, the same in every process and every
+// try): Discord creates one message of the bot's with a nonce within a
+// few minutes, and answers a request that repeats it with that message
+// (Unknown Message if it was deleted since). So the claimer tries such a
+// reminder again at once, with a doubling pause, up to remindTries
+// times, within its claim and editWithin (sendOnce): every try falls far
+// inside Discord's few minutes, and the player hears once. Past that, or
+// after a rate limit that outlasts the claim, a reminder of unknown
+// outcome is given up for the turn: a try released to later could come
+// after Discord forgot the nonce. A process that dies holding a claim of
+// unknown outcome leaves the reminder to another, whose try with the
+// same nonce Discord dedupes too as long as it remembers it.
+//
+// A follow-up takes no nonce: Discord's webhooks, the interaction's
+// token's included, have none (only the Create Message endpoint does).
+// A follow-up reminder of unknown outcome is not sent again, since the
+// player might hear twice: it is reminded at most once. So the player
+// hears once, as long as the reminder is of use and, for a follow-up,
 // Discord's answers reach the bot.
 //
 // A process that never loaded the channel has no timer for it, so each
@@ -190,6 +213,23 @@
 // when /ttt board draws the turn again on a new message (servedPing):
 // only its own token deletes it, and the game keeps its board's alone.
 //
+// # The live board
+//
+// The game can also be played on a web page that Discord opens as an
+// Activity (package web), which calls the bot through Live (live.go): its
+// State, read from the store; its Act, a tap, which is a request like an
+// interaction's but without a token, through the same cores as the chat
+// handlers (onMove and playOn, resignOn, offerDrawOn, answerDrawOn,
+// startRematch), commit and followUp: same lock, versioned save,
+// refusals and follow-ups; and its Watch, the store's change feed
+// (FeedStore), which tells of every save of a channel watched, by any
+// process. Nothing about a game is kept in the page or in package web.
+// A tap has no token to draw the chat board with: the board follows
+// where the bot can reach it, and otherwise is marked stale and drawn
+// anew at the next click on it; a board of a game played on the page
+// that the bot may lose says that the game goes on in the Activity
+// (outside.go).
+//
 // # Playing a big board by tap: the picker
 //
 // A message holds at most 25 buttons, so a board bigger than
@@ -214,6 +254,17 @@
 // player to move is told whose turn it is.
 // /ttt move autocompletes its row and col with the free rows and columns
 // (suggestMove).
+//
+// # Opening the live board
+//
+// Where the bot serves the live board (Config.Activity), every current
+// board has an Open board button, which anyone may click: the bot answers
+// with LAUNCH_ACTIVITY, and Discord opens the Activity (package web) in the
+// channel. It joins the row of Move… or of Rematch, or has a row of its
+// own under the cells; a running 5×5 board, whose cells fill the five rows
+// a message may have, has none. The app's entry point command, from
+// Discord's App Launcher, opens it too, and Register keeps that command
+// (launch.go).
 //
 // # Pictures of big boards
 //

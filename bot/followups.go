@@ -21,4 +21,7 @@ type followUps struct {
 	// redraw draws shown on its board message, which the answer did not
 	// show (boards.show).
 	redraw bool
+	// offer posts shown's draw offer, made on the live board, in chat,
+	// for an opponent who answers there (boards.offerInChat).
+	offer bool
 }

@@ -126,9 +126,9 @@ func (b *Bot) commit(ctx context.Context, req *request, ch *channel, next *match
 func (b *Bot) postBoard(ctx context.Context, req *request, ch *channel, next *match, notify, pic bool) (followUps, error) {
 	old := ch.match
 	next.Serial++
-	next.Board = store.Board{AppID: req.AppID, Token: req.Token, At: b.cfg.Now()}
+	next.Board = b.newBoard(req, next.Board)
 	next.locale = req.keptLocale(next.locale)
-	v := renderMatch(b.catalog.For(next.locale), next.Match)
+	v := boardView(b.catalog.For(next.locale), next)
 	if !notify {
 		v.ping = ""
 	}
@@ -137,6 +137,13 @@ func (b *Bot) postBoard(ctx context.Context, req *request, ch *channel, next *ma
 		return followUps{}, err
 	}
 	return followUps{shown: next, retire: old, picture: pic, lookup: true}, err
+}
+
+// newBoard is the board drawn by req's answer, in place of prev, the
+// game's board before it (zero for a new game): its token, and whether
+// the game is played on the live board too.
+func (b *Bot) newBoard(req *request, prev store.Board) store.Board {
+	return store.Board{AppID: req.AppID, Token: req.Token, At: b.cfg.Now(), Outside: prev.Outside}
 }
 
 // adoptClickedMessage names, in next's board, the message that the click
@@ -165,7 +172,7 @@ func playedBy(m *match, req *request) bool {
 // their own move.
 func (b *Bot) replay(ctx context.Context, req *request, m *match) error {
 	b.log.Info("the interaction was already acted on by another process; answering with its board", "channel", req.ChannelID, "interaction", req.ID)
-	v := renderMatch(b.catalog.For(m.locale), m.Match)
+	v := boardView(b.catalog.For(m.locale), m)
 	typ := discordgo.InteractionResponseChannelMessageWithSource
 	if req.Type == discordgo.InteractionMessageComponent || req.Type == discordgo.InteractionModalSubmit && req.Message != nil {
 		typ = discordgo.InteractionResponseUpdateMessage
@@ -305,17 +312,29 @@ func (b *Bot) moveByCommand(ctx context.Context, req *request) error {
 	if err != nil {
 		return err
 	}
+	return b.onMove(ctx, req, func(ch *channel) (followUps, error) {
+		return b.playCommand(ctx, req, ch, row, col, tc, set)
+	})
+}
+
+// onMove locks req's channel for a move, with the game this process holds
+// if any (tables.lock, cached), and lets decide play it; a refusal, or a
+// save that lost the race, decided on a game from memory is decided again
+// on the game as stored (recheck). What follows is queued under the lock.
+// Every move goes through it: by command, by click, and from the live
+// board (live.go).
+func (b *Bot) onMove(ctx context.Context, req *request, decide func(ch *channel) (followUps, error)) error {
 	ch, err := b.tables.lock(ctx, req.ChannelID, true)
 	if err != nil {
 		return err
 	}
 	defer b.tables.unlock(ch)
-	fu, err := b.playCommand(ctx, req, ch, row, col, tc, set)
+	fu, err := decide(ch)
 	if b.tables.recheck(ch, req, err) {
 		if err := b.tables.load(ctx, ch); err != nil {
 			return err
 		}
-		fu, err = b.playCommand(ctx, req, ch, row, col, tc, set)
+		fu, err = decide(ch)
 	}
 	return b.boards.followUp(fu, err)
 }
@@ -329,11 +348,26 @@ func (b *Bot) playCommand(ctx context.Context, req *request, ch *channel, row, c
 	if playedBy(ch.match, req) {
 		return followUps{}, b.replay(ctx, req, ch.match)
 	}
-	next := ch.match.Clone()
-	if err := b.play(ctx, req, next, tc, row, col); err != nil {
-		return followUps{}, moveRefusals.of(err, moveData(ch.match, row, col))
+	next, err := b.playOn(ctx, req, ch.match, tc, row, col)
+	if err != nil {
+		return followUps{}, err
 	}
 	return b.postBoard(ctx, req, ch, next, true, pictured(set, next.Match))
+}
+
+// playOn plays req's move at row, col on a clone of m, the channel's
+// game, and returns the clone: the refusal in words if the table refuses
+// it. On a board with the picker, the move makes a new picker (a picker
+// drawn before it never plays).
+func (b *Bot) playOn(ctx context.Context, req *request, m *match, tc table.Config, row, col int) (*match, error) {
+	next := m.Clone()
+	if err := b.play(ctx, req, next, tc, row, col); err != nil {
+		return nil, moveRefusals.of(err, moveData(m, row, col))
+	}
+	if hasPicker(m.Match) {
+		next.Serial++
+	}
+	return next, nil
 }
 
 // play plays req's move at row, col on next, a clone of the channel's
@@ -370,19 +404,15 @@ func (b *Bot) moveByClick(ctx context.Context, req *request, r route) error {
 	if err != nil {
 		return err
 	}
-	ch, err := b.tables.lock(ctx, req.ChannelID, true)
-	if err != nil {
-		return err
-	}
-	defer b.tables.unlock(ch)
-	fu, err := b.playClick(ctx, req, ch, r, tc, set)
-	if b.tables.recheck(ch, req, err) {
-		if err := b.tables.load(ctx, ch); err != nil {
-			return err
+	return b.onMove(ctx, req, func(ch *channel) (followUps, error) {
+		fu, err := b.playClick(ctx, req, ch, r, tc, set)
+		if m := ch.match; m != nil && m.Board.Stale && m.ID == r.id && refused(err) && !req.answered.Load() {
+			// The board did not show a move made on the live board:
+			// it is drawn as it stands, the refusal following.
+			return b.refreshStale(ctx, req, ch, err)
 		}
-		fu, err = b.playClick(ctx, req, ch, r, tc, set)
-	}
-	return b.boards.followUp(fu, err)
+		return fu, err
+	})
 }
 
 // playClick plays the click on the cell of r on ch's game, under rules tc;
@@ -411,21 +441,17 @@ func (b *Bot) playClick(ctx context.Context, req *request, ch *channel, r route,
 	case r.serial != m.Serial:
 		return followUps{}, refuse("move.stale_board", nil)
 	}
-	next := m.Clone()
-	if err := b.play(ctx, req, next, tc, r.row, r.col); err != nil {
-		return followUps{}, moveRefusals.of(err, moveData(m, r.row, r.col))
-	}
-	if hasPicker(m.Match) {
-		// A new picker: one drawn before this move never plays.
-		next.Serial++
+	next, err := b.playOn(ctx, req, m, tc, r.row, r.col)
+	if err != nil {
+		return followUps{}, err
 	}
 	// The click's token edits the same message, and is fresher.
-	next.Board = store.Board{AppID: req.AppID, Token: req.Token, At: b.cfg.Now()}
+	next.Board = b.newBoard(req, m.Board)
 	// A picker board's message is known from its first move on, so that
 	// a stale tap can be told to be on it (answerStale).
 	adoptClickedMessage(req, next, m.Board.MessageID != "" || hasPicker(m.Match))
 	next.locale = req.keptLocale(next.locale)
-	v := renderMatch(b.catalog.For(next.locale), next.Match)
+	v := boardView(b.catalog.For(next.locale), next)
 	pic := pictured(set, next.Match)
 	kept, err := b.commit(ctx, req, ch, next, discordgo.InteractionResponseUpdateMessage, v)
 	if !kept {
@@ -455,6 +481,33 @@ func (b *Bot) answerStale(ctx context.Context, req *request, m *match, refusal e
 		b.boards.tellLater(req.Interaction, ue.in(req.lang))
 	}
 	return refusal // answered: the router counts it as refused
+}
+
+// refreshStale answers a click that was refused on ch's board, which
+// does not show a move made on the live board (store.Board.Stale, see
+// outside.go): the answer draws the board as the game stands, with the
+// click's token kept as the board's (a fresh 15 minutes to edit it), and
+// the refusal follows to the player alone.
+func (b *Bot) refreshStale(ctx context.Context, req *request, ch *channel, refusal error) (followUps, error) {
+	m := ch.match
+	next := m.Clone()
+	next.Board = b.newBoard(req, m.Board)
+	adoptClickedMessage(req, next, m.Board.MessageID != "" || hasPicker(m.Match))
+	next.locale = req.keptLocale(next.locale)
+	v := boardView(b.catalog.For(next.locale), next)
+	kept, err := b.commit(ctx, req, ch, next, discordgo.InteractionResponseUpdateMessage, v)
+	if !kept {
+		return followUps{}, err
+	}
+	var ue userError
+	if errors.As(refusal, &ue) {
+		b.boards.tellLater(req.Interaction, ue.in(req.lang))
+	}
+	fu := followUps{shown: next, picture: b.settings.showsPicture(ctx, req.GuildID, next.Match)}
+	if err != nil {
+		return fu, err
+	}
+	return fu, refusal // answered: the router counts it as refused
 }
 
 func noGame(ch *channel) error {
@@ -494,15 +547,25 @@ func (b *Bot) resign(ctx context.Context, req *request) error {
 			return refuse("resign.not_accepted", nil)
 		}
 	}
-	m := ch.match
-	if m == nil || m.Over() {
-		return noGame(ch)
-	}
-	next := m.Clone()
-	if err := next.Resign(user, b.cfg.Now()); err != nil {
-		return resignRefusals.of(err, nil)
+	next, err := b.resignOn(req, ch)
+	if err != nil {
+		return err
 	}
 	return b.boards.followUp(b.postBoard(ctx, req, ch, next, false, b.settings.showsPicture(ctx, req.GuildID, next.Match)))
+}
+
+// resignOn resigns req's user from ch's running game, on a clone: the
+// refusal in words if they cannot.
+func (b *Bot) resignOn(req *request, ch *channel) (*match, error) {
+	m := ch.match
+	if m == nil || m.Over() {
+		return nil, noGame(ch)
+	}
+	next := m.Clone()
+	if err := next.Resign(req.user.ID, b.cfg.Now()); err != nil {
+		return nil, resignRefusals.of(err, nil)
+	}
+	return next, nil
 }
 
 // offerDraw answers /ttt draw: a player offers the opponent a draw, on a
@@ -514,17 +577,27 @@ func (b *Bot) offerDraw(ctx context.Context, req *request) error {
 		return err
 	}
 	defer b.tables.unlock(ch)
+	next, err := b.offerDrawOn(req, ch)
+	if err != nil {
+		return err
+	}
+	v := renderDrawOffer(b.catalog.For(req.keptLocale(ch.match.locale)), next.Match, next.DrawOffer)
+	_, err = b.commit(ctx, req, ch, next, discordgo.InteractionResponseChannelMessageWithSource, v)
+	return err
+}
+
+// offerDrawOn has req's user offer a draw in ch's running game, on a
+// clone: the refusal in words if they cannot.
+func (b *Bot) offerDrawOn(req *request, ch *channel) (*match, error) {
 	m := ch.match
 	if m == nil || m.Over() {
-		return noGame(ch)
+		return nil, noGame(ch)
 	}
 	next := m.Clone()
 	if err := next.OfferDraw(req.user.ID); err != nil {
-		return offerDrawRefusals.of(err, nil)
+		return nil, offerDrawRefusals.of(err, nil)
 	}
-	v := renderDrawOffer(b.catalog.For(req.keptLocale(m.locale)), next.Match, next.DrawOffer)
-	_, err = b.commit(ctx, req, ch, next, discordgo.InteractionResponseChannelMessageWithSource, v)
-	return err
+	return next, nil
 }
 
 // answerDraw answers a click on Accept draw (actDrawYes) or Decline: the
@@ -538,25 +611,37 @@ func (b *Bot) answerDraw(ctx context.Context, req *request, r route) error {
 	}
 	defer b.tables.unlock(ch)
 	m := ch.match
-	if m == nil || m.ID != r.id || m.Over() || m.DrawOffer == game.None {
-		return refuse("draw.gone", nil)
+	next, err := b.answerDrawOn(req, m, r.id, accept)
+	if err != nil {
+		return err
 	}
 	offerer := m.DrawOffer
-	next := m.Clone()
-	if accept {
-		err = next.AcceptDraw(req.user.ID, b.cfg.Now())
-	} else {
-		err = next.DeclineDraw(req.user.ID)
-	}
-	if err != nil {
-		return answerDrawRefusals.of(err, nil)
-	}
 	v := renderDrawAnswer(b.catalog.For(req.keptLocale(m.locale)), next.Match, offerer, accept)
 	kept, err := b.commit(ctx, req, ch, next, discordgo.InteractionResponseUpdateMessage, v)
 	if !kept || !accept {
 		return err
 	}
 	return b.boards.followUp(followUps{shown: next, redraw: true}, err)
+}
+
+// answerDrawOn has req's user accept or decline the draw offered in m,
+// the channel's game, if it is game gameID: a clone that says so, or the
+// refusal in words.
+func (b *Bot) answerDrawOn(req *request, m *match, gameID string, accept bool) (*match, error) {
+	if m == nil || m.ID != gameID || m.Over() || m.DrawOffer == game.None {
+		return nil, refuse("draw.gone", nil)
+	}
+	next := m.Clone()
+	var err error
+	if accept {
+		err = next.AcceptDraw(req.user.ID, b.cfg.Now())
+	} else {
+		err = next.DeclineDraw(req.user.ID)
+	}
+	if err != nil {
+		return nil, answerDrawRefusals.of(err, nil)
+	}
+	return next, nil
 }
 
 func (b *Bot) stop(ctx context.Context, req *request) error {
@@ -678,6 +763,17 @@ func (b *Bot) decline(ctx context.Context, req *request, r route) error {
 // rematch answers a click on Rematch: a new game, so a start, paced as
 // /ttt start is (startLimits); a rematch that starts nothing costs nothing.
 func (b *Bot) rematch(ctx context.Context, req *request, r route) error {
+	return b.startRematch(ctx, req, r.id, func(ch *channel, next *match, set store.Settings) (followUps, error) {
+		// A rematch speaks the language of the game before it, or the
+		// guild's (postBoard).
+		return b.postBoard(ctx, req, ch, next, true, pictured(set, next.Match))
+	})
+}
+
+// startRematch starts the rematch of game gameID ("": the channel's
+// game) for req, if the table lets it, and has post show it (as a new
+// board in chat, or on the live board) under the channel's lock.
+func (b *Bot) startRematch(ctx context.Context, req *request, gameID string, post func(ch *channel, next *match, set store.Settings) (followUps, error)) error {
 	end, err := b.starts.begin(ctx, req.user.ID, b.cfg.Now(), "", time.Time{})
 	if err != nil {
 		return err
@@ -690,12 +786,15 @@ func (b *Bot) rematch(ctx context.Context, req *request, r route) error {
 	}
 	defer b.tables.unlock(ch)
 	m := ch.match
+	if m != nil && gameID == "" {
+		gameID = m.ID // the live board's: of the channel's game
+	}
 	switch {
 	case m == nil:
 		return refuse("move.not_here", nil)
-	case m.ID != r.id && !m.Over():
+	case m.ID != gameID && !m.Over():
 		return refuse("rematch.running", nil)
-	case m.ID != r.id:
+	case m.ID != gameID:
 		return refuse("rematch.newer_game", nil)
 	}
 	if err := busy(ch); err != nil {
@@ -725,9 +824,7 @@ func (b *Bot) rematch(ctx context.Context, req *request, r route) error {
 	if err != nil {
 		return rematchRefusals.of(err, players(m.Match))
 	}
-	// A rematch speaks the language of the game before it, or the
-	// guild's (postBoard).
-	fu, err := b.postBoard(ctx, req, ch, &match{Match: next, locale: m.locale}, true, pictured(set, next))
+	fu, err := post(ch, &match{Match: next, locale: m.locale}, set)
 	started = !rejected(err) && ch.match != nil && ch.match.ID == next.ID
 	return b.boards.followUp(fu, err)
 }

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -107,6 +108,10 @@ func (d *discardDiscord) ChannelMessageSendComplex(string, *discordgo.MessageSen
 	return &discordgo.Message{}, nil
 }
 
+func (d *discardDiscord) ChannelMessageSendNonce(string, *discordgo.MessageSend, string, ...discordgo.RequestOption) (*discordgo.Message, error) {
+	return &discordgo.Message{}, nil
+}
+
 func (d *discardDiscord) ChannelMessageEditComplex(*discordgo.MessageEdit, ...discordgo.RequestOption) (*discordgo.Message, error) {
 	return &discordgo.Message{}, nil
 }
@@ -121,6 +126,14 @@ func (d *discardDiscord) InteractionResponseEdit(*discordgo.Interaction, *discor
 
 func (d *discardDiscord) ApplicationCommandBulkOverwrite(string, string, []*discordgo.ApplicationCommand, ...discordgo.RequestOption) ([]*discordgo.ApplicationCommand, error) {
 	return nil, nil
+}
+
+func (d *discardDiscord) ApplicationCommandsJSON(string, string, ...discordgo.RequestOption) ([]json.RawMessage, error) {
+	return nil, nil
+}
+
+func (d *discardDiscord) ApplicationCommandBulkOverwriteJSON(string, string, []json.RawMessage, ...discordgo.RequestOption) error {
+	return nil
 }
 
 func (d *discardDiscord) FollowupMessageCreate(*discordgo.Interaction, bool, *discordgo.WebhookParams, ...discordgo.RequestOption) (*discordgo.Message, error) {

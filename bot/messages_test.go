@@ -302,6 +302,7 @@ func TestEveryMessageFitsEveryLanguage(t *testing.T) {
 					"overtaken": {content: l.T("move.overtaken", nil) + "\n" + renderMatch(l, m).content},
 				} {
 					checkMessage(t, name+" "+what, &discordgo.InteractionResponseData{Content: v.content, Components: v.components})
+					checkMessage(t, name+" "+what+" with Open board", &discordgo.InteractionResponseData{Content: v.content, Components: v.buttonsFor(true)})
 				}
 				if !m.Over() {
 					v := renderDrawOffer(l, m, game.X)
@@ -349,6 +350,7 @@ func checkPicker(t *testing.T, l *i18n.Language, bs map[string]*table.Match) {
 			for _, pic := range []bool{false, true} {
 				v := renderPicker(l, m, row, pic)
 				checkMessage(t, fmt.Sprintf("%s, row %d open, picture %v", name, row, pic), &discordgo.InteractionResponseData{Content: v.content, Components: v.components})
+				checkMessage(t, fmt.Sprintf("%s, row %d open, picture %v, with Open board", name, row, pic), &discordgo.InteractionResponseData{Content: v.content, Components: v.buttonsFor(true)})
 			}
 		}
 	}

@@ -27,7 +27,7 @@ const (
 // bigGame stores a running n×n game (k in a row) in the fixture's channel:
 // mason (X, first) against against (O; the computer if it is botID), with
 // moves played in turn, and returns it as stored.
-func bigGame(t *testing.T, b *Bot, n, k int, against string, moves ...game.Move) *match {
+func bigGame(t testing.TB, b *Bot, n, k int, against string, moves ...game.Move) *match {
 	t.Helper()
 	setup := table.Setup{GuildID: fixtureGuild, ChannelID: fixtureChannel, Players: [3]string{game.X: mason, game.O: against},
 		Size: n, Win: k, First: game.X}

@@ -37,11 +37,11 @@ func (p *pictures) show(ctx context.Context, ref *discordgo.Interaction, m *matc
 	l := p.catalog.For(m.locale)
 	var cp *[]discordgo.MessageComponent
 	if comps {
-		c := renderMatch(l, m.Match).buttons()
+		c := renderMatch(l, m.Match).buttonsFor(p.settings.activity)
 		cp = &c
 	}
 	if p.settings.showsPicture(ctx, m.GuildID, m.Match) {
-		err := p.editPicture(ctx, ref, m.Judge, renderPictured(l, m.Match).content, cp, current)
+		err := p.editPicture(ctx, ref, m.Judge, pictureView(l, m).content, cp, current)
 		if err == nil {
 			return true
 		}
@@ -50,7 +50,7 @@ func (p *pictures) show(ctx context.Context, ref *discordgo.Interaction, m *matc
 			return false // the board stays as its answer drew it
 		}
 	}
-	v := renderMatch(l, m.Match)
+	v := boardView(l, m)
 	_, err := p.dc.InteractionResponseEdit(ref, &discordgo.WebhookEdit{
 		Content:         &v.content,
 		Components:      cp,
@@ -74,8 +74,8 @@ func (p *pictures) show(ctx context.Context, ref *discordgo.Interaction, m *matc
 func (p *pictures) showInChannel(ctx context.Context, m *match) bool {
 	bd := m.Board
 	l := p.catalog.For(m.locale)
-	v := renderMatch(l, m.Match)
-	comps := v.buttons()
+	v := boardView(l, m)
+	comps := v.buttonsFor(p.settings.activity)
 	e := &discordgo.MessageEdit{
 		Channel: bd.ChannelID, ID: bd.MessageID,
 		Content: &v.content, Components: &comps,
@@ -87,7 +87,7 @@ func (p *pictures) showInChannel(ctx context.Context, m *match) bool {
 		if err := picture.Draw(&png, m.Judge); err != nil {
 			p.log.Warn("could not show a board as a picture; /ttt board draws it again", "channel", m.ChannelID, "err", err)
 		} else {
-			text := renderPictured(l, m.Match).content
+			text := pictureView(l, m).content
 			e.Content = &text
 			e.Files = []*discordgo.File{{Name: pictureName, ContentType: "image/png", Reader: &png}}
 		}

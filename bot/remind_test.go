@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -606,10 +608,11 @@ func TestReminderRetriedAfterARefusal(t *testing.T) {
 	})
 }
 
-// A reminder whose request Discord may have carried out, though the bot
-// did not hear that it did (a 5xx after the request was written, a
-// request cut by its deadline mid-flight, an answer the bot could not
-// read), is not sent again: the player would hear twice.
+// A follow-up reminder whose request Discord may have carried out,
+// though the bot did not hear that it did (a 5xx after the request was
+// written, a request cut by its deadline mid-flight, an answer the bot
+// could not read), is not sent again: the player could hear twice, since
+// Discord's webhooks take no nonce.
 func TestReminderOfUnknownOutcomeNotSentAgain(t *testing.T) {
 	for _, tt := range []struct {
 		name string
@@ -917,4 +920,156 @@ func TestReminderRetriedAfterTheRateLimit(t *testing.T) {
 	if sent, _, _ := followups(rec); len(sent) != 1 {
 		t.Errorf("%d reminders once the limit passed; want 1", len(sent))
 	}
+}
+
+// noPause is a reminder's pause between tries that does not wait; it
+// records the pauses asked for.
+func noPause(b *Bot) *[]time.Duration {
+	var mu sync.Mutex
+	var pauses []time.Duration
+	b.boards.pause = func(ctx context.Context, d time.Duration) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		pauses = append(pauses, d)
+		return ctx.Err() == nil
+	}
+	return &pauses
+}
+
+// A correspondence game's reminder, which goes to the channel with the
+// turn's nonce, is tried again when its outcome is unknown (a 5xx, taken
+// or not, no answer, an answer the bot could not read) within its claim,
+// with the same nonce: Discord creates its message once, and every try
+// gets it. The player hears once, and the game keeps the reminder as the
+// turn's ping, to be deleted when the turn ends.
+func TestCorrespondenceReminderOfUnknownOutcomeTriedAgain(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		errs []error
+	}{
+		{"500 before Discord took it", []error{restError(http.StatusInternalServerError)}},
+		{"500 after Discord took it", []error{taken{restError(http.StatusInternalServerError)}}},
+		{"no answer, taken", []error{taken{fmt.Errorf("POST channel message: %w", io.ErrUnexpectedEOF)}}},
+		{"undecodable answer", []error{taken{fmt.Errorf("decode the message: %w: unexpected end of JSON input", discordgo.ErrJSONUnmarshal)}}},
+		{"502, 503, then a rate limit", []error{restError(http.StatusBadGateway), taken{restError(http.StatusServiceUnavailable)}, limited{time.Second}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b, rec, clk := corrBot(t, 20*time.Hour)
+			pauses := noPause(b)
+			m := challengeAccepted(t, b, rec) // Mason is pinged: sent-1
+			b.run.bg.Wait()
+			rec.mu.Lock()
+			rec.sendErrs, rec.nonceSends = slices.Clone(tt.errs), 0 // the ping went
+			rec.mu.Unlock()
+			remindAfter(t, b, clk, m, 0)
+			remindAfter(t, b, clk, m, time.Minute) // another timer
+			rec.mu.Lock()
+			sent, nonces, tries := len(rec.sent), slices.Clone(rec.nonces), rec.nonceSends
+			rec.mu.Unlock()
+			if sent != 2 || len(nonces) != 2 || nonces[1] == "" {
+				t.Fatalf("%d messages sent (nonces %q); want the ping and one reminder, with a nonce", sent, nonces)
+			}
+			if want := len(tt.errs) + 1; tries != want {
+				t.Errorf("the reminder was sent %d times; want %d, the last taken", tries, want)
+			}
+			if nonces[1] != reminderNonce(m) || len(nonces[1]) > 25 {
+				t.Errorf("the reminder's nonce is %q; want the turn's, %q, of at most 25 characters", nonces[1], reminderNonce(m))
+			}
+			if nonces[0] != turnNonce("ping", m) || nonces[0] == nonces[1] {
+				t.Errorf("the turn's ping went with nonce %q; want the turn's ping's, %q, not the reminder's", nonces[0], turnNonce("ping", m))
+			}
+			if got := current(t, b); got.ping != "sent-2" || got.reminded != 1 {
+				t.Errorf("the game keeps ping %q, reminded %d; want the reminder, sent-2, and turn 1", got.ping, got.reminded)
+			}
+			if _, ok := remindAt(current(t, b)); ok {
+				t.Error("the reminder is due again once Discord took it")
+			}
+			if len(*pauses) != len(tt.errs) || (*pauses)[0] != remindFirstPause {
+				t.Errorf("paused %v between tries; want %d pauses, the first %v", *pauses, len(tt.errs), remindFirstPause)
+			}
+		})
+	}
+}
+
+// A reminder whose outcome stays unknown is tried at most remindTries
+// times, with a doubling pause, and then given up for the turn: a try
+// after the claim could come after Discord forgot the nonce. One whose
+// first try meets a rate limit is released, as ever, and one Discord
+// took and someone deleted since (Unknown Message to the next try) is
+// not sent again.
+func TestCorrespondenceReminderTriesBounded(t *testing.T) {
+	b, rec, clk := corrBot(t, 20*time.Hour)
+	pauses := noPause(b)
+	m := challengeAccepted(t, b, rec)
+	b.run.bg.Wait()
+	var errs []error
+	for range remindTries + 2 {
+		errs = append(errs, restError(http.StatusInternalServerError))
+	}
+	rec.mu.Lock()
+	rec.sendErrs, rec.nonceSends = errs, 0
+	rec.mu.Unlock()
+	remindAfter(t, b, clk, m, 0)
+	remindAfter(t, b, clk, m, time.Minute)
+	rec.mu.Lock()
+	sent, tries := len(rec.sent), rec.nonceSends
+	rec.mu.Unlock()
+	if sent != 1 || tries != remindTries {
+		t.Errorf("%d messages, %d tries of the reminder; want the ping alone, after %d tries", sent, tries, remindTries)
+	}
+	want := []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond, time.Second}
+	if len(*pauses) != remindTries-1 || !slices.Equal((*pauses)[:len(want)], want) || slices.Max(*pauses) != remindMaxPause {
+		t.Errorf("paused %v; want %d pauses doubling from %v to %v", *pauses, remindTries-1, remindFirstPause, remindMaxPause)
+	}
+	if _, ok := remindAt(current(t, b)); ok {
+		t.Error("a reminder of unknown outcome is due again after its tries")
+	}
+
+	t.Run("rate limited first", func(t *testing.T) {
+		b, rec, clk := corrBot(t, 20*time.Hour)
+		noPause(b)
+		challengeAccepted(t, b, rec)
+		b.run.bg.Wait()
+		rec.mu.Lock()
+		rec.sendErrs, rec.nonceSends = []error{limited{5 * time.Second}}, 0
+		rec.mu.Unlock()
+		remindAfter(t, b, clk, current(t, b), 0)
+		at, ok := remindAt(current(t, b))
+		if want := clk.now().Add(5 * time.Second); !ok || at.Sub(want).Abs() > time.Millisecond { // as stored
+			t.Fatalf("after a rate limit of 5 s the reminder is due again %v at %v; want 5 s from now", ok, at)
+		}
+		clk.set(at)
+		b.tables.remindTurn(fixtureChannel)
+		b.run.bg.Wait()
+		rec.mu.Lock()
+		defer rec.mu.Unlock()
+		if len(rec.sent) != 2 || rec.nonceSends != 2 {
+			t.Errorf("%d messages after %d tries; want the ping and the reminder after 2", len(rec.sent), rec.nonceSends)
+		}
+	})
+
+	t.Run("taken and deleted", func(t *testing.T) {
+		b, rec, clk := corrBot(t, 20*time.Hour)
+		noPause(b)
+		m := challengeAccepted(t, b, rec)
+		b.run.bg.Wait()
+		rec.mu.Lock()
+		rec.sent, rec.sentTo, rec.nonces = append(rec.sent, &discordgo.MessageSend{}), append(rec.sentTo, fixtureChannel), []string{"", reminderNonce(m)}
+		rec.channelDeletes = append(rec.channelDeletes, fixtureChannel+"/sent-2")
+		rec.sendErrs, rec.nonceSends = []error{restError(http.StatusInternalServerError)}, 0
+		rec.mu.Unlock()
+		remindAfter(t, b, clk, current(t, b), 0)
+		rec.mu.Lock()
+		tries := rec.nonceSends
+		rec.mu.Unlock()
+		if tries != 2 {
+			t.Errorf("%d tries; want 2, the second answered Unknown Message", tries)
+		}
+		if got := current(t, b); got.ping == "sent-2" {
+			t.Error("the game keeps the deleted reminder as its ping")
+		}
+		if _, ok := remindAt(current(t, b)); ok {
+			t.Error("a reminder Discord took is due again")
+		}
+	})
 }

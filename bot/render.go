@@ -43,15 +43,45 @@ type view struct {
 	// ping is the user to notify, if any; mentions of everyone else in the
 	// content render as names without a notification.
 	ping string
+	// launch is the Open board button of a current board (launch.go),
+	// shown only by a bot that serves the live board (buttonsFor); its
+	// CustomID is "" where the board has no room for it. launchRow is
+	// the index in components of the action row it joins, or
+	// len(components) for a row of its own.
+	launch    discordgo.Button
+	launchRow int
 }
 
 // buttons is v's components as Discord must be sent them to clear a
-// message's: an empty list, never null.
+// message's: an empty list, never null. It leaves out the Open board
+// button, which the comparisons of boards (what Discord shows against
+// what the bot draws) need not see.
 func (v view) buttons() []discordgo.MessageComponent {
 	if v.components == nil {
 		return []discordgo.MessageComponent{}
 	}
 	return v.components
+}
+
+// buttonsFor is buttons as sent to Discord by a bot that serves the live
+// board (activity) or not: with activity, a board's Open board button
+// joins its row. v's own components are not changed.
+func (v view) buttonsFor(activity bool) []discordgo.MessageComponent {
+	if !activity || v.launch.CustomID == "" || v.launchRow < 0 || v.launchRow > len(v.components) {
+		return v.buttons()
+	}
+	out := make([]discordgo.MessageComponent, len(v.components), len(v.components)+1)
+	copy(out, v.components)
+	if v.launchRow == len(v.components) {
+		return append(out, discordgo.ActionsRow{Components: []discordgo.MessageComponent{v.launch}})
+	}
+	row, ok := out[v.launchRow].(discordgo.ActionsRow)
+	if !ok || len(row.Components) >= buttonsPerRow {
+		return v.buttons()
+	}
+	row.Components = append(append(make([]discordgo.MessageComponent, 0, len(row.Components)+1), row.Components...), v.launch)
+	out[v.launchRow] = row
+	return out
 }
 
 func mention(id string) string { return "<@" + id + ">" }
@@ -155,8 +185,40 @@ func drawMatch(l *i18n.Language, m *table.Match, pic bool, open int, retired boo
 		}
 	}
 	v.components = matchComponents(l, m, win, last, hasLast, open, retired)
+	if !retired {
+		v.launch, v.launchRow = launchPlace(l, m, v.components)
+	}
 	return v
 }
+
+// launchPlace says where the Open board button goes on m's current board
+// with components comps (matchComponents): in the row of Move… under a
+// picker, in the row of Rematch once the game is over, else in a row of
+// its own under the cells. A message holds at most five action rows, and
+// a running 5×5 board's cells fill all five: it has no Open board button
+// (the entry point command and Discord's Activity shelf still open the
+// live board), rather than losing a cell, or its one-tap moves to a
+// picker. An empty button (CustomID "") says there is none.
+func launchPlace(l *i18n.Language, m *table.Match, comps []discordgo.MessageComponent) (discordgo.Button, int) {
+	at := len(comps) // a row of its own
+	switch {
+	case hasPicker(m) || m.Over():
+		at = len(comps) - 1 // Move…, or Rematch
+	case len(comps) >= rowsPerMessage:
+		return discordgo.Button{}, 0
+	}
+	if at < 0 {
+		return discordgo.Button{}, 0
+	}
+	return launchButton(l.T("launch.button", nil), m.ID), at
+}
+
+// Discord's limits on the action rows of a message, and on the buttons of
+// a row.
+const (
+	rowsPerMessage = 5
+	buttonsPerRow  = 5
+)
 
 func cellEmoji(g *game.Judge, r, c int, win map[game.Cell]bool, last game.Move, hasLast bool) string {
 	p := g.At(r, c)
@@ -465,4 +527,13 @@ func allowed(ping string) *discordgo.MessageAllowedMentions {
 		am.Users = []string{ping}
 	}
 	return am
+}
+
+// launchButton is the Open board button of game gameID's board.
+func launchButton(label, gameID string) discordgo.Button {
+	return discordgo.Button{
+		Label:    label,
+		Style:    discordgo.SecondaryButton,
+		CustomID: route{action: actLaunch, id: gameID}.String(),
+	}
 }

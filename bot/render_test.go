@@ -60,17 +60,25 @@ func testMatch(t testing.TB, n, k int, moves ...game.Move) *table.Match {
 	return m
 }
 
-// checkLimits fails the test if v breaks any of Discord's message limits.
+// checkLimits fails the test if v breaks any of Discord's message limits,
+// as a bot with or without the live board sends it.
 func checkLimits(t *testing.T, what string, v view) {
 	t.Helper()
 	if n := utf8.RuneCountInString(v.content); n > maxContent {
 		t.Errorf("%s: content is %d code points; want <= %d", what, n, maxContent)
 	}
-	if len(v.components) > maxRows {
-		t.Errorf("%s: %d action rows; want <= %d", what, len(v.components), maxRows)
+	checkComponents(t, what, v.buttons())
+	checkComponents(t, what+" with Open board", v.buttonsFor(true))
+}
+
+// checkComponents fails the test if comps break Discord's limits.
+func checkComponents(t *testing.T, what string, comps []discordgo.MessageComponent) {
+	t.Helper()
+	if len(comps) > maxRows {
+		t.Errorf("%s: %d action rows; want <= %d", what, len(comps), maxRows)
 	}
 	seen := map[string]bool{}
-	for i, c := range v.components {
+	for i, c := range comps {
 		row, ok := c.(discordgo.ActionsRow)
 		if !ok {
 			t.Fatalf("%s: component %d is %T; want an action row", what, i, c)

@@ -42,6 +42,9 @@ type request struct {
 	lang      *i18n.Language  // the user's language, for what only they see
 	responder Responder
 	answered  *atomic.Bool // set once the answer went (or may have gone) out
+	// activity says the bot serves the live board: boards it answers
+	// with carry the Open board button (view.buttonsFor).
+	activity bool
 
 	// For the meter: when it arrived, what it asked for (the subcommand
 	// or button action), and how long its answer took to go out.
@@ -96,7 +99,7 @@ func (req *request) commandData() discordgo.ApplicationCommandInteractionData {
 func (req *request) respond(ctx context.Context, typ discordgo.InteractionResponseType, v view, ephemeral bool) error {
 	data := &discordgo.InteractionResponseData{
 		Content:         v.content,
-		Components:      v.buttons(),
+		Components:      v.buttonsFor(req.activity),
 		Embeds:          v.embeds,
 		AllowedMentions: allowed(v.ping),
 	}

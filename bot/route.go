@@ -16,13 +16,16 @@ import (
 //	accept/<challenge>   decline/<challenge>   rematch/<game>
 //	drawyes/<game>       drawno/<game>
 //	row/<game>/<serial>  type/<game>/<serial>  typed/<game>/<serial>
+//	launch/<game>
 //
 // The last three are the picker of a board bigger than MaxButtonSize
 // (picker.go): its select menu of rows, its Move… button, and the modal
 // that button opens. The serial numbers a game's board messages; on a
 // board with a picker, every move counts too (playClick), so that a tap on
 // a picker drawn before a move is told apart from one on the board as it
-// stands.
+// stands. launch is the Open board button (launch.go), which opens the
+// live board of whatever game the channel has; its game id only keeps
+// each board's custom_ids apart.
 type route struct {
 	action   string
 	id       string
@@ -41,6 +44,7 @@ const (
 	actRow     = "row"     // the picker's select menu: open a row
 	actType    = "type"    // the picker's Move… button: open the modal
 	actTyped   = "typed"   // the modal, submitted
+	actLaunch  = "launch"  // Open board: open the live board (launch.go)
 )
 
 // maxSide is the largest row or column a custom_id may name: the side of
@@ -77,7 +81,7 @@ func parseRoute(s string) (route, error) {
 	}
 	r := route{action: parts[0], id: parts[1]}
 	switch r.action {
-	case actAccept, actDecline, actRematch, actDrawYes, actDrawNo:
+	case actAccept, actDecline, actRematch, actDrawYes, actDrawNo, actLaunch:
 		if len(parts) != 2 {
 			return route{}, fmt.Errorf("%w: %q", errBadRoute, s)
 		}

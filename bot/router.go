@@ -66,7 +66,7 @@ func (b *Bot) handle(ctx context.Context, i *discordgo.Interaction, r Responder)
 		return
 	}
 	req := &request{Interaction: i, user: invoker(i), responder: r, answered: new(atomic.Bool), arrived: time.Now(), kind: "unknown",
-		lang: b.catalog.For(string(i.Locale), guildLocale(i))}
+		lang: b.catalog.For(string(i.Locale), guildLocale(i)), activity: b.cfg.Activity}
 	if !b.run.admit() {
 		if err := req.say(ctx, req.lang.T("error.restarting", nil)); err != nil {
 			b.log.Warn("could not answer during shutdown", "err", err)
@@ -219,20 +219,27 @@ type routes struct {
 	buttons  map[string]clickHandler
 	modals   map[string]clickHandler
 	suggest  map[string]handler
+	// entryPoint answers the app's entry point command, whatever its
+	// name (Discord names it Launch; the app's owner may rename it).
+	entryPoint handler
 }
 
 // A clickHandler answers a click on a button whose custom_id says r.
 type clickHandler func(ctx context.Context, req *request, r route) error
 
 // serve finds the handler, by subcommand for /ttt and its autocomplete,
-// or by custom_id action for buttons and modals (the custom_id parsed
-// here, once), and runs it.
+// by command type for the entry point command, or by custom_id action
+// for buttons and modals (the custom_id parsed here, once), and runs it.
 func (rs routes) serve(ctx context.Context, req *request) error {
 	switch req.Type {
 	case discordgo.InteractionApplicationCommand:
 		data, ok := req.Data.(discordgo.ApplicationCommandInteractionData)
 		if !ok {
 			return refuse("route.unreadable_command", nil)
+		}
+		if data.CommandType == PrimaryEntryPointCommand && rs.entryPoint != nil {
+			req.kind = actLaunch
+			return rs.entryPoint(ctx, req)
 		}
 		if data.Name != "ttt" {
 			return refuse("route.unknown_command", map[string]any{"Command": data.Name})

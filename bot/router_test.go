@@ -3,10 +3,12 @@ package bot
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -51,7 +53,23 @@ type recorder struct {
 	followupDeletes []string
 	// followupErrs fails the next follow-ups with these errors, in turn.
 	followupErrs []error
+
+	// nonces are the nonce of each of sent, "" for a message sent
+	// without one; a message sent again with a nonce of sent is not
+	// recorded again, and gets sent's message, as on Discord.
+	nonces []string
+	// sendErrs fails the next messages sent with a nonce with these
+	// errors, in turn; a taken error records the message first.
+	sendErrs []error
+	// nonceSends counts the messages sent with a nonce, repeats too.
+	nonceSends int
 }
+
+// taken is an error of a request that Discord carried out all the same:
+// a 5xx after it created the message, or an answer lost.
+type taken struct{ error }
+
+func (t taken) Unwrap() error { return t.error }
 
 func (r *recorder) FollowupMessageCreate(i *discordgo.Interaction, _ bool, p *discordgo.WebhookParams, _ ...discordgo.RequestOption) (*discordgo.Message, error) {
 	r.mu.Lock()
@@ -91,6 +109,42 @@ func (r *recorder) ChannelMessageSendComplex(channelID string, m *discordgo.Mess
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.sent, r.sentTo = append(r.sent, m), append(r.sentTo, channelID)
+	return &discordgo.Message{ID: "sent-" + strconv.Itoa(len(r.sent)), ChannelID: channelID}, nil
+}
+
+func (r *recorder) ChannelMessageSendNonce(channelID string, m *discordgo.MessageSend, nonce string, _ ...discordgo.RequestOption) (*discordgo.Message, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.nonceSends++
+	var err error
+	if len(r.sendErrs) > 0 {
+		err = r.sendErrs[0]
+		r.sendErrs = r.sendErrs[1:]
+		if !errors.As(err, new(taken)) {
+			return nil, err
+		}
+	}
+	for i, n := range r.nonces {
+		if n != nonce {
+			continue
+		}
+		id := "sent-" + strconv.Itoa(i+1)
+		if slices.Contains(r.channelDeletes, r.sentTo[i]+"/"+id) {
+			return nil, &discordgo.RESTError{Response: &http.Response{StatusCode: http.StatusNotFound},
+				Message: &discordgo.APIErrorMessage{Code: discordgo.ErrCodeUnknownMessage, Message: "Unknown Message"}}
+		}
+		if err != nil {
+			return nil, err
+		}
+		return &discordgo.Message{ID: id, ChannelID: r.sentTo[i]}, nil
+	}
+	for len(r.nonces) < len(r.sent) {
+		r.nonces = append(r.nonces, "")
+	}
+	r.sent, r.sentTo, r.nonces = append(r.sent, m), append(r.sentTo, channelID), append(r.nonces, nonce)
+	if err != nil {
+		return nil, err
+	}
 	return &discordgo.Message{ID: "sent-" + strconv.Itoa(len(r.sent)), ChannelID: channelID}, nil
 }
 
@@ -169,6 +223,14 @@ func (r *recorder) InteractionResponseEdit(i *discordgo.Interaction, e *discordg
 
 func (r *recorder) ApplicationCommandBulkOverwrite(string, string, []*discordgo.ApplicationCommand, ...discordgo.RequestOption) ([]*discordgo.ApplicationCommand, error) {
 	return nil, nil
+}
+
+func (r *recorder) ApplicationCommandsJSON(string, string, ...discordgo.RequestOption) ([]json.RawMessage, error) {
+	return nil, nil
+}
+
+func (r *recorder) ApplicationCommandBulkOverwriteJSON(string, string, []json.RawMessage, ...discordgo.RequestOption) error {
+	return nil
 }
 
 func (r *recorder) last(t *testing.T) *discordgo.InteractionResponse {

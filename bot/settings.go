@@ -106,9 +106,12 @@ func (c *settingsCache) setLocked(s store.Settings, now time.Time) {
 type settings struct {
 	store SettingsStore
 	table table.Config // the bot's rules, which a guild's settings change
-	now   func() time.Time
-	log   *slog.Logger
-	cache settingsCache // guilds' /ttt config, read on every move
+	// activity says the bot serves the live board (Config.Activity):
+	// the boards it edits carry the Open board button.
+	activity bool
+	now      func() time.Time
+	log      *slog.Logger
+	cache    settingsCache // guilds' /ttt config, read on every move
 }
 
 // get returns the guild's settings: from memory when they were read

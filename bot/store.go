@@ -99,8 +99,16 @@ type InteractionStore interface {
 	ForgetInteractions(ctx context.Context, before time.Time, limit int) (int, error)
 }
 
+// FeedStore tells of the saved changes of the channels watched, by this
+// process and, on PostgreSQL, by every process sharing the database: the
+// live board's pages read the game again (live.go). fn must not block.
+type FeedStore interface {
+	Watch(ctx context.Context, channelID string, fn func(store.Change)) (stop func(), err error)
+}
+
 // Stores is the store as New takes it: one field per part, each handed on
-// only to what uses it.
+// only to what uses it. Feed is optional: without it the live board has
+// no feed (Live.Watch fails).
 type Stores struct {
 	Games         GameStore
 	Challenges    ChallengeStore
@@ -108,10 +116,12 @@ type Stores struct {
 	Stats         StatsStore
 	CommandGuilds CommandGuildStore
 	Interactions  InteractionStore
+	Feed          FeedStore
 }
 
 // StoresOf returns Stores whose every part is st, for a store that keeps
-// all six.
+// all six; and its Feed if it has one (store.SQLite, store.Postgres and
+// store.Memory do).
 func StoresOf[S interface {
 	GameStore
 	ChallengeStore
@@ -120,5 +130,9 @@ func StoresOf[S interface {
 	CommandGuildStore
 	InteractionStore
 }](st S) Stores {
-	return Stores{Games: st, Challenges: st, Settings: st, Stats: st, CommandGuilds: st, Interactions: st}
+	s := Stores{Games: st, Challenges: st, Settings: st, Stats: st, CommandGuilds: st, Interactions: st}
+	if f, ok := any(st).(FeedStore); ok {
+		s.Feed = f
+	}
+	return s
 }

@@ -130,6 +130,44 @@ func (d REST) GuildCount(ctx context.Context) (int, error) {
 	return app.Count, nil
 }
 
+// ApplicationCommandsJSON returns the application's commands of a scope
+// (guildID "": the global ones) as Discord sends them, one JSON object
+// each, with their localizations: every field, such as the handler of an
+// entry point command, which discordgo's ApplicationCommand lacks.
+func (d REST) ApplicationCommandsJSON(appID, guildID string, opts ...discordgo.RequestOption) ([]json.RawMessage, error) {
+	u := commandsEndpoint(appID, guildID)
+	body, err := d.RequestWithBucketID(http.MethodGet, u+"?with_localizations=true", nil, u, opts...)
+	if err != nil {
+		return nil, err
+	}
+	var cmds []json.RawMessage
+	if err := json.Unmarshal(body, &cmds); err != nil {
+		return nil, fmt.Errorf("decode the commands: %w", err)
+	}
+	return cmds, nil
+}
+
+// ApplicationCommandBulkOverwriteJSON overwrites the application's
+// commands of a scope with cmds, JSON objects, as
+// ApplicationCommandBulkOverwrite does with discordgo's type, which
+// lacks fields the bot must send back (an entry point's handler).
+func (d REST) ApplicationCommandBulkOverwriteJSON(appID, guildID string, cmds []json.RawMessage, opts ...discordgo.RequestOption) error {
+	if cmds == nil {
+		cmds = []json.RawMessage{} // an empty list, not null
+	}
+	u := commandsEndpoint(appID, guildID)
+	_, err := d.RequestWithBucketID(http.MethodPut, u, cmds, u, opts...)
+	return err
+}
+
+// commandsEndpoint is the URL of the commands of a scope.
+func commandsEndpoint(appID, guildID string) string {
+	if guildID == "" {
+		return discordgo.EndpointApplicationGlobalCommands(appID)
+	}
+	return discordgo.EndpointApplicationGuildCommands(appID, guildID)
+}
+
 // filesOf returns the files a request body uploads: they make it a
 // multipart/form-data request.
 func filesOf(body any) []*discordgo.File {
@@ -477,6 +515,62 @@ func (d REST) ChannelMessageSendComplex(channelID string, m *discordgo.MessageSe
 		return msg, send()
 	}
 	return msg, retryServerErrors(ctx, send)
+}
+
+// MaxNonce is the longest nonce Discord takes with a message: 25
+// characters.
+const MaxNonce = 25
+
+// ChannelMessageSendNonce sends m to a channel as ChannelMessageSendComplex
+// does, with nonce (at most MaxNonce characters) and enforce_nonce, which
+// discordgo v0.29's MessageSend lacks: Discord then creates at most one
+// message of the bot's with that nonce within a few minutes, and answers a
+// request that repeats it with the message it created (or Unknown Message,
+// if that was deleted since). A request whose outcome is unknown (a 5xx,
+// no answer) may then be made again; the caller chooses whether, as
+// discordgo.WithRestRetries(0) says to REST (see ChannelMessageSendComplex).
+// Webhooks and interaction follow-ups take no nonce.
+func (d REST) ChannelMessageSendNonce(channelID string, m *discordgo.MessageSend, nonce string, opts ...discordgo.RequestOption) (msg *discordgo.Message, err error) {
+	if nonce == "" || len(nonce) > MaxNonce {
+		return nil, notSent{fmt.Errorf("nonce %q: want 1 to %d characters", nonce, MaxNonce)}
+	}
+	if m.Embed != nil || m.File != nil {
+		return nil, notSent{errors.New("send a message with a nonce: use Embeds and Files, not the deprecated Embed and File")}
+	}
+	body := nonceMessage{MessageSend: m, Nonce: nonce, EnforceNonce: true}
+	endpoint := discordgo.EndpointChannelMessages(channelID)
+	ctx := contextOf(opts)
+	send := func() error {
+		return d.viaDiscordgo(ctx, "channels/"+channelID+"/messages", opts, func() error {
+			var resp []byte
+			var err error
+			if len(m.Files) > 0 {
+				contentType, payload, encErr := discordgo.MultipartBodyWithJSON(body, m.Files)
+				if encErr != nil {
+					return notSent{encErr}
+				}
+				resp, err = d.Session.RequestRaw(http.MethodPost, endpoint, contentType, payload, endpoint, 0, noRetryOnRatelimit(opts)...)
+			} else {
+				resp, err = d.Session.RequestWithBucketID(http.MethodPost, endpoint, body, endpoint, noRetryOnRatelimit(opts)...)
+			}
+			if err != nil {
+				return err
+			}
+			msg, err = message(resp, nil)
+			return err
+		})
+	}
+	if len(m.Files) > 0 || onceOn5xx(opts) {
+		return msg, send()
+	}
+	return msg, retryServerErrors(ctx, send)
+}
+
+// nonceMessage is the body of a message sent with a nonce.
+type nonceMessage struct {
+	*discordgo.MessageSend
+	Nonce        string `json:"nonce"`
+	EnforceNonce bool   `json:"enforce_nonce"`
 }
 
 // ChannelMessageEditComplex edits a channel's message through discordgo,

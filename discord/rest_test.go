@@ -2,6 +2,7 @@ package discord
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -500,5 +501,49 @@ func TestNoWaitOnRateLimits(t *testing.T) {
 	}
 	if got := srv.RateLimitsIgnored(); len(got) != 0 {
 		t.Errorf("requests that ignored a rate limit: %v", got)
+	}
+}
+
+// A message sent with a nonce carries it with enforce_nonce: a 5xx after
+// Discord made it is tried again, and the try gets the message it made,
+// none other; with discordgo.WithRestRetries(0) the 5xx is the error. A
+// nonce longer than Discord takes is not sent.
+func TestChannelMessageSendNonce(t *testing.T) {
+	srv, s, in, _ := answeredBoard(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	before := len(srv.History(in.ChannelID))
+	srv.LoseNextAnswer("POST", "/channels/", http.StatusInternalServerError)
+	msg, err := REST{s}.ChannelMessageSendNonce(in.ChannelID, &discordgo.MessageSend{Content: "reminder"}, "r1", discordgo.WithContext(ctx))
+	if err != nil {
+		t.Fatalf("ChannelMessageSendNonce after a lost answer = %v; want the message", err)
+	}
+	hist := srv.History(in.ChannelID)[before:]
+	if len(hist) != 1 || hist[0].ID != msg.ID || hist[0].Nonce != "r1" {
+		t.Errorf("the channel got %d messages; want one, %s, with nonce r1", len(hist), msg.ID)
+	}
+	var posts []discordtest.Request
+	for _, r := range srv.Requests() {
+		if r.Method == http.MethodPost && strings.Contains(r.Path, "/channels/") {
+			posts = append(posts, r)
+		}
+	}
+	var body struct {
+		Content, Nonce string
+		EnforceNonce   bool `json:"enforce_nonce"`
+	}
+	if len(posts) != 2 || json.Unmarshal(posts[1].Body, &body) != nil || body.Nonce != "r1" || !body.EnforceNonce || body.Content != "reminder" {
+		t.Errorf("%d posts, the last %s; want 2, with the content, nonce r1 and enforce_nonce", len(posts), posts[len(posts)-1].Body)
+	}
+
+	srv.LoseNextAnswer("POST", "/channels/", http.StatusInternalServerError)
+	_, err = REST{s}.ChannelMessageSendNonce(in.ChannelID, &discordgo.MessageSend{Content: "reminder"}, "r2", discordgo.WithContext(ctx), discordgo.WithRestRetries(0))
+	var rerr *discordgo.RESTError
+	if !errors.As(err, &rerr) || rerr.Response.StatusCode != http.StatusInternalServerError {
+		t.Errorf("ChannelMessageSendNonce once on a lost answer = %v; want the 500", err)
+	}
+	var ns interface{ NotSent() bool }
+	if _, err := (REST{s}).ChannelMessageSendNonce(in.ChannelID, &discordgo.MessageSend{Content: "x"}, strings.Repeat("n", MaxNonce+1), discordgo.WithContext(ctx)); !errors.As(err, &ns) {
+		t.Errorf("a nonce of %d characters = %v; want it not sent", MaxNonce+1, err)
 	}
 }

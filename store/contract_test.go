@@ -43,6 +43,8 @@ type storeUnderTest interface {
 	CommandGuilds(ctx context.Context) ([]string, error)
 	SetCommandGuild(ctx context.Context, guildID string, registered bool) error
 	CountGames(ctx context.Context) (int, error)
+	Watch(ctx context.Context, channelID string, fn func(Change)) (stop func(), err error)
+	WebKey(ctx context.Context) ([]byte, error)
 	Close() error
 }
 
@@ -162,6 +164,9 @@ func runContract(t *testing.T, open func(t *testing.T) storeUnderTest) {
 		{"TokenBacklog", testTokenBacklog},
 		{"TokenBacklogOverSweeps", testTokenBacklogOverSweeps},
 		{"DueReminders", testDueReminders},
+		{"Feed", testFeed},
+		{"WebKey", testWebKey},
+		{"BoardLive", testBoardLive},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -35,6 +35,9 @@ type Memory struct {
 	interactions map[string]seenInteraction
 	// observe, when set, hears of each call the bot makes (Observe).
 	observe Observer
+	// feed tells watchers of the changes saved (Watch); webKey is WebKey's.
+	feed   feed
+	webKey []byte
 }
 
 // NewMemory returns an empty Memory, as the zero Memory is, with opts.
@@ -77,6 +80,12 @@ func (m *Memory) Save(ctx context.Context, g *Game) (err error) {
 		return fmt.Errorf("store: save game %s: %w", g.ID, err)
 	}
 	n := normalize(g)
+	var saved *Game
+	defer func() {
+		if saved != nil {
+			m.feed.savedLocally(saved) // once unlocked
+		}
+	}()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	stored := m.games[n.ID]
@@ -113,6 +122,7 @@ func (m *Memory) Save(ctx context.Context, g *Game) (err error) {
 		m.channels[n.ChannelID] = n.ID
 	}
 	g.Version = n.Version
+	saved = n
 	return nil
 }
 

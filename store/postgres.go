@@ -26,6 +26,7 @@ import (
 type Postgres struct {
 	sqlStore
 	pool *pgxpool.Pool
+	live pgListener // the change feed's listening connection (feed_postgres.go)
 }
 
 // OpenPostgres connects to the PostgreSQL database at url (a postgres://
@@ -238,6 +239,7 @@ func rebind(query string) string {
 
 // Close closes the connection pool, waiting for connections in use.
 func (p *Postgres) Close() error {
+	p.stopListening()
 	p.pool.Close()
 	return nil
 }

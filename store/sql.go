@@ -77,11 +77,18 @@ type sqlStore struct {
 	// sweepClock, when set, is the clock that bounds how long one Due
 	// forgets tokens (forgetWithin); nil: time.Now. Tests set it.
 	sweepClock func() time.Time
+	// feed tells this process's watchers of saved changes (feed.go);
+	// localFeed says that Save tells them itself, after its commit (one
+	// process: SQLite), rather than the database (PostgreSQL's NOTIFY).
+	feed      feed
+	localFeed bool
+	// webKey is WebKey's, once read.
+	webKey webKeyCache
 }
 
 const gameColumns = `id, guild_id, channel_id, player_x, player_o, computer, level, size, win, first,
 	ending, loser, stopped_by, started_at, ended_at, deadline, serial, board_app, board_token, board_at, locale, draw_offer,
-	board_channel, board_message, board_ping, reminded, remind_at, version`
+	board_channel, board_message, board_ping, reminded, remind_at, board_live, version`
 
 // updateColumns are gameColumns but the id, which never changes.
 var updateColumns = strings.TrimPrefix(gameColumns, "id, ")
@@ -94,14 +101,16 @@ func scanGame(r row) (*Game, error) {
 		drawOffer                             int
 		startedAt, endedAt, deadline, boardAt *int64
 		remindAt                              *int64
+		live                                  int
 	)
 	err := r.Scan(&g.ID, &g.GuildID, &g.ChannelID, &g.Players[game.X], &g.Players[game.O],
 		&computer, &level, &g.Size, &g.Win, &first, &ending, &loser, &g.StoppedBy,
 		&startedAt, &endedAt, &deadline, &g.Serial, &g.Board.AppID, &g.Board.Token, &boardAt, &g.Locale, &drawOffer,
-		&g.Board.ChannelID, &g.Board.MessageID, &g.Ping, &g.Reminded, &remindAt, &g.Version)
+		&g.Board.ChannelID, &g.Board.MessageID, &g.Ping, &g.Reminded, &remindAt, &live, &g.Version)
 	if err != nil {
 		return nil, err
 	}
+	g.Board.Outside, g.Board.Stale = live&liveOutside != 0, live&liveStale != 0
 	g.Computer, g.Level, g.First = game.Player(computer), game.Level(level), game.Player(first)
 	g.End, g.Loser, g.DrawOffer = game.Ending(ending), game.Player(loser), game.Player(drawOffer)
 	g.StartedAt, g.EndedAt, g.Deadline, g.Board.At = fromMicros(startedAt), fromMicros(endedAt), fromMicros(deadline), fromMicros(boardAt)
@@ -114,7 +123,25 @@ func gameArgs(g *Game) []any {
 	return []any{g.ID, g.GuildID, g.ChannelID, g.Players[game.X], g.Players[game.O],
 		int(g.Computer), int(g.Level), g.Size, g.Win, int(g.First), int(g.End), int(g.Loser), g.StoppedBy,
 		micros(g.StartedAt), micros(g.EndedAt), micros(g.Deadline), g.Serial, g.Board.AppID, g.Board.Token, micros(g.Board.At), g.Locale, int(g.DrawOffer),
-		g.Board.ChannelID, g.Board.MessageID, g.Ping, g.Reminded, micros(g.RemindAt)}
+		g.Board.ChannelID, g.Board.MessageID, g.Ping, g.Reminded, micros(g.RemindAt), boardLive(g.Board)}
+}
+
+// The bits of the board_live column: Board.Outside and Board.Stale.
+const (
+	liveOutside = 1
+	liveStale   = 2
+)
+
+// boardLive is the board_live column of b.
+func boardLive(b Board) int {
+	n := 0
+	if b.Outside {
+		n |= liveOutside
+	}
+	if b.Stale {
+		n |= liveStale
+	}
+	return n
 }
 
 // loadMoves reads a game's moves in order.
@@ -381,6 +408,9 @@ func (s *sqlStore) Save(ctx context.Context, g *Game) (err error) {
 	}
 	s.cache.put(n.ID, n.Version, n.Moves, row)
 	g.Version = n.Version
+	if s.localFeed {
+		s.feed.savedLocally(n)
+	}
 	return nil
 }
 
@@ -417,7 +447,7 @@ const settleTimeout = 2 * time.Second
 
 func (s *sqlStore) insert(ctx context.Context, t tx, g *Game) error {
 	affected, err := t.exec(ctx, `INSERT INTO games (`+gameColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
 		ON CONFLICT (id) DO NOTHING`, gameArgs(g)...)
 	if err != nil {
 		return err
@@ -528,16 +558,16 @@ func (s *sqlStore) updateRow(ctx context.Context, t tx, stored, g *Game) error {
 	var err error
 	if onlyBoardChanged(stored, g) {
 		affected, err = t.exec(ctx, `UPDATE games SET deadline = ?, serial = ?, board_app = ?, board_token = ?, board_at = ?,
-			board_channel = ?, board_message = ?, board_ping = ?, reminded = ?, remind_at = ?, version = version + 1
+			board_channel = ?, board_message = ?, board_ping = ?, reminded = ?, remind_at = ?, board_live = ?, version = version + 1
 			WHERE id = ? AND version = ?`,
-			micros(g.Deadline), g.Serial, g.Board.AppID, g.Board.Token, micros(g.Board.At), g.Board.ChannelID, g.Board.MessageID, g.Ping, g.Reminded, micros(g.RemindAt),
+			micros(g.Deadline), g.Serial, g.Board.AppID, g.Board.Token, micros(g.Board.At), g.Board.ChannelID, g.Board.MessageID, g.Ping, g.Reminded, micros(g.RemindAt), boardLive(g.Board),
 			g.ID, g.Version)
 	} else {
 		// Every column but the id: setting the primary key, even to
 		// itself, makes SQLite check the foreign keys that point at it
 		// (channels, moves), under the one write lock.
 		affected, err = t.exec(ctx, `UPDATE games SET (`+updateColumns+`) =
-			(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, version + 1)
+			(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, version + 1)
 			WHERE id = ? AND version = ?`, append(gameArgs(g)[1:], g.ID, g.Version)...)
 	}
 	if err != nil {

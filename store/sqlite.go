@@ -168,6 +168,7 @@ func openSQLiteWith(path string, mem memoryUse) (*SQLite, error) {
 			}
 			return group.write(ctx, fn)
 		},
+		localFeed: true,
 	}
 	return s, nil
 }

@@ -81,3 +81,8 @@ func TestSQLiteFileGone(t *testing.T) {
 		})
 	}
 }
+
+func TestSQLiteWebKeyShared(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tttbot.db")
+	testWebKeyShared(t, openSQLite(t, path), openSQLite(t, path))
+}

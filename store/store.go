@@ -15,6 +15,13 @@
 //
 // Saves are versioned: a Game carries the version it was read at, and Save
 // fails with ErrConflict, changing nothing, when another save came first.
+//
+// The live board (a web page that Discord opens as an Activity) hears of
+// saves through the change feed (Watch, feed.go): in the process on SQLite
+// and Memory, from every process on PostgreSQL (LISTEN/NOTIFY, sent in the
+// save's transaction, only for the channels a page watches). Its sessions
+// are signed with a key kept in the database (WebKey), the same for every
+// process.
 package store
 
 import (
@@ -105,6 +112,14 @@ type Board struct {
 
 	ChannelID string // "" when unknown
 	MessageID string // "" when unknown
+
+	// Outside says that the game is played outside chat too: a move of it
+	// was made on the live board (package web), which has no interaction
+	// token to draw the message with. Stale says that the message does
+	// not show the game as stored: a move was made there that the bot
+	// could not draw on it (its token expired, and the bot cannot reach
+	// the channel); the next interaction on the board draws it anew.
+	Outside, Stale bool
 }
 
 // LogValue keeps the token out of logs.

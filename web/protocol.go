@@ -145,7 +145,9 @@ type Games interface {
 	Act(ctx context.Context, v Viewer, a Action) (refusal string, err error)
 }
 
-// Change says that the game of a channel was saved at a version.
+// Change says that the game of a channel was saved at a version. Version
+// 0 says that changes may have been missed (the feed's connection to the
+// database dropped and came back): read the whole state again.
 type Change struct {
 	ChannelID string
 	GameID    string
@@ -155,7 +157,9 @@ type Change struct {
 // Feed tells of saved changes, from this process and, on PostgreSQL,
 // from every replica (LISTEN/NOTIFY, sent in the save's transaction).
 // Watch marks a channel as having pages open (so that moves in channels
-// nobody watches cost nothing more); the returned func ends the watch.
+// nobody watches cost nothing more); the returned func ends the watch, as
+// does the end of ctx, and the channel is then closed. A reader that falls
+// behind loses older changes, never the newest (each says "read again").
 type Feed interface {
 	Watch(ctx context.Context, channelID string) (changes <-chan Change, stop func(), err error)
 }

@@ -49,8 +49,8 @@ type activityInstance struct {
 	users              []string
 }
 
-// activities returns s's activities, made ready on first use.
-func (s *Server) activities() *activities {
+// activityState returns s's activities, made ready on first use.
+func (s *Server) activityState() *activities {
 	a := &s.act
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -65,13 +65,13 @@ func (s *Server) activities() *activities {
 
 // ClientSecret is the application's OAuth2 client secret (the value for
 // DISCORD_CLIENT_SECRET); the client id is [Server.AppID].
-func (s *Server) ClientSecret() string { return s.activities().secret }
+func (s *Server) ClientSecret() string { return s.activityState().secret }
 
 // Authorize returns a new one-time OAuth2 code for u, as the Embedded App
 // SDK's authorize command gives a page of the application; locale is the
 // user's Discord language, which /users/@me tells (e.g. "de", "en-US").
 func (s *Server) Authorize(u *discordgo.User, locale string) string {
-	a := s.activities()
+	a := s.activityState()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	code := randomString(18)
@@ -83,7 +83,7 @@ func (s *Server) Authorize(u *discordgo.User, locale string) string {
 // channel (guildID "" for a DM or group DM) with the users of userIDs in
 // it, and returns its instance id.
 func (s *Server) StartActivity(channelID, guildID string, userIDs ...string) string {
-	a := s.activities()
+	a := s.activityState()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	id := "i-" + s.NewID() + "-gc-" + guildID + "-" + channelID
@@ -109,7 +109,7 @@ func (s *Server) LeaveActivity(instanceID, userID string) {
 }
 
 func (s *Server) changeActivity(id string, f func(*activityInstance)) {
-	a := s.activities()
+	a := s.activityState()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if in := a.instances[id]; in != nil {
@@ -141,7 +141,7 @@ func (s *Server) postToken(r *http.Request, body []byte) reply {
 	if u, p, ok := r.BasicAuth(); ok {
 		id, secret = u, p
 	}
-	a := s.activities()
+	a := s.activityState()
 	if id != s.AppID || secret != a.secret {
 		return oauthError(http.StatusUnauthorized, "invalid_client", "Invalid client")
 	}
@@ -179,7 +179,7 @@ func (s *Server) usersMe(r *http.Request, body []byte) reply {
 	if !ok {
 		return s.bot(s.getMe)(r, body)
 	}
-	a := s.activities()
+	a := s.activityState()
 	a.mu.Lock()
 	who, ok := a.tokens[bearer]
 	a.mu.Unlock()
@@ -199,7 +199,7 @@ func (s *Server) getActivityInstance(r *http.Request, _ []byte) reply {
 	if r.PathValue("app") != s.AppID {
 		return errReply(http.StatusNotFound, codeUnknownApplication, "Unknown Application")
 	}
-	a := s.activities()
+	a := s.activityState()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	in := a.instances[r.PathValue("instance")]

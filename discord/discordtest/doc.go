@@ -68,8 +68,22 @@
 //     three, exactly as on Discord.
 //   - Command registration by bulk overwrite, per scope (global or guild),
 //     with Discord's rules on names, descriptions and options; a command keeps
-//     its id when it is overwritten under the same name.
+//     its id when it is overwritten under the same name (or its id).
+//   - Activities ([Server.EnableActivities]): the app's entry point command
+//     (PRIMARY_ENTRY_POINT, global, with its handler, which discordgo's type
+//     lacks), which a bulk overwrite of the global commands must keep (else
+//     400 50240); [Server.EntryPointCommand] sends it to the app only with
+//     the handler APP_HANDLER; the LAUNCH_ACTIVITY callback (12), without
+//     data, valid only for an app with Activities.
 //   - Bot authentication ("Authorization: Bot <token>") on bot routes.
+//   - Nonces on Create Message (POST /channels/{id}/messages): a nonce of
+//     at most 25 characters (a string, or an integer taken as its
+//     digits) is kept with the message and returned with it; with
+//     enforce_nonce, a create by the same author with a nonce used within
+//     [Server.NonceWindow] (in any channel) makes no message and is
+//     answered with the one made with it, as it is now, or with 404 10008
+//     if that was deleted since, as on Discord. Webhooks and follow-ups
+//     take no nonce on Discord, and the fake ignores one there.
 //
 // Every REST request is recorded ([Server.Requests], [Server.WaitRequests]);
 // requests the fake rejected ([Server.Rejected]) or did not know
@@ -88,7 +102,12 @@
 //     [Server.InjectFaults] fails a share of the matching requests, per
 //     route (a path prefix, a method, or every write), by chance from a
 //     seed: 429s of the route's or the global limit with a retry_after,
-//     5xx; and delays their answers (latency). The fake holds the bot to
+//     5xx; and delays their answers (latency). [Server.LoseNextAnswer],
+//     and Faults.LostAnswers by chance, carry a request out and then
+//     answer it with a 5xx all the same (Request.Lost): Discord acted,
+//     and the bot cannot know; [Server.History] lists every message a
+//     channel got, the deleted ones too, to count what players were
+//     shown. The fake holds the bot to
 //     every 429 it answered: a request on that route (for the global
 //     limit, on any route but the interaction endpoints) before its
 //     retry_after has passed gets another 429, which is not injected and

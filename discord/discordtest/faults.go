@@ -131,8 +131,14 @@ type Faults struct {
 	RateLimited float64
 	RetryAfter  time.Duration
 	Global      bool
-	// ServerErrors is the share answered with Status (default 500).
+	// ServerErrors is the share answered with Status (default 500)
+	// without being carried out; LostAnswers the share carried out as
+	// usual and then answered with Status all the same, as when Discord
+	// acts on a request and its answer is lost to trouble on the way
+	// (see LoseNextAnswer): a client that makes it again does it twice,
+	// unless Discord recognises it (a message's nonce).
 	ServerErrors float64
+	LostAnswers  float64
 	Status       int
 	// Latency delays the answer to every matched request, the faulty ones
 	// too. A request whose client gives up meanwhile gets no answer.
@@ -197,6 +203,8 @@ func (s *Server) drawFaultLocked(method, path string) (f fault, ok bool, latency
 			f, ok = rateLimitFault(p.RetryAfter, p.Global), true
 		case x < p.RateLimited+p.ServerErrors:
 			f, ok = fault{status: p.Status}, true
+		case x < p.RateLimited+p.ServerErrors+p.LostAnswers:
+			f, ok = fault{status: p.Status, lost: true}, true
 		}
 	}
 	return f, ok, latency

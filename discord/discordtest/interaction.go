@@ -137,6 +137,8 @@ type Interaction struct {
 	noMessage bool              // a modal submit without its component's message
 	st        *interactionState // guarded by srv.mu
 	sending   bool              // guarded by srv.mu
+
+	entryPoint bool // the app's entry point command (EntryPointCommand), not /Name
 }
 
 // SlashCommand builds the interaction of member using /name with options in
@@ -378,7 +380,7 @@ type Response struct {
 	// right after the callback: the new message for
 	// CHANNEL_MESSAGE_WITH_SOURCE, the loading placeholder for DEFERRED_
 	// CHANNEL_MESSAGE_WITH_SOURCE, the clicked message for UPDATE_MESSAGE and
-	// DEFERRED_UPDATE_MESSAGE; empty for MODAL.
+	// DEFERRED_UPDATE_MESSAGE; empty for MODAL and LAUNCH_ACTIVITY.
 	Message Message
 	// Ephemeral tells whether Message is visible only to the user.
 	Ephemeral bool
@@ -633,6 +635,10 @@ func findEnabled(raw json.RawMessage, typ int, customID string) *rawComponent {
 // commandDataLocked returns the data of a slash command interaction, or of
 // an autocomplete with the type of its focused option.
 func (s *Server) commandDataLocked(in *Interaction) (map[string]any, discordgo.ApplicationCommandOptionType, error) {
+	if in.entryPoint {
+		data, err := s.entryPointDataLocked(in)
+		return data, 0, err
+	}
 	scopes := []string{""}
 	if in.GuildID != "" {
 		scopes = []string{in.GuildID, ""} // Discord shows both; prefer the guild's

@@ -31,6 +31,11 @@ type Message struct {
 	// (by UPDATE_MESSAGE, a webhook PATCH, a bot PATCH, or the completion of
 	// a deferred response).
 	Edits int
+	// Deleted marks a message deleted since (History lists them).
+	Deleted bool
+	// Nonce is the nonce it was created with, "" for none (discordgo's
+	// Message has no field for it).
+	Nonce string
 }
 
 // Ephemeral reports whether only the invoking user can see the message.
@@ -151,6 +156,7 @@ type message struct {
 	webhook       bool              // created through an interaction webhook
 	interaction   *interactionState // that created it, or nil
 	visibleTo     string            // for an ephemeral message, the user who sees it
+	nonce         string            // sent with the create, "" for none
 }
 
 // fields are the message fields of a create or edit body. For each field,
@@ -309,6 +315,7 @@ func (s *Server) storeLocked(m *message) {
 	s.messages[m.id] = m
 	if m.visibleTo == "" {
 		s.channels[m.channelID] = append(s.channels[m.channelID], m.id)
+		s.history[m.channelID] = append(s.history[m.channelID], m.id)
 	}
 	s.broadcastLocked()
 }
@@ -361,6 +368,9 @@ func (s *Server) render(m *message) map[string]any {
 		"flags":            m.flags,
 		"components":       m.components,
 	}
+	if m.nonce != "" {
+		out["nonce"] = m.nonce
+	}
 	if m.webhook {
 		out["webhook_id"] = s.AppID
 		out["application_id"] = s.AppID
@@ -389,7 +399,7 @@ func (s *Server) snapshot(m *message) Message {
 	var out Message
 	// A component type discordgo does not know fails here; keep the rest.
 	_ = json.Unmarshal(b, &out.Message)
-	out.Edits = m.edits
+	out.Edits, out.Deleted, out.Nonce = m.edits, m.deleted, m.nonce
 	if m.interaction != nil {
 		out.InteractionID = m.interaction.id
 	}
@@ -406,6 +416,20 @@ func (s *Server) Messages(channelID string) []Message {
 
 func (s *Server) messagesLocked(channelID string) []Message {
 	ids := s.channels[channelID]
+	out := make([]Message, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, s.snapshot(s.messages[id]))
+	}
+	return out
+}
+
+// History returns every message created in the channel that everyone
+// sees, oldest first, the deleted ones too (Message.Deleted): what the
+// channel's members may have been notified of.
+func (s *Server) History(channelID string) []Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ids := s.history[channelID]
 	out := make([]Message, 0, len(ids))
 	for _, id := range ids {
 		out = append(out, s.snapshot(s.messages[id]))

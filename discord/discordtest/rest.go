@@ -23,6 +23,7 @@ const (
 	codeGeneral             = 0
 	codeUnknownApplication  = 10002
 	codeUnknownMessage      = 10008
+	codeUnknownUser         = 10013
 	codeUnknownWebhook      = 10015
 	codeUnknownInteraction  = 10062
 	codeAlreadyAcknowledged = 40060
@@ -87,6 +88,7 @@ func (s *Server) routes() http.Handler {
 	handle("GET /gateway", s.getGateway)
 	handle("GET /gateway/bot", s.bot(s.getGatewayBot))
 	handle("GET /users/@me", s.usersMe) // the bot's token, or a user's (activity.go)
+	handle("GET /users/{user}", s.bot(s.getUser))
 	handle("GET /applications/@me", s.bot(s.getApplication))
 	handle("PUT /applications/{app}/commands", s.bot(s.putCommands))
 	handle("GET /applications/{app}/commands", s.bot(s.getCommands))
@@ -149,9 +151,17 @@ func (s *Server) api(h func(*http.Request, []byte) reply) http.Handler {
 			return // the client left, or the server is closing
 		}
 		var rep reply
-		if injected || limited {
+		switch {
+		case injected && f.lost:
+			// Carried out, and the answer lost to trouble.
+			if rep = h(r, body); rep.status < 300 {
+				rep = f.reply()
+			} else {
+				injected = false
+			}
+		case injected || limited:
 			rep = f.reply()
-		} else {
+		default:
 			rep = h(r, body)
 		}
 		if rep.status == http.StatusTooManyRequests {
@@ -180,7 +190,7 @@ func (s *Server) api(h func(*http.Request, []byte) reply) http.Handler {
 		}
 
 		rec.Status, rec.Code, rec.Reply = rep.status, rep.code, out
-		rec.Unhandled, rec.Injected = rep.unhandled, injected
+		rec.Unhandled, rec.Injected, rec.Lost = rep.unhandled, injected, injected && f.lost
 		s.mu.Lock()
 		if rep.status == http.StatusTooManyRequests {
 			s.writtenLocked(r.Method, r.URL.Path, f, time.Now())
@@ -536,6 +546,9 @@ func (s *Server) callbackLocked(st *interactionState, r *http.Request, body []by
 		st.resp.Choices = choices
 		return noContent, nil
 
+	case callbackLaunchActivity:
+		return s.launchLocked(st, cb.Data), nil
+
 	case discordgo.InteractionResponsePong:
 		return wrongKind(), nil
 
@@ -683,12 +696,88 @@ func (s *Server) postChannelMessage(r *http.Request, body []byte) reply {
 	if len(errs) > 0 {
 		return formReply(errs)
 	}
+	nonce, enforce, nerrs := nonceOf(raw)
+	if len(nerrs) > 0 {
+		return formReply(nerrs)
+	}
+	author := s.BotUser.ID
+	if enforce && nonce != "" {
+		if prev := s.nonces[author+" "+nonce]; prev != nil && time.Since(prev.created) < s.nonceWindow() {
+			// Discord's dedupe: the message made with this nonce, as
+			// it is now, not a new one; none again if it was deleted
+			// since.
+			if now := s.messages[prev.id]; now != nil && !now.deleted {
+				return okReply(s.render(now))
+			}
+			return unknownMsg
+		}
+	}
 	m := s.newMessage(r.PathValue("channel"), f)
+	m.nonce = nonce
 	if rep, bad := resultReply("", m); bad {
 		return rep
 	}
 	s.storeLocked(m)
+	if nonce != "" {
+		s.rememberNonceLocked(author+" "+nonce, m)
+	}
 	return okReply(s.render(m))
+}
+
+// nonceOf reads the nonce of a message create body (a string of at most
+// 25 characters, or an integer, whose digits it takes), and whether it
+// asks for enforce_nonce.
+func nonceOf(raw json.RawMessage) (nonce string, enforce bool, errs []fieldError) {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil {
+		return "", false, nil // parseFields said what is wrong
+	}
+	if v, ok := obj["nonce"]; ok && !isNull(v) {
+		var n json.Number
+		switch {
+		case json.Unmarshal(v, &nonce) == nil:
+		case json.Unmarshal(v, &n) == nil:
+			nonce = n.String()
+		default:
+			errs = append(errs, fieldError{"nonce", "BASE_TYPE_STRING", "Could not interpret " + string(v) + " as string."})
+		}
+		if len([]rune(nonce)) > maxNonce {
+			errs = append(errs, tooLong("nonce", maxNonce))
+		}
+	}
+	if v, ok := obj["enforce_nonce"]; ok && !isNull(v) && json.Unmarshal(v, &enforce) != nil {
+		errs = append(errs, fieldError{"enforce_nonce", "BASE_TYPE_BOOLEAN", "Must be either true or false."})
+	}
+	return nonce, enforce, errs
+}
+
+// maxNonce is the longest nonce Discord takes, in characters.
+const maxNonce = 25
+
+// nonceWindow is how long a nonce is remembered (NonceWindow).
+func (s *Server) nonceWindow() time.Duration {
+	if s.NonceWindow > 0 {
+		return s.NonceWindow
+	}
+	return DefaultNonceWindow
+}
+
+// rememberNonceLocked remembers m as the message created with key (its
+// author and nonce), unless another within the window holds it; the
+// entries past the window go now and then.
+func (s *Server) rememberNonceLocked(key string, m *message) {
+	if prev := s.nonces[key]; prev != nil && time.Since(prev.created) < s.nonceWindow() {
+		return
+	}
+	if len(s.nonces) >= 2*s.noncesSwept+64 {
+		for k, x := range s.nonces {
+			if time.Since(x.created) >= s.nonceWindow() {
+				delete(s.nonces, k)
+			}
+		}
+		s.noncesSwept = len(s.nonces)
+	}
+	s.nonces[key] = m
 }
 
 // getChannelMessages answers GET /channels/{channel}/messages: the newest

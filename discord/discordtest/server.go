@@ -24,6 +24,10 @@ const (
 	DefaultAckDeadline = 3 * time.Second
 	// DefaultTokenTTL is how long an interaction token stays valid.
 	DefaultTokenTTL = 15 * time.Minute
+	// DefaultNonceWindow is how long a message's nonce is remembered for
+	// enforce_nonce. Discord says "a few minutes"; the fake takes the
+	// least that may mean to a client, one minute.
+	DefaultNonceWindow = time.Minute
 	// DefaultHeartbeatInterval is the heartbeat_interval sent in Hello.
 	DefaultHeartbeatInterval = 41250 * time.Millisecond
 	// DefaultPermissions are the permissions of a member made by NewMember:
@@ -110,6 +114,10 @@ type Server struct {
 	MaxConcurrency int
 	// Guilds is the approximate_guild_count of GET /applications/@me.
 	Guilds int
+	// NonceWindow is how long after a message was created with a nonce
+	// another create with that nonce and enforce_nonce gets it instead of
+	// a new message; default (and if not positive) DefaultNonceWindow.
+	NonceWindow time.Duration
 
 	endpoint endpoint // set by UseEndpoint: interactions go over HTTP
 
@@ -140,10 +148,16 @@ type Server struct {
 	commands map[string][]commandEntry // by guild ID, "" = global
 	written  map[string]bool           // scopes that got a bulk overwrite
 
+	activities bool // set by EnableActivities
+
 	messages     map[string]*message
+	nonces       map[string]*message // author + " " + nonce → the message created with it, as created
+	noncesSwept  int                 // len(nonces) after the last sweep of ended entries
 	channels     map[string][]string // channel ID → visible message IDs, oldest first
+	history      map[string][]string // channel ID → every public message ID, deleted too
 	interactions map[string]*interactionState
 	tokens       map[string]*interactionState
+	users        map[string]*discordgo.User // made by NewMember (users.go)
 }
 
 // NewServer starts a fake Discord on 127.0.0.1 with a random port. The bot's
@@ -167,7 +181,9 @@ func NewServer(token string) *Server {
 		commands:          map[string][]commandEntry{},
 		written:           map[string]bool{},
 		messages:          map[string]*message{},
+		nonces:            map[string]*message{},
 		channels:          map[string][]string{},
+		history:           map[string][]string{},
 		interactions:      map[string]*interactionState{},
 		tokens:            map[string]*interactionState{},
 	}
@@ -244,7 +260,7 @@ var ids struct {
 // NewMember returns a guild member with a new user ID, the given username
 // and DefaultPermissions.
 func (s *Server) NewMember(username string) Member {
-	return Member{
+	m := Member{
 		User: &discordgo.User{
 			ID:            s.NewID(),
 			Username:      username,
@@ -253,6 +269,8 @@ func (s *Server) NewMember(username string) Member {
 		},
 		Permissions: DefaultPermissions,
 	}
+	s.knowUser(m.User)
+	return m
 }
 
 // Request is one REST request the server received, with its answer.
@@ -267,7 +285,10 @@ type Request struct {
 	Code      int    // Discord's JSON error code in the answer, 0 if none
 	Reply     []byte // body of the answer
 	Unhandled bool   // no route of the fake matched
-	Injected  bool   // the answer was a fault injected with FailNext
+	Injected  bool   // the answer was a fault injected (FailNext, InjectFaults…)
+	// Lost marks an injected fault that replaced the answer of a request
+	// carried out all the same (LoseNextAnswer, Faults.LostAnswers).
+	Lost bool
 
 	// early marks a 429 of a limit whose first 429 had not been written
 	// yet when the request arrived: its client could not have known of
@@ -343,6 +364,9 @@ type fault struct {
 	status         int
 	body           string
 	retryAfter     time.Duration
+	// lost makes the request carried out before it fails: Discord acted
+	// on it, and the client hears only of trouble (LoseNextAnswer).
+	lost bool
 }
 
 // FailNext makes the next request whose method is method ("" for any) and
@@ -361,7 +385,22 @@ func (s *Server) FailNext(method, pathPrefix string, status int, body string, re
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.faults = append(s.faults, fault{method, pathPrefix, status, body, retryAfter})
+	s.faults = append(s.faults, fault{method: method, prefix: pathPrefix, status: status, body: body, retryAfter: retryAfter})
+}
+
+// LoseNextAnswer makes the next request whose method is method ("" for
+// any) and whose path starts with pathPrefix (as for FailNext) carried
+// out as usual, and then answered with status (a 5xx) and its usual
+// body instead of its own answer: Discord acted on it, but the client
+// cannot know. Only a request made again with a way to recognise it (a
+// message's nonce with enforce_nonce) is then safe to make again.
+func (s *Server) LoseNextAnswer(method, pathPrefix string, status int) {
+	if !strings.HasPrefix(pathPrefix, "/api/") {
+		pathPrefix = "/api/v9/" + strings.TrimPrefix(pathPrefix, "/")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults = append(s.faults, fault{method: method, prefix: pathPrefix, status: status, lost: true})
 }
 
 // takeFaultLocked removes and returns the first fault matching r.

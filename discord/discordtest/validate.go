@@ -493,6 +493,18 @@ func validateCommands(cmds []*discordgo.ApplicationCommand) []fieldError {
 			if total > maxCommandCharacters {
 				errs = append(errs, fieldError{p, "APPLICATION_COMMAND_TOO_LARGE", fmt.Sprintf("Command exceeds maximum size (%d)", maxCommandCharacters)})
 			}
+		case commandEntryPoint:
+			// Named like a context menu command ("Launch" by default);
+			// a description like a chat input command's, and no options.
+			if cmd.Name == "" || utf8.RuneCountInString(cmd.Name) > 32 {
+				errs = append(errs, fieldError{p + ".name", "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 32 in length."})
+			}
+			if utf8.RuneCountInString(cmd.Description) > maxDescription {
+				errs = append(errs, tooLong(p+".description", maxDescription))
+			}
+			if len(cmd.Options) > 0 {
+				errs = append(errs, fieldError{p + ".options", "APPLICATION_COMMAND_OPTIONS_INVALID", "Only chat input commands can have options"})
+			}
 		case discordgo.UserApplicationCommand, discordgo.MessageApplicationCommand:
 			if cmd.Name == "" || utf8.RuneCountInString(cmd.Name) > 32 {
 				errs = append(errs, fieldError{p + ".name", "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 32 in length."})

@@ -1,0 +1,126 @@
+package store
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Two processes on one database: a save by either is heard by the
+// watchers of both, and both sign with one key.
+func TestPostgresFeedTwoProcesses(t *testing.T) {
+	url := postgresSchema(t)
+	a, b := openPostgres(t, url), openPostgres(t, url)
+	testWebKeyShared(t, a, b)
+	ca, _ := watchChannel(t, a, "chan")
+	cb, _ := watchChannel(t, b, "chan")
+	g := newGame("g1", "guild", "chan", "alice", "bob")
+	mustSave(t, a, g)
+	gb := mustCurrent(t, b, "chan")
+	mustSave(t, b, play(gb, xWins[0]))
+	for name, c := range map[string]changes{"a": ca, "b": cb} {
+		for v := int64(1); v <= 2; v++ {
+			if got, want := c.next(t, name), (Change{ChannelID: "chan", GameID: "g1", Version: v}); got != want {
+				t.Fatalf("%s heard %+v; want %+v", name, got, want)
+			}
+		}
+	}
+}
+
+// A save in a channel nobody watches sends no NOTIFY: a connection that
+// listens itself hears the watched channel's save, made after, first.
+func TestPostgresFeedUnwatchedSendsNothing(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	url := postgresSchema(t)
+	s := openPostgres(t, url)
+	watchChannel(t, s, "watched")
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schema string
+	if err := conn.QueryRow(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
+		t.Fatal(err)
+	}
+	// Others' tests may share the server, in schemas of their own.
+	wait := func() string {
+		t.Helper()
+		for {
+			n, err := conn.WaitForNotification(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p, ok := strings.CutPrefix(n.Payload, schema+" "); ok {
+				return p
+			}
+		}
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(ctx, "LISTEN "+liveNotify); err != nil {
+		t.Fatal(err)
+	}
+	u := newGame("u1", "guild", "unwatched", "alice", "bob")
+	mustSave(t, s, u)
+	mustSave(t, s, play(u, xWins[0]))
+	mustSave(t, s, newGame("w1", "guild", "watched", "carol", "dave"))
+	if p := wait(); p != "watched w1 1" {
+		t.Errorf("first NOTIFY %q; want %q (none for the unwatched channel)", p, "watched w1 1")
+	}
+	// A watch expires unless renewed: once expired, its channel is
+	// unwatched again.
+	if _, err := s.pool.Exec(ctx, `UPDATE live_watches SET until = now() - interval '1 second'`); err != nil {
+		t.Fatal(err)
+	}
+	mustSave(t, s, play(mustCurrent(t, s, "watched"), xWins[0]))
+	watchChannel(t, s, "other")
+	mustSave(t, s, newGame("x1", "guild", "other", "carol", "dave"))
+	if p := wait(); p != "other x1 1" {
+		t.Errorf("NOTIFY after the watch expired: %q; want %q", p, "other x1 1")
+	}
+	// Renewing marks the channels watched here again.
+	if err := s.renewWatches(ctx); err != nil {
+		t.Fatal(err)
+	}
+	mustSave(t, s, play(mustCurrent(t, s, "watched"), xWins[1]))
+	if p := wait(); p != "watched w1 3" {
+		t.Errorf("NOTIFY after renewing: %q; want %q", p, "watched w1 3")
+	}
+}
+
+// When the listening connection drops, it listens again, and every
+// watcher hears a change of Version 0 (read everything again); changes
+// saved after are heard as before.
+func TestPostgresFeedReconnects(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	url := postgresSchema(t)
+	s := openPostgres(t, url)
+	c, _ := watchChannel(t, s, "chan")
+	g := newGame("g1", "guild", "chan", "alice", "bob")
+	mustSave(t, s, g)
+	if got := c.next(t, "before"); got.Version != 1 {
+		t.Fatalf("heard %+v; want version 1", got)
+	}
+	pid := s.listenerPID()
+	if _, err := s.pool.Exec(ctx, `SELECT pg_terminate_backend($1)`, int32(pid)); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := c.next(t, "after the drop"), (Change{ChannelID: "chan"}); got != want {
+		t.Fatalf("heard %+v after the listening connection dropped; want %+v", got, want)
+	}
+	if s.listenerPID() == pid {
+		t.Fatal("still the old listening connection")
+	}
+	mustSave(t, s, play(g, xWins[0]))
+	if got, want := c.next(t, "after"), (Change{ChannelID: "chan", GameID: "g1", Version: 2}); got != want {
+		t.Fatalf("heard %+v; want %+v", got, want)
+	}
+	s.Close()
+	if _, err := s.Watch(ctx, "chan", func(Change) {}); err == nil || !strings.Contains(err.Error(), "closed") {
+		t.Errorf("Watch after Close = %v; want an error", err)
+	}
+}

@@ -117,6 +117,9 @@ type config struct {
 	interactionsAddr string
 	publicKey        string
 	metricsAddr      string
+	// The live board (package web): served on webAddr when both are set.
+	webAddr      string
+	clientSecret secret
 
 	sleep      sleeper       // waits between tries to reach Discord at start; nil: a timer
 	openWithin time.Duration // how long opening the database may take; 0: defaultOpenWithin
@@ -187,6 +190,8 @@ func (c config) LogValue() slog.Value {
 		slog.Bool("auto_shards", c.discord.AutoShards),
 		slog.String("interactions_addr", c.interactionsAddr),
 		slog.String("metrics_addr", c.metricsAddr),
+		slog.String("web_addr", c.webAddr),
+		slog.Any("client_secret", c.clientSecret),
 	)
 }
 
@@ -263,15 +268,38 @@ func loadConfig(getenv func(string) string) (config, error) {
 			return c, err
 		}
 	}
+	if err := webSettings(getenv, &c); err != nil {
+		return c, err
+	}
 	// The way into the live board (Open board, the entry point command)
 	// is open only when the bot serves it (WEB_ADDR) and can sign its
-	// users in (DISCORD_CLIENT_SECRET).
-	c.bot.Activity = strings.TrimSpace(getenv("WEB_ADDR")) != "" && strings.TrimSpace(getenv("DISCORD_CLIENT_SECRET")) != ""
+	// users in (DISCORD_CLIENT_SECRET): webSettings wants both or none.
+	c.bot.Activity = c.webAddr != ""
 	c.discord = discord.Options{Token: string(c.token), APIURL: c.apiURL}
 	if err := shards(getenv, &c); err != nil {
 		return c, err
 	}
 	return c, nil
+}
+
+// webSettings reads WEB_ADDR and DISCORD_CLIENT_SECRET: the live board
+// is served when both are set, and neither means anything alone. The
+// OAuth2 client id is the application's id, which Discord tells the bot
+// when it connects (READY's application, or the bot's user id, the same
+// for every application made since 2020), so it is no setting: it cannot
+// be mistyped, nor name another application than the token's.
+func webSettings(getenv func(string) string, c *config) error {
+	c.webAddr = strings.TrimSpace(getenv("WEB_ADDR"))
+	c.clientSecret = secret(strings.TrimSpace(getenv("DISCORD_CLIENT_SECRET")))
+	switch {
+	case c.webAddr != "" && c.clientSecret == "":
+		return errors.New("WEB_ADDR is set but DISCORD_CLIENT_SECRET is not: copy the client secret from the Developer Portal, your application, OAuth2, Client Secret (Reset Secret)")
+	case c.webAddr == "" && c.clientSecret != "":
+		return errors.New("DISCORD_CLIENT_SECRET is set but WEB_ADDR is not: set WEB_ADDR (e.g. :8081) to serve the live board, or remove the secret")
+	case c.webAddr != "":
+		return checkAddr("WEB_ADDR", c.webAddr)
+	}
+	return nil
 }
 
 // shards reads SHARD_ID and SHARD_COUNT.

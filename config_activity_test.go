@@ -4,16 +4,14 @@ import "testing"
 
 // Boards get the Open board button only when the bot serves the live
 // board and can sign its users in: WEB_ADDR and DISCORD_CLIENT_SECRET
-// both set.
+// both set (one without the other is refused, TestLoadConfig).
 func TestLoadConfigActivity(t *testing.T) {
 	for _, tt := range []struct {
 		web, secret string
 		want        bool
 	}{
 		{"", "", false},
-		{":8081", "", false},
-		{"", "s3cret", false},
-		{" ", "s3cret", false},
+		{" ", " ", false},
 		{":8081", "s3cret", true},
 	} {
 		env := map[string]string{"DISCORD_TOKEN": "abc", "WEB_ADDR": tt.web, "DISCORD_CLIENT_SECRET": tt.secret}

@@ -28,6 +28,7 @@ import (
 	"github.com/tttbot/tttbot/discord"
 	"github.com/tttbot/tttbot/metrics"
 	"github.com/tttbot/tttbot/store"
+	"github.com/tttbot/tttbot/web"
 )
 
 func main() {
@@ -90,6 +91,10 @@ directory (the environment wins):
                      shard Discord recommends in this process
   METRICS_ADDR       optional: serve /healthz, /readyz and /metrics
                      (Prometheus) on this address, e.g. :9090
+  WEB_ADDR           optional: serve the live board (the game as a Discord
+                     Activity) on this address, e.g. :8081
+  DISCORD_CLIENT_SECRET with WEB_ADDR: the application's OAuth2 client
+                     secret (Developer Portal, OAuth2)
 
   tttbot -healthcheck asks the running bot's /readyz on METRICS_ADDR and
   exits 0 if it is ready (for Docker's HEALTHCHECK).
@@ -233,6 +238,23 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 		listening = append(listening, "interactions", addr)
 	}
 
+	// The live board listens now too; it serves once the bot is ready.
+	var board *liveBoard
+	if cfg.webAddr != "" {
+		board = &liveBoard{}
+		d := &drainer{h: board}
+		drains = append(drains, d)
+		// Each page holds a connection (its socket) besides the
+		// requests of pages loading.
+		srv, addr, err := listen(cfg.webAddr, "WEB_ADDR", d, web.DefaultLimits.Total+maxConnections, log)
+		if err != nil {
+			return err
+		}
+		servers = append(servers, srv)
+		listening = append(listening, "web", addr)
+		defer board.close()
+	}
+
 	if cfg.useGateway() {
 		lctx, cancel := context.WithTimeout(ctx, cfg.openTimeout())
 		err := locks.take(lctx, cfg)
@@ -338,6 +360,11 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 	if endpoint != nil {
 		endpoint.Handle(handle)
 	}
+	if board != nil {
+		if err := board.start(ctx, cfg, b, st, me.AppID, log); err != nil {
+			return stopped(err)
+		}
+	}
 	phase.Store(nil)
 	scope := "global"
 	if cfg.bot.GuildID != "" {
@@ -376,6 +403,12 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 	time.AfterFunc(cfg.haltTime(), haltREST)
 	for _, d := range drains {
 		d.draining.Store(true)
+	}
+	if board != nil {
+		// The pages come back, to another replica or to this one
+		// restarted (their sockets are hijacked: the servers' stop
+		// does not close them).
+		board.close()
 	}
 	if endpoint != nil { // only the endpoint gets interactions over HTTP
 		_ = cfg.wait()(context.Background(), cfg.drainTime())

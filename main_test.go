@@ -41,6 +41,10 @@ func TestLoadConfig(t *testing.T) {
 		{"bad key", map[string]string{"INTERACTIONS_ADDR": ":8080", "DISCORD_PUBLIC_KEY": "abc"}, "DISCORD_PUBLIC_KEY"},
 		{"bad endpoint address", map[string]string{"INTERACTIONS_ADDR": "8080", "DISCORD_PUBLIC_KEY": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}, "INTERACTIONS_ADDR"},
 		{"metrics", map[string]string{"METRICS_ADDR": "127.0.0.1:9090"}, ""},
+		{"live board", map[string]string{"WEB_ADDR": ":8081", "DISCORD_CLIENT_SECRET": "s3cret"}, ""},
+		{"live board without secret", map[string]string{"WEB_ADDR": ":8081"}, "DISCORD_CLIENT_SECRET"},
+		{"secret without live board", map[string]string{"DISCORD_CLIENT_SECRET": "s3cret"}, "WEB_ADDR"},
+		{"bad live board address", map[string]string{"WEB_ADDR": "8081", "DISCORD_CLIENT_SECRET": "s3cret"}, "WEB_ADDR"},
 		{"bad metrics address", map[string]string{"METRICS_ADDR": "localhost"}, "METRICS_ADDR"},
 		{"one shard", map[string]string{"SHARD_ID": "1", "SHARD_COUNT": "4"}, ""},
 		{"auto shards", map[string]string{"SHARD_COUNT": "AUTO"}, ""},
@@ -104,7 +108,7 @@ func TestRunVersionAndHelp(t *testing.T) {
 		t.Fatalf("run -help = %v", err)
 	}
 	for _, v := range []string{"DISCORD_TOKEN", "DISCORD_GUILD_ID", "DISCORD_API_URL", "LOG_LEVEL", "CHALLENGE_TIMEOUT", "TURN_TIMEOUT", "DATABASE_URL",
-		"INTERACTIONS_ADDR", "DISCORD_PUBLIC_KEY", "SHARD_ID", "SHARD_COUNT", "METRICS_ADDR", "-healthcheck"} {
+		"INTERACTIONS_ADDR", "DISCORD_PUBLIC_KEY", "SHARD_ID", "SHARD_COUNT", "METRICS_ADDR", "WEB_ADDR", "DISCORD_CLIENT_SECRET", "-healthcheck"} {
 		if !strings.Contains(errOut.String(), v) {
 			t.Errorf("-help does not mention %s", v)
 		}
@@ -224,7 +228,7 @@ func TestEnvExampleComplete(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, v := range []string{"DISCORD_TOKEN", "DISCORD_GUILD_ID", "DISCORD_API_URL", "LOG_LEVEL", "CHALLENGE_TIMEOUT", "TURN_TIMEOUT", "DATABASE_URL",
-		"INTERACTIONS_ADDR", "DISCORD_PUBLIC_KEY", "SHARD_ID", "SHARD_COUNT", "METRICS_ADDR"} {
+		"INTERACTIONS_ADDR", "DISCORD_PUBLIC_KEY", "SHARD_ID", "SHARD_COUNT", "METRICS_ADDR", "WEB_ADDR", "DISCORD_CLIENT_SECRET"} {
 		if !strings.Contains(string(b), "\n"+v+"=") && !strings.Contains(string(b), "\n# "+v+"=") {
 			t.Errorf(".env.example has no line %s= (or # %s=)", v, v)
 		}

@@ -87,7 +87,7 @@ func (s *Server) routes() http.Handler {
 	}
 	handle("GET /gateway", s.getGateway)
 	handle("GET /gateway/bot", s.bot(s.getGatewayBot))
-	handle("GET /users/@me", s.bot(s.getMe))
+	handle("GET /users/@me", s.usersMe) // the bot's token, or a user's (activity.go)
 	handle("GET /users/{user}", s.bot(s.getUser))
 	handle("GET /applications/@me", s.bot(s.getApplication))
 	handle("PUT /applications/{app}/commands", s.bot(s.putCommands))
@@ -104,6 +104,7 @@ func (s *Server) routes() http.Handler {
 	handle("GET /channels/{channel}/messages/{msg}", s.bot(s.channelMessage))
 	handle("PATCH /channels/{channel}/messages/{msg}", s.bot(s.channelMessage))
 	handle("DELETE /channels/{channel}/messages/{msg}", s.bot(s.channelMessage))
+	s.activityRoutes(handle)
 	mux.HandleFunc("/gateway", s.handleGateway)
 	mux.HandleFunc("/gateway/", s.handleGateway) // discordgo appends a slash
 	unhandled := s.api(func(*http.Request, []byte) reply { return notFound })

@@ -121,6 +121,8 @@ type Server struct {
 
 	endpoint endpoint // set by UseEndpoint: interactions go over HTTP
 
+	act activities // OAuth2 codes and tokens, activity instances (activity.go)
+
 	http      *http.Server
 	served    chan struct{} // closed when http.Serve returned
 	closeOnce sync.Once

@@ -1,0 +1,539 @@
+package web
+
+import (
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/tttbot/tttbot/i18n"
+)
+
+// TestSessions: a session says what was signed, to the key that signed
+// it, until it expires; anything else is refused.
+func TestSessions(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	c := claims{User: "1", Name: "Ann", Channel: "2", Guild: "3", Instance: "i-4", Locale: "de", Expiry: now.Add(time.Hour).Unix()}
+	s := sign(testKey, c)
+	if got, err := verify(testKey, s, now); err != nil || got != c {
+		t.Fatalf("verify(sign(c)) = %+v, %v; want %+v", got, err, c)
+	}
+	if _, err := verify(testKey, s, now.Add(time.Hour)); err != errSessionExpired {
+		t.Errorf("at its expiry: %v, want expired", err)
+	}
+	other := append([]byte(nil), testKey...)
+	other[0] ^= 1
+	forged := c
+	forged.User = "666"
+	payload, sig, _ := strings.Cut(s, ".")
+	forgedPayload, _, _ := strings.Cut(sign(testKey, forged), ".")
+	for name, bad := range map[string]string{
+		"another key":     sign(other, c),
+		"another payload": forgedPayload + "." + sig,
+		"no signature":    payload,
+		"empty":           "",
+		"a signature cut": s[:len(s)-2],
+		"garbage":         "a.b",
+		"no instance":     sign(testKey, claims{User: "1", Channel: "2", Expiry: now.Add(time.Hour).Unix()}), // no instance
+		"too long":        s + strings.Repeat("A", maxSession),
+	} {
+		if _, err := verify(testKey, bad, now); err != errSessionInvalid {
+			t.Errorf("%s: %v, want invalid", name, err)
+		}
+	}
+}
+
+// TestSessionEndpoint: the session is for the user Discord names, in the
+// channel where Discord says the instance runs, and only if the user is
+// in it; each refusal says why, in the user's language.
+func TestSessionEndpoint(t *testing.T) {
+	e := newEnv(t, Limits{})
+	ann, bob := e.user("ann"), e.user("bob")
+	inst := e.dc.StartActivity(e.channel, e.guild, ann.ID)
+
+	// The page's claims about itself are not read: only code and
+	// instance, and a channel to compare.
+	st, out := e.post(t, map[string]any{"code": e.dc.Authorize(ann, "de"), "instance_id": inst, "user": map[string]string{"id": bob.ID}, "guild_id": "1"}, "")
+	if st != 200 || out["channel_id"] != e.channel || out["locale"] != "de" || out["access_token"] == "" {
+		t.Fatalf("session: %d %v", st, out)
+	}
+	c, err := verify(testKey, out["session"].(string), e.clock.now())
+	if err != nil || c.User != ann.ID || c.Channel != e.channel || c.Guild != e.guild || c.Instance != inst || c.Locale != "de" {
+		t.Errorf("the session says %+v, %v", c, err)
+	}
+	if u, _ := out["user"].(map[string]any); u["id"] != ann.ID {
+		t.Errorf("user %v, want ann", out["user"])
+	}
+
+	elsewhere := e.dc.StartActivity(e.dc.NewID(), e.guild, ann.ID)
+	tests := []struct {
+		name   string
+		body   map[string]any
+		lang   string
+		status int
+		code   string
+		text   string // a word of the message, in its language
+	}{
+		{"not in the instance", map[string]any{"code": e.dc.Authorize(bob, "de"), "instance_id": inst}, "", 403, "not_in_instance", "Aktivität"},
+		{"an instance elsewhere", map[string]any{"code": e.dc.Authorize(ann, "fr"), "instance_id": elsewhere, "channel_id": e.channel}, "", 403, "instance_elsewhere", "salon"},
+		{"an unknown instance", map[string]any{"code": e.dc.Authorize(ann, "en-US"), "instance_id": "i-nope"}, "", 403, "instance_unknown", "activity"},
+		{"a forged code", map[string]any{"code": "forged", "instance_id": inst}, "ja", 403, "code_refused", "Discord"},
+		{"no instance", map[string]any{"code": "x"}, "es-419", 400, "bad_request", "página"},
+		{"not JSON", nil, "", 400, "bad_request", "page"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var body any = tt.body
+			if tt.body == nil {
+				body = "{"
+			}
+			st, out := e.post(t, body, tt.lang)
+			msg, _ := out["message"].(string)
+			if st != tt.status || out["error"] != tt.code || !strings.Contains(msg, tt.text) || out["session"] != nil {
+				t.Errorf("%d %v; want %d %s with %q", st, out, tt.status, tt.code, tt.text)
+			}
+		})
+	}
+
+	// Discord out of reach is not the user's fault, and says so.
+	e.dc.FailNext("GET", "/applications/", 500, "", 0)
+	st, out = e.post(t, map[string]any{"code": e.dc.Authorize(ann, "en-US"), "instance_id": inst}, "")
+	if st != 502 || out["error"] != "discord_unreachable" {
+		t.Errorf("Discord failing: %d %v, want 502 discord_unreachable", st, out)
+	}
+	// Every call was made as Discord wants it.
+	for _, r := range e.dc.Rejected() {
+		if r.Status != 400 && r.Status != 404 && r.Status != 401 {
+			t.Errorf("the fake Discord refused %v", r)
+		}
+	}
+}
+
+// TestSessionRate: sessions beyond the server's rate are refused
+// before Discord is asked.
+func TestSessionRate(t *testing.T) {
+	e := newEnv(t, Limits{SessionsPerSecond: 1, SessionBurst: 2})
+	ann := e.user("ann")
+	inst := e.dc.StartActivity(e.channel, e.guild, ann.ID)
+	e.login(t, ann, "en-US", inst)
+	e.login(t, ann, "en-US", inst)
+	asked := len(e.dc.Requests())
+	st, out := e.post(t, map[string]any{"code": e.dc.Authorize(ann, "en-US"), "instance_id": inst}, "")
+	if st != 429 || out["error"] != "crowded" || len(e.dc.Requests()) != asked {
+		t.Errorf("a third session at once: %d %v, %d calls to Discord", st, out, len(e.dc.Requests())-asked)
+	}
+	e.clock.advance(time.Second)
+	e.login(t, ann, "en-US", inst)
+}
+
+// TestHello: a socket must begin with a good session; until then
+// nothing is read, and a forged or expired one is refused with why.
+func TestHello(t *testing.T) {
+	e := newEnv(t, Limits{})
+	ann, bob := e.user("ann"), e.user("bob")
+	e.games.start(e.channel, 3, asUser(ann), asUser(bob))
+	session := e.login(t, ann, "en-US", "")
+
+	p := e.dial(t)
+	p.send(ClientMsg{Type: "move", Seq: 7, Row: 1, Col: 1, Version: 1})
+	if m := p.next("error"); m.Code != "hello_first" || m.Seq != 7 || m.Message == "" {
+		t.Errorf("a move before hello: %+v", m)
+	}
+	p.send(ClientMsg{Type: "hello", Session: session})
+	if st := p.next("state").State; st.You != "X" || st.ChannelID != e.channel {
+		t.Errorf("state after hello: %+v", st)
+	}
+	if e.games.acts.Load() != 0 {
+		t.Errorf("the move before hello was acted on")
+	}
+
+	forged := e.dial(t)
+	payload, _, _ := strings.Cut(session, ".")
+	forged.send(ClientMsg{Type: "hello", Session: payload + ".AAAA"})
+	forged.refusedWith("session_invalid", 1008)
+
+	// Another channel's session shows that channel, never this one.
+	other := e.dc.NewID()
+	inst := e.dc.StartActivity(other, e.guild, ann.ID)
+	_, out := e.post(t, map[string]any{"code": e.dc.Authorize(ann, "en-US"), "instance_id": inst}, "")
+	q := e.dial(t)
+	q.send(ClientMsg{Type: "hello", Session: out["session"].(string)})
+	if st := q.next("state").State; st.ChannelID != other || st.GameID != "" {
+		t.Errorf("a session of another channel got %+v", st)
+	}
+
+	e.clock.advance(DefaultLimits.SessionTTL)
+	p.send(ClientMsg{Type: "move", Seq: 8, Row: 1, Col: 1, Version: 1})
+	p.refusedWith("session_expired", 1008)
+	if e.games.acts.Load() != 0 {
+		t.Errorf("a move after the session's expiry was acted on")
+	}
+	late := e.dial(t)
+	late.send(ClientMsg{Type: "hello", Session: session})
+	late.refusedWith("session_expired", 1008)
+}
+
+// TestHelloLate: a socket that says nothing is told, and closed.
+func TestHelloLate(t *testing.T) {
+	e := newEnv(t, Limits{HelloWithin: time.Millisecond})
+	p := e.dial(t)
+	p.refusedWith("hello_first", 1008)
+}
+
+// TestPlay: two players and a spectator; each move reaches every page;
+// the spectator's tap, a move out of turn and a replay are refused with
+// the game's words, and change nothing.
+func TestPlay(t *testing.T) {
+	e := newEnv(t, Limits{})
+	ann, bob, cat := e.user("ann"), e.user("bob"), e.user("cat")
+	e.games.start(e.channel, 15, asUser(ann), asUser(bob))
+	inst := e.dc.StartActivity(e.channel, e.guild, ann.ID, bob.ID, cat.ID)
+	x := e.open(t, e.login(t, ann, "en-US", inst))
+	o := e.open(t, e.login(t, bob, "de", inst))
+	s := e.open(t, e.login(t, cat, "fr", inst))
+	if x.last.You != "X" || o.last.You != "O" || s.last.You != "" || !strings.HasPrefix(o.last.Status, "[de]") {
+		t.Fatalf("sides: %q %q %q, status %q", x.last.You, o.last.You, s.last.You, o.last.Status)
+	}
+
+	x.send(ClientMsg{Type: "move", Seq: 1, Row: 8, Col: 8, Version: 1})
+	if r := x.next("result"); !r.OK || r.Seq != 1 {
+		t.Fatalf("X's move: %+v", r)
+	}
+	for _, p := range []*page{x, o, s} {
+		if st := p.stateAt(2); st.Cells[7*15+7] != "X" {
+			t.Errorf("after X's move a page shows %v", st.Cells[7*15+7])
+		}
+	}
+
+	refused := []ClientMsg{
+		{Type: "move", Seq: 2, Row: 1, Col: 1, Version: 2}, // the spectator
+		{Type: "move", Seq: 3, Row: 1, Col: 1, Version: 2}, // X, out of turn
+		{Type: "move", Seq: 4, Row: 1, Col: 1, Version: 1}, // O, a replay of the old board
+	}
+	for i, p := range []*page{s, x, o} {
+		p.send(refused[i])
+		if r := p.next("result"); r.OK || r.Seq != refused[i].Seq || r.Message == "" {
+			t.Errorf("refusal %d: %+v", i, r)
+		}
+	}
+	if v := e.games.version(e.channel); v != 2 {
+		t.Errorf("version %d after refusals, want 2", v)
+	}
+
+	// A move made elsewhere (chat) shows too.
+	e.games.bump(e.channel)
+	s.stateAt(3)
+}
+
+// TestBadFrames: what is not a request gets an error and changes
+// nothing; the socket stays open, up to a frame far too large.
+func TestBadFrames(t *testing.T) {
+	e := newEnv(t, Limits{})
+	ann, bob := e.user("ann"), e.user("bob")
+	e.games.start(e.channel, 3, asUser(ann), asUser(bob))
+	p := e.open(t, e.login(t, ann, "en-US", ""))
+	frames := []struct {
+		name string
+		typ  websocket.MessageType
+		b    string
+		code string
+	}{
+		{"not JSON", 1, `{"type":`, "bad_frame"},
+		{"no type", 1, `{"seq":3}`, "bad_frame"},
+		{"binary", 2, `{"type":"ping"}`, "bad_frame"},
+		{"unknown type", 1, `{"type":"teleport","seq":5}`, "unknown_type"},
+		{"a move off the board", 1, `{"type":"move","row":0,"col":1,"version":1}`, "bad_frame"},
+		{"a second hello", 1, `{"type":"hello","session":"x"}`, "bad_frame"},
+		{"too big", 1, `{"type":"move","pad":"` + strings.Repeat("x", MaxFrame) + `"}`, "too_big"},
+	}
+	for _, f := range frames {
+		p.sendRaw(f.typ, []byte(f.b))
+		if m := p.next("error"); m.Code != f.code || m.Message == "" {
+			t.Errorf("%s: %+v, want %s", f.name, m, f.code)
+		}
+	}
+	p.send(ClientMsg{Type: "ping", Seq: 9})
+	if m := p.next("pong"); m.Seq != 9 {
+		t.Errorf("pong %+v", m)
+	}
+	if e.games.acts.Load() != 0 || e.games.version(e.channel) != 1 {
+		t.Errorf("bad frames reached the game")
+	}
+	// Far beyond MaxFrame the socket is closed (1009): it is not read.
+	p.sendRaw(websocket.MessageText, []byte(strings.Repeat("x", hardFrame+1)))
+	if st, _ := p.closed(); st != 1009 {
+		t.Errorf("a huge frame: closed with %v, want 1009", st)
+	}
+}
+
+// TestTooFast: actions beyond the user's rate are refused until the
+// bucket fills again; the game sees none of them.
+func TestTooFast(t *testing.T) {
+	e := newEnv(t, Limits{ActionsPerSecond: 1, ActionBurst: 2})
+	ann, bob := e.user("ann"), e.user("bob")
+	e.games.start(e.channel, 3, asUser(ann), asUser(bob))
+	session := e.login(t, ann, "en-US", "")
+	p, q := e.open(t, session), e.open(t, session) // the limit is the user's, not a socket's
+	p.send(ClientMsg{Type: "resign", Seq: 1})
+	p.next("result")
+	q.send(ClientMsg{Type: "resign", Seq: 2})
+	q.next("result")
+	p.send(ClientMsg{Type: "resign", Seq: 3})
+	if m := p.next("error"); m.Code != "too_fast" || m.Seq != 3 {
+		t.Errorf("a third action at once: %+v", m)
+	}
+	if n := e.games.acts.Load(); n != 2 {
+		t.Errorf("%d actions reached the game, want 2", n)
+	}
+	e.clock.advance(time.Second)
+	p.send(ClientMsg{Type: "resign", Seq: 4})
+	if m := p.next("result"); m.Seq != 4 {
+		t.Errorf("a second later: %+v", m)
+	}
+}
+
+// TestFrameFlood: a page that floods frames is closed.
+func TestFrameFlood(t *testing.T) {
+	e := newEnv(t, Limits{FramesPerSecond: 1, FrameBurst: 3})
+	p := e.dial(t)
+	for range 4 {
+		p.send(ClientMsg{Type: "ping"})
+	}
+	p.refusedWith("too_fast", 1008)
+}
+
+// TestSocketLimits: per user, per instance and in all.
+func TestSocketLimits(t *testing.T) {
+	e := newEnv(t, Limits{PerUser: 2, PerInstance: 3, Total: 5})
+	ann, bob, cat := e.user("ann"), e.user("bob"), e.user("cat")
+	inst := e.dc.StartActivity(e.channel, e.guild, ann.ID, bob.ID, cat.ID)
+	annS := e.login(t, ann, "en-US", inst)
+	e.open(t, annS)
+	e.open(t, annS)
+	third := e.dial(t)
+	third.send(ClientMsg{Type: "hello", Session: annS})
+	third.refusedWith("too_many_sockets", 1008)
+	waitFor(t, func() bool { return e.srv.Sockets() == 2 }) // the refused one is let go
+
+	e.open(t, e.login(t, bob, "en-US", inst)) // the instance's third
+	full := e.dial(t)
+	full.send(ClientMsg{Type: "hello", Session: e.login(t, cat, "en-US", inst)})
+	full.refusedWith("busy", 1013)
+	waitFor(t, func() bool { return e.srv.Sockets() == 3 })
+
+	// Another instance is not full; but the server is, at five.
+	e.open(t, e.login(t, cat, "en-US", ""))
+	e.dial(t) // the fifth, before hello
+	over := e.dial(t)
+	over.refusedWith("busy", 1013)
+}
+
+// TestOrigin: pages of the activity's proxy and of this host may open a
+// socket; a page of another site may not.
+func TestOrigin(t *testing.T) {
+	e := newEnv(t, Limits{})
+	for origin, ok := range map[string]bool{
+		"": true, // not a browser
+		"https://" + e.dc.AppID + ".discordsays.com": true,
+		e.hs.URL:                    true,
+		"https://evil.example":      false,
+		"https://1.discordsays.com": false, // another application's activity
+	} {
+		h := http.Header{}
+		if origin != "" {
+			h.Set("Origin", origin)
+		}
+		_, resp, err := e.dialWith(t, h)
+		if ok != (err == nil) {
+			t.Errorf("origin %q: %v", origin, err)
+		}
+		if !ok && (resp == nil || resp.StatusCode != 403) {
+			t.Errorf("origin %q: answered %v, want 403", origin, resp)
+		}
+	}
+}
+
+// TestSlowReader: a page that reads nothing is dropped once a frame
+// waits on it longer than WriteTimeout (its TCP buffers full), and the
+// room goes on for the others.
+func TestSlowReader(t *testing.T) {
+	e := newEnv(t, Limits{WriteTimeout: 20 * time.Millisecond})
+	ann, bob := e.user("ann"), e.user("bob")
+	e.games.start(e.channel, 15, asUser(ann), asUser(bob))
+	inst := e.dc.StartActivity(e.channel, e.guild, ann.ID, bob.ID)
+	reader := e.open(t, e.login(t, ann, "en-US", inst))
+	e.open(t, e.login(t, bob, "en-US", inst)) // never read again
+	e.games.mu.Lock()
+	e.games.pad = strings.Repeat("x", 64<<10) // buffers fill sooner
+	e.games.mu.Unlock()
+	// The reader reads all along, and the test waits for it.
+	var seen atomic.Int64
+	go func() {
+		for {
+			m, err := reader.read()
+			if err != nil {
+				return
+			}
+			if m.State != nil {
+				seen.Store(m.State.Version)
+			}
+		}
+	}()
+	for give := time.Now().Add(30 * time.Second); e.srv.Sockets() == 2; {
+		if time.Now().After(give) {
+			t.Fatal("the page that reads nothing was never dropped")
+		}
+		e.games.bump(e.channel)
+		v := e.games.version(e.channel)
+		waitFor(t, func() bool { return seen.Load() == v })
+	}
+	v := e.games.version(e.channel)
+	e.games.bump(e.channel)
+	waitFor(t, func() bool { return seen.Load() == v+1 })
+}
+
+// TestFanOut: one read per player and per language of the spectators,
+// whatever their number; and a channel nobody watches is not watched.
+func TestFanOut(t *testing.T) {
+	e := newEnv(t, Limits{})
+	ann, bob := e.user("ann"), e.user("bob")
+	e.games.start(e.channel, 3, asUser(ann), asUser(bob))
+	inst := e.dc.StartActivity(e.channel, e.guild, ann.ID, bob.ID)
+	pages := []*page{e.open(t, e.login(t, ann, "en-US", inst)), e.open(t, e.login(t, bob, "en-US", inst))}
+	for i := range 10 {
+		u := e.user("watcher")
+		e.dc.JoinActivity(inst, u.ID)
+		pages = append(pages, e.open(t, e.login(t, u, []string{"en-US", "de"}[i%2], inst)))
+	}
+	if n := e.games.watching(e.channel); n != 1 {
+		t.Fatalf("%d watches of the channel, want 1", n)
+	}
+	before := e.games.states.Load()
+	e.games.bump(e.channel)
+	for _, p := range pages {
+		p.stateAt(2)
+	}
+	if n := e.games.states.Load() - before; n != 4 {
+		t.Errorf("%d reads for a change, want 4: ann, bob, the English and the German spectators", n)
+	}
+	for i, p := range pages[2:] {
+		if want := []string{"[en-US]", "[de]"}[i%2]; !strings.HasPrefix(p.last.Status, want) || p.last.You != "" {
+			t.Errorf("spectator %d got %q, you %q", i, p.last.Status, p.last.You)
+		}
+	}
+	for _, p := range pages {
+		_ = p.c.CloseNow()
+	}
+	waitFor(t, func() bool { return e.games.watching(e.channel) == 0 })
+}
+
+// TestFeedEnds: a feed that ends (its database connection lost) sends
+// the pages back, and a page that comes back gets a new watch and the
+// state.
+func TestFeedEnds(t *testing.T) {
+	e := newEnv(t, Limits{})
+	ann, bob := e.user("ann"), e.user("bob")
+	e.games.start(e.channel, 3, asUser(ann), asUser(bob))
+	session := e.login(t, ann, "en-US", "")
+	p := e.open(t, session)
+	e.games.endFeed(e.channel)
+	if m := p.next("error"); m.Code != "restarting" {
+		t.Errorf("after the feed ended: %+v", m)
+	}
+	// The room is gone before its pages are (the page has not answered
+	// the close yet): a page coming back meanwhile gets a new one.
+	e.srv.hub.mu.Lock()
+	_, still := e.srv.hub.rooms[e.channel]
+	e.srv.hub.mu.Unlock()
+	if still {
+		t.Error("the room of the ended feed is still the channel's")
+	}
+	if st, _ := p.closed(); st != 1013 {
+		t.Errorf("closed with %v, want 1013", st)
+	}
+	q := e.open(t, session)
+	e.games.bump(e.channel)
+	q.stateAt(2)
+	if n := e.games.watches.Load(); n != 2 {
+		t.Errorf("%d watches, want 2", n)
+	}
+}
+
+// TestProxyPrefix: the paths of Discord's proxy are the server's too.
+func TestProxyPrefix(t *testing.T) {
+	e := newEnv(t, Limits{})
+	resp, err := http.Post(e.hs.URL+"/.proxy/api/session", "application/json", strings.NewReader("{"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 400 || resp.Header.Get("Content-Type") != "application/json; charset=utf-8" {
+		t.Errorf("/.proxy/api/session: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+}
+
+// TestClose: closing the server tells every page to come back.
+func TestClose(t *testing.T) {
+	e := newEnv(t, Limits{})
+	ann := e.user("ann")
+	p := e.open(t, e.login(t, ann, "en-US", ""))
+	go e.srv.Close()
+	p.refusedWith("restarting", 1001)
+}
+
+// TestNew refuses what cannot work.
+func TestNew(t *testing.T) {
+	g := newFakeGames()
+	good := Config{Games: g, Feed: g, Key: testKey, ClientID: "1", ClientSecret: "s", BotToken: "t"}
+	if _, err := New(good); err != nil {
+		t.Fatal(err)
+	}
+	short := good
+	short.Key = testKey[:MinKeyLen-1]
+	noSecret := good
+	noSecret.ClientSecret = ""
+	noGames := good
+	noGames.Games = nil
+	for name, c := range map[string]Config{"a short key": short, "no secret": noSecret, "no games": noGames} {
+		if _, err := New(c); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+// waitFor waits until cond holds, for a goroutine of the server to get
+// there.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met within 5 s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestTexts: every code the server answers with has its text in every
+// language (the catalog's own tests check the translations).
+func TestTexts(t *testing.T) {
+	cat, err := i18n.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	codes := []string{"bad_frame", "bad_request", "busy", "code_refused", "crowded", "discord_unreachable", "hello_first",
+		"instance_elsewhere", "instance_unknown", "internal", "not_found", "not_in_instance", "restarting",
+		"session_expired", "session_invalid", "too_big", "too_fast", "too_many_sockets", "unknown_type"}
+	for _, locale := range []string{"en-US", "de", "es-ES", "fr", "ja", "pt-BR", "ru", "zh-CN"} {
+		l := cat.For(locale)
+		for _, code := range codes {
+			if got := text(l, code); got == "web."+code || got == "" {
+				t.Errorf("%s: no text for %s", locale, code)
+			} else if len(got) > 123*3 {
+				t.Errorf("%s: %s is long: %d bytes", locale, code, len(got))
+			}
+		}
+	}
+}

@@ -516,3 +516,48 @@ func TestLiveBoardNoteFitsEveryLanguage(t *testing.T) {
 		}
 	}
 }
+
+// feedWithHook is a FeedStore that runs before ahead of each Watch: what
+// happens while a page's watch is being set up.
+type feedWithHook struct {
+	FeedStore
+	before func()
+}
+
+func (f feedWithHook) Watch(ctx context.Context, channelID string, fn func(store.Change)) (func(), error) {
+	f.before()
+	return f.FeedStore.Watch(ctx, channelID, fn)
+}
+
+// A game read by a page while a watch of its channel is being set up, and
+// saved again before the feed tells of saves, is not served from the cache
+// once Watch has returned: Watch's promise is that what a read after it
+// shows is current, or a change follows.
+func TestLiveWatchSetUpNotServedStale(t *testing.T) {
+	b, _, _ := liveBot(t)
+	ctx := context.Background()
+	b.serveIC(ctx, install(as(slashPayload(t, "start", nil, nil), mason), false))
+	l := b.Live()
+	before := current(t, b)
+	l.feed = feedWithHook{FeedStore: l.feed, before: func() {
+		// Another page reads the game, then a click in chat saves it:
+		// neither is heard by the feed, not watching yet.
+		if st := mustState(t, l, viewer(bob, "en-US")); st.Version != before.Version {
+			t.Fatalf("state during the watch's set-up has version %d; want %d", st.Version, before.Version)
+		}
+		b.serveIC(ctx, install(as(buttonPayload(t, cell(before, 2, 2).String()), mason), false))
+	}}
+	changes := watching(t, l)
+	m := current(t, b)
+	if m.Version == before.Version {
+		t.Fatal("the click in chat was not saved")
+	}
+	if st := mustState(t, l, viewer(bob, "en-US")); st.Version != m.Version {
+		select {
+		case c := <-changes:
+			t.Logf("(a change was heard: %+v)", c)
+		default:
+		}
+		t.Errorf("state after Watch returned has version %d; want %d, the stored game's", st.Version, m.Version)
+	}
+}

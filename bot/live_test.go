@@ -561,3 +561,28 @@ func TestLiveWatchSetUpNotServedStale(t *testing.T) {
 		t.Errorf("state after Watch returned has version %d; want %d, the stored game's", st.Version, m.Version)
 	}
 }
+
+// A picker board knows its message wherever it is, but that is no sign
+// that the bot can reach it once its token expires (reachesChannel): a
+// move on the page drawn through the token says that the game goes on in
+// the Activity, since the next may leave the board stale.
+func TestLivePickerBoardSaysActivity(t *testing.T) {
+	b, rec, clk := liveBot(t)
+	ctx := context.Background()
+	bm := bigGame(t, b, 7, 5, bob)
+	bm.Board = store.Board{AppID: "app", Token: "board-token", At: clk.now(), ChannelID: fixtureChannel, MessageID: "picker-board"}
+	if err := b.tables.put(ctx, bm); err != nil {
+		t.Fatal(err)
+	}
+	l := b.Live()
+	if refusal, err := l.Act(ctx, viewer(mason, "en-US"), web.Action{Type: "move", Row: 4, Col: 4, Version: bm.Version}); err != nil || refusal != "" {
+		t.Fatalf("Act(move) = %q, %v; want it played", refusal, err)
+	}
+	waitEdit(t, rec)
+	rec.mu.Lock()
+	content := *rec.edits[len(rec.edits)-1].Content
+	rec.mu.Unlock()
+	if note := english().T("page.board_note", nil); !strings.Contains(content, note) {
+		t.Errorf("picker board drawn through its token as %q; want it to say %q", content, note)
+	}
+}

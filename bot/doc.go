@@ -221,7 +221,7 @@
 // nothing; it is the one answer drawn from a game read from the store
 // rather than from memory, since it redraws the board for everyone.
 //
-// On such a board every move counts as a new serial (playClick), and every
+// On such a board every move counts as a new serial (newPicker), and every
 // custom_id of the picker carries it: a tap on a picker drawn before the
 // last move, or on a board a newer message replaced, never plays. It is
 // refused in plain words. A tap on the board's own message is answered by

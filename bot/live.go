@@ -290,6 +290,7 @@ func (b *Bot) moveLive(ctx context.Context, req *request, a web.Action) error {
 		if err != nil {
 			return followUps{}, err
 		}
+		newPicker(m, next)
 		return b.commitLive(ctx, req, ch, next, nil, true)
 	})
 }

@@ -578,6 +578,9 @@ func TestLivePickerBoardSaysActivity(t *testing.T) {
 	if refusal, err := l.Act(ctx, viewer(mason, "en-US"), web.Action{Type: "move", Row: 4, Col: 4, Version: bm.Version}); err != nil || refusal != "" {
 		t.Fatalf("Act(move) = %q, %v; want it played", refusal, err)
 	}
+	if m := current(t, b); m.Serial != bm.Serial+1 {
+		t.Errorf("serial %d after a tap; want %d, a new picker", m.Serial, bm.Serial+1)
+	}
 	waitEdit(t, rec)
 	rec.mu.Lock()
 	content := *rec.edits[len(rec.edits)-1].Content

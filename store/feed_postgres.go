@@ -45,7 +45,16 @@ type pgListener struct {
 	everUp  bool
 	pid     uint32 // the listening connection's server process, for tests
 	stopped bool
+	closed  chan struct{}        // closed by Close: a Watch waiting for up ends
 	marks   map[string]time.Time // when this process last marked each channel watched
+}
+
+// closing returns the channel that Close closes; l.mu is held.
+func (l *pgListener) closing() chan struct{} {
+	if l.closed == nil {
+		l.closed = make(chan struct{})
+	}
+	return l.closed
 }
 
 // Watch makes fn hear every saved change of channelID's game, by any
@@ -57,7 +66,8 @@ type pgListener struct {
 // When Watch returns, the channel is marked watched (renewed while
 // watched here) and any save of its game under way has committed: a
 // save that commits later is heard. ctx bounds the setting up of the
-// watch, which waits for the listening connection.
+// watch, which waits for the listening connection (or fails once the
+// store is closed).
 func (p *Postgres) Watch(ctx context.Context, channelID string, fn func(Change)) (stop func(), err error) {
 	if channelID == "" || fn == nil {
 		return nil, errors.New("store: watch: no channel or no function")
@@ -65,13 +75,15 @@ func (p *Postgres) Watch(ctx context.Context, channelID string, fn func(Change))
 	l := &p.live
 	l.start.Do(func() { p.startListening() })
 	l.mu.Lock()
-	up, stopped := l.up, l.stopped
+	up, stopped, closed := l.up, l.stopped, l.closing()
 	l.mu.Unlock()
 	if stopped {
 		return nil, errors.New("store: watch: the store is closed")
 	}
 	select {
 	case <-up:
+	case <-closed:
+		return nil, errors.New("store: watch: the store is closed")
 	case <-ctx.Done():
 		return nil, fmt.Errorf("store: watch channel %s: not listening yet: %w", channelID, ctx.Err())
 	}
@@ -269,6 +281,9 @@ func (p *Postgres) stopListening() {
 	l := &p.live
 	l.start.Do(func() {}) // none starts after this
 	l.mu.Lock()
+	if !l.stopped {
+		close(l.closing()) // a Watch waiting for the connection ends
+	}
 	l.stopped = true
 	cancel := l.cancel
 	l.mu.Unlock()

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -122,5 +123,51 @@ func TestPostgresFeedReconnects(t *testing.T) {
 	s.Close()
 	if _, err := s.Watch(ctx, "chan", func(Change) {}); err == nil || !strings.Contains(err.Error(), "closed") {
 		t.Errorf("Watch after Close = %v; want an error", err)
+	}
+}
+
+// doneCalled is a context that says when Watch is waiting on it: its
+// Done is first asked for once Watch waits for the listening connection.
+type doneCalled struct {
+	context.Context
+	once    sync.Once
+	waiting chan struct{}
+}
+
+func (c *doneCalled) Done() <-chan struct{} {
+	c.once.Do(func() { close(c.waiting) })
+	return c.Context.Done()
+}
+
+// A Watch waiting for the listening connection (not up yet, or coming
+// back after a failure) when the store closes returns, refused, rather
+// than wait for its context, which may never end.
+func TestPostgresWatchEndsAtClose(t *testing.T) {
+	p := openPostgres(t, postgresSchema(t))
+	// The listener as it is between its start, or a failure, and
+	// listening: no connection up.
+	p.live.start.Do(func() {
+		p.live.mu.Lock()
+		p.live.up = make(chan struct{})
+		p.live.mu.Unlock()
+	})
+	ctx := &doneCalled{Context: context.Background(), waiting: make(chan struct{})}
+	got := make(chan error, 1)
+	go func() {
+		stop, err := p.Watch(ctx, "chan", func(Change) {})
+		if stop != nil {
+			stop()
+		}
+		got <- err
+	}()
+	<-ctx.waiting
+	p.Close()
+	select {
+	case err := <-got:
+		if err == nil {
+			t.Error("Watch on a closed store = nil error")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Watch still waits after Close")
 	}
 }

@@ -33,6 +33,15 @@ const (
 	liveRetryMax = 10 * time.Second
 )
 
+// channelLockClass is the first key of the transaction locks on a
+// channel whose new game is saved, or that is marked watched
+// (markWatched), on PostgreSQL: "tttl" in ASCII.
+const channelLockClass = 0x7474746c
+
+// channelLock is the SQL that takes a transaction lock on the channel
+// given as its parameter, on PostgreSQL.
+var channelLock = `SELECT pg_advisory_xact_lock(` + strconv.Itoa(channelLockClass) + `, hashtext(?))`
+
 // pgListener is a Postgres store's listening connection, started by the
 // first Watch.
 type pgListener struct {
@@ -119,15 +128,21 @@ func (l *pgListener) marked(channelID string) {
 }
 
 // markWatched marks channelID watched until liveTTL from now (the
-// database's clock), then waits for any save of its current game under
-// way: the row lock of FOR SHARE is granted once it committed, and a save
-// that comes after reads the mark (its trigger runs after it locked the
-// row).
+// database's clock), then waits for any save of its games under way: the
+// row lock of FOR SHARE on its current game is granted once a save of it
+// committed, and a save that comes after reads the mark (its trigger runs
+// after it locked the row); the channel's lock (channelLock), which the
+// save of a new game takes before inserting it (its trigger runs then,
+// before it locks the channel's row), is granted once such a save
+// committed, and one that comes after reads the mark.
 func (p *Postgres) markWatched(ctx context.Context, channelID string) error {
 	return p.write(ctx, func(t tx) error {
 		if _, err := t.exec(ctx, `INSERT INTO live_watches (channel_id, until) VALUES (?, now() + ?::bigint * interval '1 second')
 			ON CONFLICT (channel_id) DO UPDATE SET until = GREATEST(live_watches.until, EXCLUDED.until)`,
 			channelID, int64(liveTTL/time.Second)); err != nil {
+			return err
+		}
+		if _, err := t.exec(ctx, channelLock, channelID); err != nil {
 			return err
 		}
 		rs, err := t.query(ctx, `SELECT 1 FROM channels c JOIN games g ON g.id = c.game_id WHERE c.channel_id = ? FOR SHARE`, channelID)

@@ -240,11 +240,12 @@
 // a Move… button whose modal takes a typed cell. Every tap is an
 // interaction on the board, answered with UPDATE_MESSAGE of the board and
 // bringing a fresh token: the same in a server, a DM or a user install,
-// and the board stays editable for the whole game. Picking a row stores
-// nothing; it is the one answer drawn from a game read from the store
-// rather than from memory, since it redraws the board for everyone.
+// and the board stays editable for the whole game played in chat (moves
+// made on the live board bring no token: see The live board). Picking a
+// row stores nothing; it is the one answer drawn from a game read from the
+// store rather than from memory, since it redraws the board for everyone.
 //
-// On such a board every move counts as a new serial (playClick), and every
+// On such a board every move counts as a new serial (newPicker), and every
 // custom_id of the picker carries it: a tap on a picker drawn before the
 // last move, or on a board a newer message replaced, never plays. It is
 // refused in plain words. A tap on the board's own message is answered by

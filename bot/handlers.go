@@ -357,17 +357,24 @@ func (b *Bot) playCommand(ctx context.Context, req *request, ch *channel, row, c
 
 // playOn plays req's move at row, col on a clone of m, the channel's
 // game, and returns the clone: the refusal in words if the table refuses
-// it. On a board with the picker, the move makes a new picker (a picker
-// drawn before it never plays).
+// it. A move that keeps m's board message (a click, a tap on the live
+// board) then counts as a new picker on a board with one (newPicker);
+// one that posts a new board (postBoard) numbers it anew already.
 func (b *Bot) playOn(ctx context.Context, req *request, m *match, tc table.Config, row, col int) (*match, error) {
 	next := m.Clone()
 	if err := b.play(ctx, req, next, tc, row, col); err != nil {
 		return nil, moveRefusals.of(err, moveData(m, row, col))
 	}
+	return next, nil
+}
+
+// newPicker makes next, m after a move drawn on m's board message, a new
+// picker where m's board has one: a picker drawn before the move never
+// plays.
+func newPicker(m, next *match) {
 	if hasPicker(m.Match) {
 		next.Serial++
 	}
-	return next, nil
 }
 
 // play plays req's move at row, col on next, a clone of the channel's
@@ -445,6 +452,7 @@ func (b *Bot) playClick(ctx context.Context, req *request, ch *channel, r route,
 	if err != nil {
 		return followUps{}, err
 	}
+	newPicker(m, next)
 	// The click's token edits the same message, and is fresher.
 	next.Board = b.newBoard(req, m.Board)
 	// A picker board's message is known from its first move on, so that

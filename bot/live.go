@@ -167,6 +167,10 @@ func (l *Live) Watch(ctx context.Context, channelID string) (<-chan web.Change, 
 		l.reads.watch(channelID, -1)
 		return nil, nil, err
 	}
+	// A read made while the watch was being set up (the channel counted
+	// as watched, the feed not yet telling) may have missed a save that
+	// the feed will never tell of: the next read reads the store.
+	l.reads.changed(channelID)
 	var once sync.Once
 	end := func() {
 		once.Do(func() {
@@ -286,6 +290,7 @@ func (b *Bot) moveLive(ctx context.Context, req *request, a web.Action) error {
 		if err != nil {
 			return followUps{}, err
 		}
+		newPicker(m, next)
 		return b.commitLive(ctx, req, ch, next, nil, true)
 	})
 }

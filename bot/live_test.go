@@ -516,3 +516,76 @@ func TestLiveBoardNoteFitsEveryLanguage(t *testing.T) {
 		}
 	}
 }
+
+// feedWithHook is a FeedStore that runs before ahead of each Watch: what
+// happens while a page's watch is being set up.
+type feedWithHook struct {
+	FeedStore
+	before func()
+}
+
+func (f feedWithHook) Watch(ctx context.Context, channelID string, fn func(store.Change)) (func(), error) {
+	f.before()
+	return f.FeedStore.Watch(ctx, channelID, fn)
+}
+
+// A game read by a page while a watch of its channel is being set up, and
+// saved again before the feed tells of saves, is not served from the cache
+// once Watch has returned: Watch's promise is that what a read after it
+// shows is current, or a change follows.
+func TestLiveWatchSetUpNotServedStale(t *testing.T) {
+	b, _, _ := liveBot(t)
+	ctx := context.Background()
+	b.serveIC(ctx, install(as(slashPayload(t, "start", nil, nil), mason), false))
+	l := b.Live()
+	before := current(t, b)
+	l.feed = feedWithHook{FeedStore: l.feed, before: func() {
+		// Another page reads the game, then a click in chat saves it:
+		// neither is heard by the feed, not watching yet.
+		if st := mustState(t, l, viewer(bob, "en-US")); st.Version != before.Version {
+			t.Fatalf("state during the watch's set-up has version %d; want %d", st.Version, before.Version)
+		}
+		b.serveIC(ctx, install(as(buttonPayload(t, cell(before, 2, 2).String()), mason), false))
+	}}
+	changes := watching(t, l)
+	m := current(t, b)
+	if m.Version == before.Version {
+		t.Fatal("the click in chat was not saved")
+	}
+	if st := mustState(t, l, viewer(bob, "en-US")); st.Version != m.Version {
+		select {
+		case c := <-changes:
+			t.Logf("(a change was heard: %+v)", c)
+		default:
+		}
+		t.Errorf("state after Watch returned has version %d; want %d, the stored game's", st.Version, m.Version)
+	}
+}
+
+// A picker board knows its message wherever it is, but that is no sign
+// that the bot can reach it once its token expires (reachesChannel): a
+// move on the page drawn through the token says that the game goes on in
+// the Activity, since the next may leave the board stale.
+func TestLivePickerBoardSaysActivity(t *testing.T) {
+	b, rec, clk := liveBot(t)
+	ctx := context.Background()
+	bm := bigGame(t, b, 7, 5, bob)
+	bm.Board = store.Board{AppID: "app", Token: "board-token", At: clk.now(), ChannelID: fixtureChannel, MessageID: "picker-board"}
+	if err := b.tables.put(ctx, bm); err != nil {
+		t.Fatal(err)
+	}
+	l := b.Live()
+	if refusal, err := l.Act(ctx, viewer(mason, "en-US"), web.Action{Type: "move", Row: 4, Col: 4, Version: bm.Version}); err != nil || refusal != "" {
+		t.Fatalf("Act(move) = %q, %v; want it played", refusal, err)
+	}
+	if m := current(t, b); m.Serial != bm.Serial+1 {
+		t.Errorf("serial %d after a tap; want %d, a new picker", m.Serial, bm.Serial+1)
+	}
+	waitEdit(t, rec)
+	rec.mu.Lock()
+	content := *rec.edits[len(rec.edits)-1].Content
+	rec.mu.Unlock()
+	if note := english().T("page.board_note", nil); !strings.Contains(content, note) {
+		t.Errorf("picker board drawn through its token as %q; want it to say %q", content, note)
+	}
+}

@@ -14,10 +14,12 @@ import (
 // board it cannot reach is marked stale (store.Board.Stale), and the next
 // click on it is answered by drawing it as the game stands
 // (Bot.refreshStale). And once a game has been played on the page
-// (store.Board.Outside), each of its boards that may go stale (its
-// message unknown to the bot, which reaches it only through its token)
-// says, while the game runs, that the game goes on in the Activity
-// (boardView): whichever edit is the last the bot can make says so.
+// (store.Board.Outside), each of its boards that may go stale (unless
+// the bot reaches its channel for good, reachesChannel: a known message
+// alone, which a picker's board has in a DM too, does not say the bot can
+// edit it) says, while the game runs, that the game goes on in the
+// Activity (boardView): whichever edit is the last the bot can make says
+// so.
 
 // boardView is m's board in l's language: renderMatch, and for a game
 // played on the live board too, whose board the bot may not reach for
@@ -41,10 +43,10 @@ func withLiveNote(l *i18n.Language, m *match, v view) view {
 }
 
 // mayGoStale says whether m's board may stop showing m: m is played on
-// the live board too, runs, and the bot knows no message to reach its
-// board through once its token has expired.
+// the live board too, runs, and the bot may not reach its board once its
+// token has expired (commitLive then marks it stale rather than draw it).
 func mayGoStale(m *match) bool {
-	return m.Board.Outside && !m.Over() && m.Board.MessageID == ""
+	return m.Board.Outside && !m.Over() && !reachesChannel(m)
 }
 
 // reachesChannel says whether the bot reached m's channel with its own

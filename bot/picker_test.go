@@ -718,3 +718,19 @@ func TestMoveAutocompleteNoGameCached(t *testing.T) {
 		t.Errorf("noGameFor after another process started a game, %d rows suggested; want 10", n)
 	}
 }
+
+// /ttt move on a picker board posts the board anew, one serial on, as
+// before the handlers' cores were shared with the live board: the move
+// does not count a second time.
+func TestPickerMoveByCommandSerial(t *testing.T) {
+	b, _, _ := newTestBot(t)
+	start := bigGame(t, b, 7, 4, opponent)
+	b.serveIC(context.Background(), as(slashPayload(t, "move", []map[string]any{intOpt("row", 1), intOpt("col", 1)}, nil), mason))
+	m := current(t, b)
+	if m.Judge.Len() != 1 {
+		t.Fatalf("%d moves stored; want the command's", m.Judge.Len())
+	}
+	if m.Serial != start.Serial+1 {
+		t.Errorf("serial %d after /ttt move; want %d", m.Serial, start.Serial+1)
+	}
+}

@@ -33,6 +33,15 @@ const (
 	liveRetryMax = 10 * time.Second
 )
 
+// channelLockClass is the first key of the transaction locks on a
+// channel whose new game is saved, or that is marked watched
+// (markWatched), on PostgreSQL: "tttl" in ASCII.
+const channelLockClass = 0x7474746c
+
+// channelLock is the SQL that takes a transaction lock on the channel
+// given as its parameter, on PostgreSQL.
+var channelLock = `SELECT pg_advisory_xact_lock(` + strconv.Itoa(channelLockClass) + `, hashtext(?))`
+
 // pgListener is a Postgres store's listening connection, started by the
 // first Watch.
 type pgListener struct {
@@ -45,7 +54,16 @@ type pgListener struct {
 	everUp  bool
 	pid     uint32 // the listening connection's server process, for tests
 	stopped bool
+	closed  chan struct{}        // closed by Close: a Watch waiting for up ends
 	marks   map[string]time.Time // when this process last marked each channel watched
+}
+
+// closing returns the channel that Close closes; l.mu is held.
+func (l *pgListener) closing() chan struct{} {
+	if l.closed == nil {
+		l.closed = make(chan struct{})
+	}
+	return l.closed
 }
 
 // Watch makes fn hear every saved change of channelID's game, by any
@@ -57,7 +75,8 @@ type pgListener struct {
 // When Watch returns, the channel is marked watched (renewed while
 // watched here) and any save of its game under way has committed: a
 // save that commits later is heard. ctx bounds the setting up of the
-// watch, which waits for the listening connection.
+// watch, which waits for the listening connection (or fails once the
+// store is closed).
 func (p *Postgres) Watch(ctx context.Context, channelID string, fn func(Change)) (stop func(), err error) {
 	if channelID == "" || fn == nil {
 		return nil, errors.New("store: watch: no channel or no function")
@@ -65,13 +84,15 @@ func (p *Postgres) Watch(ctx context.Context, channelID string, fn func(Change))
 	l := &p.live
 	l.start.Do(func() { p.startListening() })
 	l.mu.Lock()
-	up, stopped := l.up, l.stopped
+	up, stopped, closed := l.up, l.stopped, l.closing()
 	l.mu.Unlock()
 	if stopped {
 		return nil, errors.New("store: watch: the store is closed")
 	}
 	select {
 	case <-up:
+	case <-closed:
+		return nil, errors.New("store: watch: the store is closed")
 	case <-ctx.Done():
 		return nil, fmt.Errorf("store: watch channel %s: not listening yet: %w", channelID, ctx.Err())
 	}
@@ -107,15 +128,21 @@ func (l *pgListener) marked(channelID string) {
 }
 
 // markWatched marks channelID watched until liveTTL from now (the
-// database's clock), then waits for any save of its current game under
-// way: the row lock of FOR SHARE is granted once it committed, and a save
-// that comes after reads the mark (its trigger runs after it locked the
-// row).
+// database's clock), then waits for any save of its games under way: the
+// row lock of FOR SHARE on its current game is granted once a save of it
+// committed, and a save that comes after reads the mark (its trigger runs
+// after it locked the row); the channel's lock (channelLock), which the
+// save of a new game takes before inserting it (its trigger runs then,
+// before it locks the channel's row), is granted once such a save
+// committed, and one that comes after reads the mark.
 func (p *Postgres) markWatched(ctx context.Context, channelID string) error {
 	return p.write(ctx, func(t tx) error {
 		if _, err := t.exec(ctx, `INSERT INTO live_watches (channel_id, until) VALUES (?, now() + ?::bigint * interval '1 second')
 			ON CONFLICT (channel_id) DO UPDATE SET until = GREATEST(live_watches.until, EXCLUDED.until)`,
 			channelID, int64(liveTTL/time.Second)); err != nil {
+			return err
+		}
+		if _, err := t.exec(ctx, channelLock, channelID); err != nil {
 			return err
 		}
 		rs, err := t.query(ctx, `SELECT 1 FROM channels c JOIN games g ON g.id = c.game_id WHERE c.channel_id = ? FOR SHARE`, channelID)
@@ -269,6 +296,9 @@ func (p *Postgres) stopListening() {
 	l := &p.live
 	l.start.Do(func() {}) // none starts after this
 	l.mu.Lock()
+	if !l.stopped {
+		close(l.closing()) // a Watch waiting for the connection ends
+	}
 	l.stopped = true
 	cancel := l.cancel
 	l.mu.Unlock()

@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -122,5 +124,134 @@ func TestPostgresFeedReconnects(t *testing.T) {
 	s.Close()
 	if _, err := s.Watch(ctx, "chan", func(Change) {}); err == nil || !strings.Contains(err.Error(), "closed") {
 		t.Errorf("Watch after Close = %v; want an error", err)
+	}
+}
+
+// doneCalled is a context that says when Watch is waiting on it: its
+// Done is first asked for once Watch waits for the listening connection.
+type doneCalled struct {
+	context.Context
+	once    sync.Once
+	waiting chan struct{}
+}
+
+func (c *doneCalled) Done() <-chan struct{} {
+	c.once.Do(func() { close(c.waiting) })
+	return c.Context.Done()
+}
+
+// A Watch waiting for the listening connection (not up yet, or coming
+// back after a failure) when the store closes returns, refused, rather
+// than wait for its context, which may never end.
+func TestPostgresWatchEndsAtClose(t *testing.T) {
+	p := openPostgres(t, postgresSchema(t))
+	// The listener as it is between its start, or a failure, and
+	// listening: no connection up.
+	p.live.start.Do(func() {
+		p.live.mu.Lock()
+		p.live.up = make(chan struct{})
+		p.live.mu.Unlock()
+	})
+	ctx := &doneCalled{Context: context.Background(), waiting: make(chan struct{})}
+	got := make(chan error, 1)
+	go func() {
+		stop, err := p.Watch(ctx, "chan", func(Change) {})
+		if stop != nil {
+			stop()
+		}
+		got <- err
+	}()
+	<-ctx.waiting
+	p.Close()
+	select {
+	case err := <-got:
+		if err == nil {
+			t.Error("Watch on a closed store = nil error")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Watch still waits after Close")
+	}
+}
+
+// A save of a channel's new game under way when a page starts watching
+// the channel (its trigger ran before the mark) has committed when Watch
+// returns: what the page reads then shows it, for the feed will never
+// tell of it. The save is held, after its trigger ran, by a lock on the
+// row of game_count it updates last.
+func TestPostgresWatchWaitsForNewGame(t *testing.T) {
+	url := postgresSchema(t)
+	p := openPostgres(t, url)
+	ctx := context.Background()
+	watchChannel(t, p, "other") // listening: the watch below only marks
+	g := newGame("g1", "guild", "chan", "alice", "bob")
+
+	hold, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hold.Close(ctx)
+	held, err := hold.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Rollback(ctx)
+	if _, err := held.Exec(ctx, `UPDATE game_count SET n = n WHERE shard = $1`, countShard(g.ID)); err != nil {
+		t.Fatal(err)
+	}
+	saved := make(chan error, 1)
+	go func() { saved <- p.Save(ctx, g) }()
+	// Polled outside a transaction: within one, pg_stat_activity keeps
+	// the snapshot it first read.
+	look, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer look.Close(ctx)
+	waiting := func(query string) bool {
+		var n int
+		if err := look.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
+			AND wait_event_type = 'Lock' AND query LIKE $1`, query).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n > 0
+	}
+	for !waiting("UPDATE game_count%") {
+		time.Sleep(time.Millisecond) // polling the condition
+	}
+
+	watched := make(chan error, 1)
+	go func() {
+		stop, err := p.Watch(ctx, "chan", func(Change) {})
+		if stop != nil {
+			defer stop()
+		}
+		watched <- err
+	}()
+	for {
+		select {
+		case err := <-watched:
+			if err != nil {
+				t.Fatalf("Watch = %v", err)
+			}
+			if cur, err := p.Current(ctx, "chan"); err != nil || cur == nil {
+				t.Fatalf("Watch returned while the save of the channel's new game, never to be heard, was under way: Current = %v, %v", cur, err)
+			}
+		default:
+			if !waiting("%pg_advisory_xact_lock(" + strconv.Itoa(channelLockClass) + "%") {
+				time.Sleep(time.Millisecond) // polling the condition
+				continue
+			}
+			// Watch waits for the save.
+			if err := held.Rollback(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := <-saved; err != nil {
+				t.Fatalf("Save = %v", err)
+			}
+			if err := <-watched; err != nil {
+				t.Fatalf("Watch = %v", err)
+			}
+		}
+		break
 	}
 }

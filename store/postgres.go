@@ -83,10 +83,11 @@ func newPostgres(pool *pgxpool.Pool) *Postgres {
 		write: func(ctx context.Context, fn func(tx) error) error {
 			return pgTx(ctx, pool, pgx.TxOptions{}, fn)
 		},
-		forUpdate: " FOR UPDATE",
-		nullsLast: " NULLS LAST",
-		arrays:    true,
-		xactID:    "txid_current()::text",
+		forUpdate:   " FOR UPDATE",
+		lockChannel: channelLock,
+		nullsLast:   " NULLS LAST",
+		arrays:      true,
+		xactID:      "txid_current()::text",
 		settled: func(ctx context.Context, err error) error {
 			var cu *commitUnknown
 			if !errors.As(err, &cu) {

@@ -58,6 +58,11 @@ type sqlStore struct {
 	// change: " FOR UPDATE" on PostgreSQL; SQLite's write transactions
 	// already exclude every other writer.
 	forUpdate string
+	// lockChannel, when set (PostgreSQL: channelLock), takes a
+	// transaction lock on a channel before its new game is inserted: a
+	// page that starts watching the channel meanwhile (markWatched) waits
+	// for the save, whose trigger may have run before the mark.
+	lockChannel string
 	// nullsLast follows DESC in an ORDER BY where NULLs must come last:
 	// PostgreSQL puts them first unless told; SQLite puts them last.
 	nullsLast string
@@ -446,6 +451,11 @@ func (s *sqlStore) outcome(ctx context.Context, n *Game, err error) error {
 const settleTimeout = 2 * time.Second
 
 func (s *sqlStore) insert(ctx context.Context, t tx, g *Game) error {
+	if s.lockChannel != "" {
+		if _, err := t.exec(ctx, s.lockChannel, g.ChannelID); err != nil {
+			return err
+		}
+	}
 	affected, err := t.exec(ctx, `INSERT INTO games (`+gameColumns+`)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
 		ON CONFLICT (id) DO NOTHING`, gameArgs(g)...)

@@ -278,7 +278,7 @@ func (b *Bot) moveLive(ctx context.Context, req *request, a web.Action) error {
 			return followUps{}, noGame(ch)
 		case m.Over():
 			return followUps{}, refuse("move.game_over", nil)
-		case m.Side(req.user.ID) != game.None && a.Version != m.Version:
+		case m.Side(req.user.ID) != game.None && staleTap(m, a):
 			return followUps{}, refuse("page.stale", nil)
 		}
 		reaches(req, m)
@@ -293,6 +293,17 @@ func (b *Bot) moveLive(ctx context.Context, req *request, a web.Action) error {
 		newPicker(m, next)
 		return b.commitLive(ctx, req, ch, next, nil, true)
 	})
+}
+
+// staleTap says whether a tap was made on another game or position than
+// m's: by the game and move count the page showed where it sends them,
+// else by the stored version (a save that touched only the board message
+// then refuses it too).
+func staleTap(m *match, a web.Action) bool {
+	if a.GameID != "" {
+		return a.GameID != m.ID || a.Ply != m.Judge.Len()
+	}
+	return a.Version != m.Version
 }
 
 // resignLive resigns the tapper from the channel's game.

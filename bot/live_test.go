@@ -203,6 +203,9 @@ func TestLiveRefusals(t *testing.T) {
 	check("a spectator", viewer("777", "de"), web.Action{Type: "move", Row: 1, Col: 1, Version: v}, "move.not_player", moveData(bm, 1, 1))
 	check("out of turn", viewer(bob, "fr"), web.Action{Type: "move", Row: 1, Col: 1, Version: v}, "move.not_your_turn", moveData(bm, 1, 1))
 	check("a stale page", viewer(mason, "ja"), web.Action{Type: "move", Row: 1, Col: 1, Version: v - 1}, "page.stale", nil)
+	ply := current(t, b).Judge.Len()
+	check("a tap on another game", viewer(mason, "ja"), web.Action{Type: "move", Row: 1, Col: 1, Version: v, GameID: "another", Ply: ply}, "page.stale", nil)
+	check("a tap on an older position", viewer(mason, "ja"), web.Action{Type: "move", Row: 1, Col: 1, Version: v, GameID: bm.ID, Ply: ply - 1}, "page.stale", nil)
 	check("a cell outside", viewer(mason, "ru"), web.Action{Type: "move", Row: 4, Col: 1, Version: v}, "move.outside", moveData(bm, 4, 1))
 	check("a spectator resigning", viewer("777", "pt-BR"), web.Action{Type: "resign"}, "resign.not_player", nil)
 	check("a draw with nothing offered", viewer(bob, "es"), web.Action{Type: "answer_draw", Accept: true}, "draw.gone", nil)
@@ -587,5 +590,41 @@ func TestLivePickerBoardSaysActivity(t *testing.T) {
 	rec.mu.Unlock()
 	if note := english().T("page.board_note", nil); !strings.Contains(content, note) {
 		t.Errorf("picker board drawn through its token as %q; want it to say %q", content, note)
+	}
+}
+
+// A save that touches only the game's board message (a ping, a reminder,
+// a looked-up message id) moves the stored version on but not the game:
+// a tap made on the page before it, on the same game and position, is
+// played, not refused as stale.
+func TestLiveTapAfterBoardOnlySave(t *testing.T) {
+	b, _, _ := liveBot(t)
+	ctx := context.Background()
+	bigGame(t, b, 3, 3, bob)
+	l := b.Live()
+	st := mustState(t, l, viewer(mason, "en-US"))
+
+	ch, err := b.tables.lock(ctx, fixtureChannel, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := ch.match.Clone()
+	next.Board.MessageID = "looked-up"
+	if err := b.tables.save(ctx, ch, next); err != nil {
+		b.tables.unlock(ch)
+		t.Fatal(err)
+	}
+	b.tables.keep(ctx, ch, next)
+	b.tables.unlock(ch)
+	if m := current(t, b); m.Version == st.Version {
+		t.Fatalf("the board-only save left version %d", m.Version)
+	}
+
+	a := web.Action{Type: "move", Row: 2, Col: 2, Version: st.Version, GameID: st.GameID, Ply: len(st.Moves)}
+	if refusal, err := l.Act(ctx, viewer(mason, "en-US"), a); err != nil || refusal != "" {
+		t.Fatalf("Act(move on the same position) = %q, %v; want it played", refusal, err)
+	}
+	if m := current(t, b); m.Judge.Len() != len(st.Moves)+1 {
+		t.Errorf("after the tap %d moves; want %d", m.Judge.Len(), len(st.Moves)+1)
 	}
 }

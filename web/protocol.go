@@ -45,6 +45,13 @@ type ClientMsg struct {
 	Row     int   `json:"row,omitempty"`
 	Col     int   `json:"col,omitempty"`
 	Version int64 `json:"version,omitempty"`
+	// GameID and Ply, on a move: the game and the number of moves the
+	// page showed. Where the page sends them, a tap is stale only when
+	// the game or its position changed, not when a save touched only the
+	// game's board message (a ping, a reminder, a looked-up message id),
+	// and an old tap can never land on a newer game of the same version.
+	GameID string `json:"game_id,omitempty"`
+	Ply    int    `json:"ply,omitempty"`
 	// answer_draw
 	Accept bool `json:"accept,omitempty"`
 }
@@ -129,6 +136,8 @@ type Action struct {
 	Row     int
 	Col     int
 	Version int64
+	GameID  string
+	Ply     int
 	Accept  bool
 }
 

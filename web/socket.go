@@ -322,7 +322,7 @@ func (k *socket) act(m ClientMsg) {
 	// Not cut short if the page leaves meanwhile: a move made is made.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(k.ctx), k.s.limits.ActWithin)
 	defer cancel()
-	refusal, err := k.s.cfg.Games.Act(ctx, k.viewer, Action{Type: m.Type, Row: m.Row, Col: m.Col, Version: m.Version, Accept: m.Accept})
+	refusal, err := k.s.cfg.Games.Act(ctx, k.viewer, Action{Type: m.Type, Row: m.Row, Col: m.Col, Version: m.Version, GameID: m.GameID, Ply: m.Ply, Accept: m.Accept})
 	switch {
 	case err != nil:
 		k.s.log.Warn("live board: an action failed", "type", m.Type, "channel", k.viewer.ChannelID, "err", err)

@@ -207,7 +207,8 @@
     clearNotice();
     // Every tap goes to the server, which judges it: a spectator's tap,
     // a tap out of turn or on a taken cell comes back as a refusal.
-    send({ type: 'move', row: +b.dataset.row, col: +b.dataset.col, version: live.state.version });
+    send({ type: 'move', row: +b.dataset.row, col: +b.dataset.col, version: live.state.version,
+      game_id: live.state.game_id, ply: (live.state.moves || []).length });
   });
 
   $('actions').addEventListener('click', function (ev) {

@@ -134,7 +134,18 @@ func (h *hub) leave(k *socket) {
 	defer h.mu.Unlock()
 	if u := h.users[k.claims.User]; u != nil {
 		if u.n--; u.n <= 0 {
-			delete(h.users, k.claims.User)
+			// The slot (and its spent actions) outlives the user's
+			// last socket until its bucket is full again: else a page
+			// would refill it by closing its socket and opening
+			// another with the same session.
+			user := k.claims.User
+			time.AfterFunc(u.actions.fullIn(h.s.now()), func() {
+				h.mu.Lock()
+				defer h.mu.Unlock()
+				if h.users[user] == u && u.n <= 0 {
+					delete(h.users, user)
+				}
+			})
 		}
 	}
 	if h.instances[k.claims.Instance]--; h.instances[k.claims.Instance] <= 0 {
@@ -369,6 +380,23 @@ type bucket struct {
 	burst  float64
 	tokens float64
 	last   time.Time
+}
+
+// fullIn is how long after now the bucket is full again.
+func (b *bucket) fullIn(now time.Time) time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.last.IsZero() {
+		return 0
+	}
+	tokens := b.tokens
+	if d := now.Sub(b.last); d > 0 {
+		tokens += d.Seconds() * b.rate
+	}
+	if tokens >= b.burst {
+		return 0
+	}
+	return time.Duration(min((b.burst-tokens)/b.rate, 24*3600) * float64(time.Second))
 }
 
 // take takes a token at now, if there is one.

@@ -537,3 +537,26 @@ func TestTexts(t *testing.T) {
 		}
 	}
 }
+
+// TestTooFastReconnect: a page cannot refill its user's actions by
+// closing its socket and opening another with the same session.
+func TestTooFastReconnect(t *testing.T) {
+	e := newEnv(t, Limits{ActionsPerSecond: 0.001, ActionBurst: 2})
+	ann, bob := e.user("ann"), e.user("bob")
+	e.games.start(e.channel, 3, asUser(ann), asUser(bob))
+	session := e.login(t, ann, "en-US", "")
+	for round := range 3 {
+		p := e.open(t, session)
+		p.send(ClientMsg{Type: "resign", Seq: 1})
+		if round < 2 {
+			p.next("result")
+		} else if m := p.next("error"); m.Code != "too_fast" {
+			t.Errorf("a third action on a third socket: %+v", m)
+		}
+		_ = p.c.Close(websocket.StatusNormalClosure, "")
+		waitFor(t, func() bool { return e.srv.Sockets() == 0 })
+	}
+	if n := e.games.acts.Load(); n != 2 {
+		t.Errorf("%d actions reached the game through three sockets one after the other, want 2", n)
+	}
+}

@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -558,5 +559,43 @@ func TestTooFastReconnect(t *testing.T) {
 	}
 	if n := e.games.acts.Load(); n != 2 {
 		t.Errorf("%d actions reached the game through three sockets one after the other, want 2", n)
+	}
+}
+
+// deadlines records how long each request to Discord had left.
+type deadlines struct {
+	mu   sync.Mutex
+	left []time.Duration // -1: no deadline
+}
+
+func (d *deadlines) RoundTrip(r *http.Request) (*http.Response, error) {
+	left := time.Duration(-1)
+	if dl, ok := r.Context().Deadline(); ok {
+		left = time.Until(dl)
+	}
+	d.mu.Lock()
+	d.left = append(d.left, left)
+	d.mu.Unlock()
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestSessionWithin: the calls to Discord for a session end before the
+// HTTP server's WriteTimeout (10 s, in package main) would cut the
+// answer, so that a slow Discord gets the page discord_unreachable, not
+// a dropped connection.
+func TestSessionWithin(t *testing.T) {
+	e := newEnv(t, Limits{})
+	rec := &deadlines{}
+	e.srv.client = &http.Client{Transport: rec}
+	e.login(t, e.user("ann"), "en-US", "")
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.left) != 3 {
+		t.Fatalf("%d calls to Discord, want 3", len(rec.left))
+	}
+	for i, left := range rec.left {
+		if left < 0 || left > 10*time.Second {
+			t.Errorf("call %d to Discord: %v left (-1: no deadline), want at most 10 s", i, left)
+		}
 	}
 }

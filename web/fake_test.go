@@ -34,6 +34,7 @@ type fakeGames struct {
 	acts     atomic.Int64 // Act calls
 	free     bool         // any move is good (benchmarks): the board never fills
 	pad      string       // a label of every state, to make states big
+	hang     atomic.Bool  // State waits for the end of its ctx (a database that hangs)
 	now      func() time.Time
 }
 
@@ -81,6 +82,10 @@ func (f *fakeGames) changed(channel string) {
 
 func (f *fakeGames) State(ctx context.Context, v Viewer) (State, error) {
 	f.states.Add(1)
+	if f.hang.Load() {
+		<-ctx.Done()
+		return State{}, ctx.Err()
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	st := State{ChannelID: v.ChannelID, Now: f.now().UnixMilli(), Status: status(v.Locale, "No game here")}

@@ -322,8 +322,12 @@ func (r *room) fanOut(ctx context.Context) {
 	if len(socks) == 0 {
 		return
 	}
-	// The first read says who the players are now.
-	first, err := r.h.s.cfg.Games.State(ctx, socks[0].viewer)
+	// The first read says who the players are now. Like every read, it
+	// is bounded (Limits.StateWithin): a read that hangs would hold the
+	// room, and every page of the channel, for good.
+	rctx, cancel := context.WithTimeout(ctx, r.h.s.limits.StateWithin)
+	first, err := r.h.s.cfg.Games.State(rctx, socks[0].viewer)
+	cancel()
 	if err != nil {
 		if ctx.Err() == nil {
 			for _, k := range socks {

@@ -599,3 +599,21 @@ func TestSessionWithin(t *testing.T) {
 		}
 	}
 }
+
+// TestStateHangs: a read of the game that hangs after a change is given
+// up after Limits.StateWithin, the pages are told, and the room goes on
+// with the next change.
+func TestStateHangs(t *testing.T) {
+	e := newEnv(t, Limits{StateWithin: 20 * time.Millisecond})
+	ann, bob := e.user("ann"), e.user("bob")
+	e.games.start(e.channel, 3, asUser(ann), asUser(bob))
+	p := e.open(t, e.login(t, ann, "en-US", ""))
+	e.games.hang.Store(true)
+	e.games.bump(e.channel)
+	if m := p.next("error"); m.Code != "internal" {
+		t.Errorf("after a read that hung: %+v", m)
+	}
+	e.games.hang.Store(false)
+	e.games.bump(e.channel)
+	p.stateAt(3)
+}

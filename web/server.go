@@ -341,10 +341,18 @@ func (s *Server) serveSession(w http.ResponseWriter, r *http.Request) {
 }
 
 // discordFailed answers a failed call to Discord: refused (the code or
-// instance is not good) with code, else Discord is out of reach.
+// instance is not good) with code; the app's own credentials refused,
+// internal (the server's fault, logged as an error); else Discord is out
+// of reach.
 func (s *Server) discordFailed(w http.ResponseWriter, l *i18n.Language, err error, code string) {
 	var refused *errDiscordRefused
-	if errors.As(err, &refused) {
+	var misconfigured *errOurCredentials
+	switch {
+	case errors.As(err, &misconfigured):
+		s.log.Error("live board: Discord refuses the application's credentials", "err", err)
+		s.refuse(w, http.StatusInternalServerError, l, "internal")
+		return
+	case errors.As(err, &refused):
 		s.refuse(w, http.StatusForbidden, l, code)
 		return
 	}

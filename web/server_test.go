@@ -617,3 +617,26 @@ func TestStateHangs(t *testing.T) {
 	e.games.bump(e.channel)
 	p.stateAt(3)
 }
+
+// TestSessionOurCredentials: Discord refusing the app's own credentials
+// (a wrong DISCORD_CLIENT_SECRET, a wrong bot token) is the server's
+// fault, not the user's: the page says so (internal), not that Discord
+// did not confirm the user or does not know the activity.
+func TestSessionOurCredentials(t *testing.T) {
+	for _, wrong := range []string{"secret", "bot token"} {
+		t.Run(wrong, func(t *testing.T) {
+			e := newEnv(t, Limits{})
+			ann := e.user("ann")
+			inst := e.dc.StartActivity(e.channel, e.guild, ann.ID)
+			if wrong == "secret" {
+				e.srv.cfg.ClientSecret = "wrong"
+			} else {
+				e.srv.cfg.BotToken = "wrong"
+			}
+			st, out := e.post(t, map[string]any{"code": e.dc.Authorize(ann, "en-US"), "instance_id": inst}, "")
+			if st != 500 || out["error"] != "internal" {
+				t.Errorf("a wrong %s: %d %v, want 500 internal", wrong, st, out)
+			}
+		})
+	}
+}

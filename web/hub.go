@@ -138,14 +138,23 @@ func (h *hub) leave(k *socket) {
 			// last socket until its bucket is full again: else a page
 			// would refill it by closing its socket and opening
 			// another with the same session.
+			// (The user may come back and spend more meanwhile: the
+			// slot goes only once its bucket is full at the time.)
 			user := k.claims.User
-			time.AfterFunc(u.actions.fullIn(h.s.now()), func() {
+			var expire func()
+			expire = func() {
 				h.mu.Lock()
 				defer h.mu.Unlock()
-				if h.users[user] == u && u.n <= 0 {
-					delete(h.users, user)
+				if h.users[user] != u || u.n > 0 {
+					return
 				}
-			})
+				if d := u.actions.fullIn(h.s.now()); d > 0 {
+					time.AfterFunc(d, expire)
+					return
+				}
+				delete(h.users, user)
+			}
+			time.AfterFunc(u.actions.fullIn(h.s.now()), expire)
 		}
 	}
 	if h.instances[k.claims.Instance]--; h.instances[k.claims.Instance] <= 0 {

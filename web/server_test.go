@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 	"sync"
@@ -638,5 +639,22 @@ func TestSessionOurCredentials(t *testing.T) {
 				t.Errorf("a wrong %s: %d %v, want 500 internal", wrong, st, out)
 			}
 		})
+	}
+}
+
+// TestActFails: an action that fails is answered with the game's own
+// words for the failure (package bot's Failure: "could not confirm that
+// this change was saved" when the store's outcome is unknown), not a
+// "nothing was changed" the server cannot know.
+func TestActFails(t *testing.T) {
+	e := newEnv(t, Limits{})
+	ann, bob := e.user("ann"), e.user("bob")
+	e.games.start(e.channel, 3, asUser(ann), asUser(bob))
+	p := e.open(t, e.login(t, ann, "de", ""))
+	err := errors.New("commit timed out")
+	e.games.fail.Store(&err)
+	p.send(ClientMsg{Type: "move", Seq: 7, Row: 1, Col: 1, Version: 1})
+	if m := p.next("error"); m.Code != "internal" || m.Seq != 7 || m.Message != "[de] maybe saved: commit timed out" {
+		t.Errorf("a failed action: %+v", m)
 	}
 }

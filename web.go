@@ -79,6 +79,10 @@ type liveGames interface {
 	web.Feed
 }
 
+// The bot says what a failed action did (web.Failer): the page is told
+// it, as chat is.
+var _ web.Failer = (*bot.Live)(nil)
+
 // webGames returns the bot's games and feed for the live board (a
 // variable, so that a test of the wiring may give its own).
 var webGames = func(b *bot.Bot) (liveGames, bool) { return b.Live(), true }

@@ -26,6 +26,24 @@ func (e *errDiscordRefused) Error() string {
 	return fmt.Sprintf("web: Discord refused %s: %d", e.call, e.status)
 }
 
+// errOurCredentials says that Discord refused the app's own credentials
+// (401 or 403 to the client secret or the bot token): the server is
+// misconfigured, and the page's user can do nothing about it.
+type errOurCredentials struct{ refused *errDiscordRefused }
+
+func (e *errOurCredentials) Error() string {
+	return e.refused.Error() + " (the application's own credentials: check DISCORD_CLIENT_SECRET and the bot token)"
+}
+
+// ours makes a refusal of the app's own credentials an errOurCredentials.
+func ours(err error) error {
+	var r *errDiscordRefused
+	if errors.As(err, &r) && (r.status == http.StatusUnauthorized || r.status == http.StatusForbidden) {
+		return &errOurCredentials{refused: r}
+	}
+	return err
+}
+
 // discordUser is the part of /users/@me the server reads.
 type discordUser struct {
 	ID         string `json:"id"`
@@ -89,7 +107,7 @@ func (s *Server) exchange(ctx context.Context, code string) (string, error) {
 		TokenType   string `json:"token_type"`
 	}
 	if err := s.call(req, "the OAuth2 code", &tok); err != nil {
-		return "", err
+		return "", ours(err)
 	}
 	if tok.AccessToken == "" {
 		return "", errors.New("web: Discord's token answer has no access_token")
@@ -125,7 +143,7 @@ func (s *Server) instance(ctx context.Context, id string) (activityInstance, err
 	req.Header.Set("Authorization", "Bot "+s.cfg.BotToken)
 	var in activityInstance
 	err = s.call(req, "the activity instance", &in)
-	return in, err
+	return in, ours(err)
 }
 
 // call does req and decodes a 2xx JSON answer into out.

@@ -29,11 +29,13 @@ type fakeGames struct {
 	mu       sync.Mutex
 	games    map[string]*fakeGame
 	watchers map[string]map[chan Change]bool
-	watches  atomic.Int64 // Watch calls
-	states   atomic.Int64 // State calls
-	acts     atomic.Int64 // Act calls
-	free     bool         // any move is good (benchmarks): the board never fills
-	pad      string       // a label of every state, to make states big
+	watches  atomic.Int64          // Watch calls
+	states   atomic.Int64          // State calls
+	acts     atomic.Int64          // Act calls
+	free     bool                  // any move is good (benchmarks): the board never fills
+	pad      string                // a label of every state, to make states big
+	hang     atomic.Bool           // State waits for the end of its ctx (a database that hangs)
+	fail     atomic.Pointer[error] // Act fails with it (a store whose outcome is unknown)
 	now      func() time.Time
 }
 
@@ -81,6 +83,10 @@ func (f *fakeGames) changed(channel string) {
 
 func (f *fakeGames) State(ctx context.Context, v Viewer) (State, error) {
 	f.states.Add(1)
+	if f.hang.Load() {
+		<-ctx.Done()
+		return State{}, ctx.Err()
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	st := State{ChannelID: v.ChannelID, Now: f.now().UnixMilli(), Status: status(v.Locale, "No game here")}
@@ -111,6 +117,9 @@ func status(locale, s string) string { return "[" + locale + "] " + s }
 
 func (f *fakeGames) Act(ctx context.Context, v Viewer, a Action) (string, error) {
 	f.acts.Add(1)
+	if err := f.fail.Load(); err != nil {
+		return "", *err
+	}
 	f.mu.Lock()
 	g := f.games[v.ChannelID]
 	switch {
@@ -144,6 +153,12 @@ func (f *fakeGames) Act(ctx context.Context, v Viewer, a Action) (string, error)
 	f.mu.Unlock()
 	f.changed(v.ChannelID)
 	return "", nil
+}
+
+// Failure says what an Act that failed with err did, as package bot's
+// Live does (whether anything changed).
+func (f *fakeGames) Failure(err error, locale string) string {
+	return status(locale, "maybe saved: "+err.Error())
 }
 
 func (f *fakeGames) Watch(ctx context.Context, channel string) (<-chan Change, func(), error) {

@@ -134,7 +134,27 @@ func (h *hub) leave(k *socket) {
 	defer h.mu.Unlock()
 	if u := h.users[k.claims.User]; u != nil {
 		if u.n--; u.n <= 0 {
-			delete(h.users, k.claims.User)
+			// The slot (and its spent actions) outlives the user's
+			// last socket until its bucket is full again: else a page
+			// would refill it by closing its socket and opening
+			// another with the same session.
+			// (The user may come back and spend more meanwhile: the
+			// slot goes only once its bucket is full at the time.)
+			user := k.claims.User
+			var expire func()
+			expire = func() {
+				h.mu.Lock()
+				defer h.mu.Unlock()
+				if h.users[user] != u || u.n > 0 {
+					return
+				}
+				if d := u.actions.fullIn(h.s.now()); d > 0 {
+					time.AfterFunc(d, expire)
+					return
+				}
+				delete(h.users, user)
+			}
+			time.AfterFunc(u.actions.fullIn(h.s.now()), expire)
 		}
 	}
 	if h.instances[k.claims.Instance]--; h.instances[k.claims.Instance] <= 0 {
@@ -311,8 +331,12 @@ func (r *room) fanOut(ctx context.Context) {
 	if len(socks) == 0 {
 		return
 	}
-	// The first read says who the players are now.
-	first, err := r.h.s.cfg.Games.State(ctx, socks[0].viewer)
+	// The first read says who the players are now. Like every read, it
+	// is bounded (Limits.StateWithin): a read that hangs would hold the
+	// room, and every page of the channel, for good.
+	rctx, cancel := context.WithTimeout(ctx, r.h.s.limits.StateWithin)
+	first, err := r.h.s.cfg.Games.State(rctx, socks[0].viewer)
+	cancel()
 	if err != nil {
 		if ctx.Err() == nil {
 			for _, k := range socks {
@@ -369,6 +393,23 @@ type bucket struct {
 	burst  float64
 	tokens float64
 	last   time.Time
+}
+
+// fullIn is how long after now the bucket is full again.
+func (b *bucket) fullIn(now time.Time) time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.last.IsZero() {
+		return 0
+	}
+	tokens := b.tokens
+	if d := now.Sub(b.last); d > 0 {
+		tokens += d.Seconds() * b.rate
+	}
+	if tokens >= b.burst {
+		return 0
+	}
+	return time.Duration(min((b.burst-tokens)/b.rate, 24*3600) * float64(time.Second))
 }
 
 // take takes a token at now, if there is one.

@@ -154,6 +154,14 @@ type Games interface {
 	Act(ctx context.Context, v Viewer, a Action) (refusal string, err error)
 }
 
+// Failer is implemented by a Games that can say what an Act that failed
+// did, in the viewer's language: whether anything changed (a save whose
+// outcome is unknown may have). The page is told that text, with code
+// "internal"; without it, web's own "nothing was changed".
+type Failer interface {
+	Failure(err error, locale string) string
+}
+
 // Change says that the game of a channel was saved at a version. Version
 // 0 says that changes may have been missed (the feed's connection to the
 // database dropped and came back): read the whole state again.

@@ -263,6 +263,12 @@ type apiError struct {
 	Message string `json:"message"`
 }
 
+// sessionWithin bounds the three calls to Discord for a session: it is
+// below the HTTP server's WriteTimeout (10 s, in package main), so that a
+// slow Discord gets the page an answer it can show (discord_unreachable)
+// rather than a connection cut.
+const sessionWithin = 8 * time.Second
+
 // maxSessionBody bounds the body of POST /api/session.
 const maxSessionBody = 4 << 10
 
@@ -282,7 +288,7 @@ func (s *Server) serveSession(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, http.StatusTooManyRequests, l, "crowded")
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(r.Context(), sessionWithin)
 	defer cancel()
 	token, err := s.exchange(ctx, req.Code)
 	if err != nil {
@@ -335,10 +341,18 @@ func (s *Server) serveSession(w http.ResponseWriter, r *http.Request) {
 }
 
 // discordFailed answers a failed call to Discord: refused (the code or
-// instance is not good) with code, else Discord is out of reach.
+// instance is not good) with code; the app's own credentials refused,
+// internal (the server's fault, logged as an error); else Discord is out
+// of reach.
 func (s *Server) discordFailed(w http.ResponseWriter, l *i18n.Language, err error, code string) {
 	var refused *errDiscordRefused
-	if errors.As(err, &refused) {
+	var misconfigured *errOurCredentials
+	switch {
+	case errors.As(err, &misconfigured):
+		s.log.Error("live board: Discord refuses the application's credentials", "err", err)
+		s.refuse(w, http.StatusInternalServerError, l, "internal")
+		return
+	case errors.As(err, &refused):
 		s.refuse(w, http.StatusForbidden, l, code)
 		return
 	}

@@ -1,8 +1,10 @@
 package web
 
 import (
+	"errors"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -535,5 +537,124 @@ func TestTexts(t *testing.T) {
 				t.Errorf("%s: %s is long: %d bytes", locale, code, len(got))
 			}
 		}
+	}
+}
+
+// TestTooFastReconnect: a page cannot refill its user's actions by
+// closing its socket and opening another with the same session.
+func TestTooFastReconnect(t *testing.T) {
+	e := newEnv(t, Limits{ActionsPerSecond: 0.001, ActionBurst: 2})
+	ann, bob := e.user("ann"), e.user("bob")
+	e.games.start(e.channel, 3, asUser(ann), asUser(bob))
+	session := e.login(t, ann, "en-US", "")
+	for round := range 3 {
+		p := e.open(t, session)
+		p.send(ClientMsg{Type: "resign", Seq: 1})
+		if round < 2 {
+			p.next("result")
+		} else if m := p.next("error"); m.Code != "too_fast" {
+			t.Errorf("a third action on a third socket: %+v", m)
+		}
+		_ = p.c.Close(websocket.StatusNormalClosure, "")
+		waitFor(t, func() bool { return e.srv.Sockets() == 0 })
+	}
+	if n := e.games.acts.Load(); n != 2 {
+		t.Errorf("%d actions reached the game through three sockets one after the other, want 2", n)
+	}
+}
+
+// deadlines records how long each request to Discord had left.
+type deadlines struct {
+	mu   sync.Mutex
+	left []time.Duration // -1: no deadline
+}
+
+func (d *deadlines) RoundTrip(r *http.Request) (*http.Response, error) {
+	left := time.Duration(-1)
+	if dl, ok := r.Context().Deadline(); ok {
+		left = time.Until(dl)
+	}
+	d.mu.Lock()
+	d.left = append(d.left, left)
+	d.mu.Unlock()
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestSessionWithin: the calls to Discord for a session end before the
+// HTTP server's WriteTimeout (10 s, in package main) would cut the
+// answer, so that a slow Discord gets the page discord_unreachable, not
+// a dropped connection.
+func TestSessionWithin(t *testing.T) {
+	e := newEnv(t, Limits{})
+	rec := &deadlines{}
+	e.srv.client = &http.Client{Transport: rec}
+	e.login(t, e.user("ann"), "en-US", "")
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.left) != 3 {
+		t.Fatalf("%d calls to Discord, want 3", len(rec.left))
+	}
+	for i, left := range rec.left {
+		if left < 0 || left > 10*time.Second {
+			t.Errorf("call %d to Discord: %v left (-1: no deadline), want at most 10 s", i, left)
+		}
+	}
+}
+
+// TestStateHangs: a read of the game that hangs after a change is given
+// up after Limits.StateWithin, the pages are told, and the room goes on
+// with the next change.
+func TestStateHangs(t *testing.T) {
+	e := newEnv(t, Limits{StateWithin: 20 * time.Millisecond})
+	ann, bob := e.user("ann"), e.user("bob")
+	e.games.start(e.channel, 3, asUser(ann), asUser(bob))
+	p := e.open(t, e.login(t, ann, "en-US", ""))
+	e.games.hang.Store(true)
+	e.games.bump(e.channel)
+	if m := p.next("error"); m.Code != "internal" {
+		t.Errorf("after a read that hung: %+v", m)
+	}
+	e.games.hang.Store(false)
+	e.games.bump(e.channel)
+	p.stateAt(3)
+}
+
+// TestSessionOurCredentials: Discord refusing the app's own credentials
+// (a wrong DISCORD_CLIENT_SECRET, a wrong bot token) is the server's
+// fault, not the user's: the page says so (internal), not that Discord
+// did not confirm the user or does not know the activity.
+func TestSessionOurCredentials(t *testing.T) {
+	for _, wrong := range []string{"secret", "bot token"} {
+		t.Run(wrong, func(t *testing.T) {
+			e := newEnv(t, Limits{})
+			ann := e.user("ann")
+			inst := e.dc.StartActivity(e.channel, e.guild, ann.ID)
+			if wrong == "secret" {
+				e.srv.cfg.ClientSecret = "wrong"
+			} else {
+				e.srv.cfg.BotToken = "wrong"
+			}
+			st, out := e.post(t, map[string]any{"code": e.dc.Authorize(ann, "en-US"), "instance_id": inst}, "")
+			if st != 500 || out["error"] != "internal" {
+				t.Errorf("a wrong %s: %d %v, want 500 internal", wrong, st, out)
+			}
+		})
+	}
+}
+
+// TestActFails: an action that fails is answered with the game's own
+// words for the failure (package bot's Failure: "could not confirm that
+// this change was saved" when the store's outcome is unknown), not a
+// "nothing was changed" the server cannot know.
+func TestActFails(t *testing.T) {
+	e := newEnv(t, Limits{})
+	ann, bob := e.user("ann"), e.user("bob")
+	e.games.start(e.channel, 3, asUser(ann), asUser(bob))
+	p := e.open(t, e.login(t, ann, "de", ""))
+	err := errors.New("commit timed out")
+	e.games.fail.Store(&err)
+	p.send(ClientMsg{Type: "move", Seq: 7, Row: 1, Col: 1, Version: 1})
+	if m := p.next("error"); m.Code != "internal" || m.Seq != 7 || m.Message != "[de] maybe saved: commit timed out" {
+		t.Errorf("a failed action: %+v", m)
 	}
 }

@@ -326,6 +326,12 @@ func (k *socket) act(m ClientMsg) {
 	switch {
 	case err != nil:
 		k.s.log.Warn("live board: an action failed", "type", m.Type, "channel", k.viewer.ChannelID, "err", err)
+		// The game says what a failure did (a save whose outcome is
+		// unknown may have changed the game); this package cannot know.
+		if f, ok := k.s.cfg.Games.(Failer); ok {
+			k.sendMsg(ServerMsg{Type: "error", Seq: m.Seq, Code: "internal", Message: f.Failure(err, k.viewer.Locale)})
+			return
+		}
 		k.fail(m.Seq, "internal")
 	case refusal != "":
 		k.sendMsg(ServerMsg{Type: "result", Seq: m.Seq, OK: false, Message: refusal})

@@ -9,6 +9,7 @@ package e2e
 // at the fake Discord.
 
 import (
+	"context"
 	"net"
 	"os"
 	"path/filepath"
@@ -22,6 +23,7 @@ import (
 	"github.com/tttbot/tttbot/discord/discordtest"
 	"github.com/tttbot/tttbot/i18n"
 	"github.com/tttbot/tttbot/internal/browsertest"
+	"github.com/tttbot/tttbot/store/storetest"
 	"github.com/tttbot/tttbot/web"
 )
 
@@ -330,4 +332,77 @@ func screenshotsDir() string {
 		return ""
 	}
 	return filepath.Join("..", "docs")
+}
+
+// Two replicas on one PostgreSQL, each serving the live board: alice's
+// page on replica A and bob's on replica B see each other's taps (the
+// store's change feed, LISTEN/NOTIFY), to the end of a game.
+func TestE2EActivityTwoReplicas(t *testing.T) {
+	t.Parallel()
+	dbURL := storetest.PostgresURL(t)
+	botBinary(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	srv := discordtest.NewServer("activity-replicas-secret-token")
+	t.Cleanup(srv.Close)
+	guild := srv.NewID()
+	procs := startReplicas(t, ctx, func(int) map[string]string {
+		return map[string]string{
+			"DISCORD_TOKEN": srv.Token, "DISCORD_API_URL": srv.APIURL, "DISCORD_GUILD_ID": guild,
+			"DATABASE_URL": dbURL, "LOG_LEVEL": "debug",
+			"INTERACTIONS_ADDR": "127.0.0.1:0", "DISCORD_PUBLIC_KEY": srv.PublicKey(),
+			"WEB_ADDR": "127.0.0.1:0", "DISCORD_CLIENT_SECRET": srv.ClientSecret(),
+		}
+	})
+	srv.UseEndpoint("http://" + procs[0].listening(t, "interactions") + "/interactions")
+	send := func(in *discordtest.Interaction) *discordtest.Response {
+		t.Helper()
+		if err := srv.Send(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+		r, err := in.Response(ctx)
+		if err != nil || r.Ephemeral {
+			t.Fatalf("%s: %v %+v; want a public answer", describeInteraction(in), err, r)
+		}
+		return r
+	}
+	alice, bob := srv.NewMember("alice"), srv.NewMember("bob")
+	ch := srv.NewID()
+	r := send(srv.SlashCommand(guild, ch, alice, "ttt", discordtest.Sub("start", discordtest.User("opponent", bob))))
+	send(srv.Click(guild, ch, bob, r.Message.ID, button(t, r.Message, -1, 0, "accept/")))
+	inst := srv.StartActivity(ch, guild, alice.User.ID, bob.User.ID)
+	h := &harness{t: t, srv: srv, guild: guild, ctx: ctx}
+
+	b := browsertest.New(t)
+	pa := b.Open("http://"+procs[0].listening(t, "web"), h.pageOf(alice, inst, ch, false))
+	pb := b.Open("http://"+procs[1].listening(t, "web"), h.pageOf(bob, inst, ch, false))
+	sa := pa.WaitState("the game", func(s web.State) bool { return s.Running })
+	sb := pb.WaitState("the game", func(s web.State) bool { return s.Running })
+	if sa.GameID != sb.GameID || sa.You == sb.You || sa.You == "" || sb.You == "" {
+		t.Fatalf("replica A shows alice game %s as %q, replica B bob game %s as %q", sa.GameID, sa.You, sb.GameID, sb.You)
+	}
+	by := map[string]*browsertest.Page{sa.You: pa, sb.You: pb}
+	// X takes the top row; O the middle one.
+	cellsOf := map[string][][2]int{"X": {{1, 1}, {1, 2}, {1, 3}}, "O": {{2, 1}, {2, 2}}}
+	st := sa
+	for i := 0; st.Running; i++ {
+		side := st.Turn
+		c := cellsOf[side][0]
+		cellsOf[side] = cellsOf[side][1:]
+		by[side].Tap(c[0], c[1])
+		for _, p := range []*browsertest.Page{pa, pb} {
+			st = p.WaitState("the tap on row "+strconv.Itoa(c[0])+", column "+strconv.Itoa(c[1]), func(s web.State) bool {
+				return len(s.Moves) == i+1 && cellOf(s, c[0], c[1]) == side
+			})
+		}
+	}
+	if len(st.Moves) != 5 || len(st.WinLine) != 3 || st.WinLine[0].Row != 1 {
+		t.Errorf("the game ended after %d moves with line %+v; want X's top row after 5", len(st.Moves), st.WinLine)
+	}
+	noProblems(t, pa, pb)
+	for _, p := range procs {
+		if err := p.stop(ctx); err != nil {
+			t.Errorf("%s: %v", p.name, err)
+		}
+	}
 }

@@ -37,6 +37,11 @@ func startLiveBot(t *testing.T, addr string, env map[string]string) (*harness, s
 		vars[k] = v
 	}
 	h := startBot(t, vars)
+	// A browser and a restart on top of the bot: more than startBot's
+	// minute on a loaded machine.
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	t.Cleanup(cancel)
+	h.ctx = ctx
 	h.vars["DISCORD_CLIENT_SECRET"] = h.srv.ClientSecret() // the fake's, known once it runs
 	if vars["DISCORD_GUILD_ID"] == "" {
 		h.srv.EnableActivities(int(bot.EntryPointAppHandler))
@@ -115,7 +120,11 @@ func noProblems(t *testing.T, pages ...*browsertest.Page) {
 // a 15×15 game to five in a row by taps. Every tap shows on all three
 // pages; the spectator's tap is refused with chat's words, on their page
 // only, and changes nothing; the win shows on the pages and in the chat.
+// With -soak only (the normal run has TestE2EActivityComputerGame).
 func TestE2EActivityBigGameByTaps(t *testing.T) {
+	if !*soak {
+		t.Skip("a browser with three pages and 15×15 boards drawn for chat at every move: run with -soak, as .ci/run does (without -race)")
+	}
 	t.Parallel()
 	h, base := startLiveBot(t, "127.0.0.1:0", nil)
 	alice, bob, sam := h.srv.NewMember("alice"), h.srv.NewMember("bob"), h.srv.NewMember("sam")
@@ -336,8 +345,12 @@ func screenshotsDir() string {
 
 // Two replicas on one PostgreSQL, each serving the live board: alice's
 // page on replica A and bob's on replica B see each other's taps (the
-// store's change feed, LISTEN/NOTIFY), to the end of a game.
+// store's change feed, LISTEN/NOTIFY), to the end of a game. With -soak
+// only.
 func TestE2EActivityTwoReplicas(t *testing.T) {
+	if !*soak {
+		t.Skip("two bot binaries and a browser: run with -soak, as .ci/run does (without -race)")
+	}
 	t.Parallel()
 	dbURL := storetest.PostgresURL(t)
 	botBinary(t)

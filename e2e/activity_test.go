@@ -106,12 +106,20 @@ func (h *harness) waitChat(ch, what string, ok func(discordtest.Message) bool) d
 	}
 }
 
-// noProblems fails t when a page threw or broke its security policy.
+// noProblems fails t when a page threw, broke its security policy or
+// shows a broken image (the players' avatars come from Discord's CDN,
+// which a test never reaches: the page must hide them).
 func noProblems(t *testing.T, pages ...*browsertest.Page) {
 	t.Helper()
 	for _, p := range pages {
 		if exc, sec := p.Problems(); len(exc)+len(sec) > 0 {
 			t.Errorf("a page threw %q and broke its security policy: %q", exc, sec)
+		}
+		broken := browsertest.Until(p, "the avatars to load or fail", `Array.from(document.images).filter(i => i.getAttribute('src')).every(i => i.complete) ? `+
+			`Array.from(document.images).filter(i => i.getAttribute('src') && !i.hidden && i.naturalWidth === 0 && i.getClientRects().length > 0).map(i => i.src) : null`,
+			func(b *[]string) bool { return b != nil })
+		if len(*broken) > 0 {
+			t.Errorf("a page shows broken images: %q", *broken)
 		}
 	}
 }
@@ -339,6 +347,9 @@ func TestE2EActivityReconnectsAfterRestart(t *testing.T) {
 func screenshotsDir() string {
 	if v := os.Getenv("TTT_SCREENSHOTS"); v != "1" {
 		return ""
+	}
+	if d := os.Getenv("TTT_SCREENSHOTS_DIR"); d != "" {
+		return d
 	}
 	return filepath.Join("..", "docs")
 }

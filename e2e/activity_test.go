@@ -342,17 +342,11 @@ func TestE2EActivityReconnectsAfterRestart(t *testing.T) {
 	noProblems(t, p)
 }
 
-// screenshotsDir is where to write the README's pictures: the repository's
-// docs/ when TTT_SCREENSHOTS=1, else "" (none).
-func screenshotsDir() string {
-	if v := os.Getenv("TTT_SCREENSHOTS"); v != "1" {
-		return ""
-	}
-	if d := os.Getenv("TTT_SCREENSHOTS_DIR"); d != "" {
-		return d
-	}
-	return filepath.Join("..", "docs")
-}
+// screenshotsDir is where to write pictures of the real 15×15 game
+// (activity-phone.png, activity-desktop.png): TTT_SCREENSHOTS_DIR, else
+// none. (The README's pictures are web/page's, made with
+// TTT_SCREENSHOTS=1.)
+func screenshotsDir() string { return os.Getenv("TTT_SCREENSHOTS_DIR") }
 
 // Two replicas on one PostgreSQL, each serving the live board: alice's
 // page on replica A and bob's on replica B see each other's taps (the

@@ -222,7 +222,9 @@
 
   function player(el, u, turn) {
     var img = el.querySelector('.avatar');
-    if (u && u.avatar) { if (img.getAttribute('src') !== u.avatar) img.src = u.avatar; img.hidden = false; }
+    // Shown again only for a new picture: one that failed stays hidden
+    // (its error handler hid it) at every later state.
+    if (u && u.avatar) { if (img.getAttribute('src') !== u.avatar) { img.hidden = false; img.src = u.avatar; } }
     else { img.hidden = true; img.removeAttribute('src'); }
     el.querySelector('.name').textContent = u ? u.name : '';
     el.classList.toggle('turn', !!turn);

@@ -227,8 +227,8 @@ func TestE2EActivityBigGameByTaps(t *testing.T) {
 // for the channel's instance; a click on a chat cell shows on the page, a
 // tap on the page on the chat board, each with the computer's answer.
 // Someone not in the activity gets the page's refusal in words instead of
-// a board; an activity in another channel shows that channel, whatever
-// the page's URL says.
+// a board; so does a page whose URL names another channel than its
+// activity's.
 func TestE2EActivityComputerGame(t *testing.T) {
 	t.Parallel()
 	h, base := startLiveBot(t, "127.0.0.1:0", map[string]string{"DISCORD_GUILD_ID": ""})
@@ -299,13 +299,14 @@ func TestE2EActivityComputerGame(t *testing.T) {
 		t.Errorf("bob's refused page is in phase %q (%v); want refused", phase, err)
 	}
 	// The page's launch parameters are not believed: an activity running
-	// in another channel, opened with this channel's id in the URL, shows
-	// the other channel (where no game is), not this game.
+	// in another channel, opened with this channel's id in the URL, is
+	// refused in words (the server compares the two), and shows no game.
 	ch2 := h.srv.NewID()
 	inst2 := h.srv.StartActivity(ch2, h.guild, alice.User.ID)
-	po := b.Open(base, h.pageOf(alice, inst2, ch, false))
-	if s := po.WaitState("the other channel", func(web.State) bool { return true }); s.ChannelID != ch2 || s.GameID != "" || s.Running {
-		t.Errorf("the activity of channel %s opened as if in %s shows channel %s, game %q; want %s, no game", ch2, ch, s.ChannelID, s.GameID, ch2)
+	po := b.Launch(base, h.pageOf(alice, inst2, ch, false))
+	po.WaitNotice(catalog.For("en-US").T("web.instance_elsewhere", nil))
+	if err := po.Eval(`tttLive.phase`, &phase); err != nil || phase != "refused" {
+		t.Errorf("the page of another channel's activity is in phase %q (%v); want refused", phase, err)
 	}
 	noProblems(t, p, pb, po)
 }

@@ -70,7 +70,9 @@
       return fetch(new URL('api/session', location.href), {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ code: r.code, instance_id: sdk.instanceId }),
+        // The channel Discord launched the page in is only compared by the
+        // server with the instance's own: a mismatch is refused, never believed.
+        body: JSON.stringify({ code: r.code, instance_id: sdk.instanceId, channel_id: sdk.channelId || '' }),
         credentials: 'omit',
         cache: 'no-store'
       });

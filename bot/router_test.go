@@ -30,6 +30,10 @@ type recorder struct {
 	edited    chan struct{}    // if not nil, gets a value after every edit or delete
 	deleted   []string         // tokens of the deleted messages
 	failNext  error
+	// editFail, if not nil, is asked before each edit through a token,
+	// with the request's context: an error fails the edit, which is then
+	// not recorded (a rate limit, a slow Discord).
+	editFail func(ctx context.Context) error
 	// failUploads, if not nil, fails every edit that uploads files, which
 	// is then not recorded; failedUploads counts them.
 	failUploads   func() error
@@ -195,7 +199,15 @@ func (r *recorder) InteractionRespond(_ *discordgo.Interaction, resp *discordgo.
 	return nil
 }
 
-func (r *recorder) InteractionResponseEdit(i *discordgo.Interaction, e *discordgo.WebhookEdit, _ ...discordgo.RequestOption) (*discordgo.Message, error) {
+func (r *recorder) InteractionResponseEdit(i *discordgo.Interaction, e *discordgo.WebhookEdit, opts ...discordgo.RequestOption) (*discordgo.Message, error) {
+	r.mu.Lock()
+	fail := r.editFail
+	r.mu.Unlock()
+	if fail != nil {
+		if err := fail(requestContext(opts)); err != nil {
+			return nil, err
+		}
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var files []recordedFile
@@ -431,4 +443,14 @@ func (b *Bot) serveIC(ctx context.Context, ic *discordgo.InteractionCreate) {
 		InteractionRespond(*discordgo.Interaction, *discordgo.InteractionResponse, ...discordgo.RequestOption) error
 	})
 	b.handle(ctx, ic.Interaction, viaDiscord{dc, ic.Interaction})
+}
+
+// requestContext is the context that opts give a request.
+func requestContext(opts []discordgo.RequestOption) context.Context {
+	req, _ := http.NewRequest(http.MethodGet, "http://localhost/", nil)
+	cfg := &discordgo.RequestConfig{Request: req}
+	for _, o := range opts {
+		o(cfg)
+	}
+	return cfg.Request.Context()
 }

@@ -420,12 +420,14 @@ func (bs *boards) deletePing(p pingRef) {
 // speaks next's language and links to the board when its message is
 // known.
 //
-// It goes where the board is reachable for the whole turn: as a follow-up
-// through the board's token when that outlives the turn (a short turn,
-// as anywhere the app is only installed by a user), else to the channel
-// with the bot's token (a correspondence game, which only a server that
-// installed the bot may have), as a reply to the board, with the turn's
-// nonce (reminderNonce).
+// It goes to the channel with the bot's token, with the turn's nonce
+// (reminderNonce), as a reply to the board when its message is known,
+// wherever the bot reached the channel at the game's last interaction
+// (store.Board.Reached: a server that installed the bot, which may post
+// there) or the board's token does not outlive the turn (a
+// correspondence game, which only such a server may have). Elsewhere (a
+// user install, a DM, a server where the bot may not post), as a
+// follow-up through the board's token, which outlives the turn there.
 //
 // next holds the claim of the turn's reminder until next.lease: the
 // request is made only within it (a margin before its end), so that no
@@ -452,7 +454,7 @@ func (bs *boards) remind(next *match) {
 		discordgo.WithRetryOnRatelimit(false)(cfg)
 	}
 	nonce := ""
-	if ref := bs.boardRef(next); ref != nil && !outlivesToken(next) {
+	if ref := bs.boardRef(next); ref != nil && !outlivesToken(next) && !next.Board.Reached {
 		// Discord's webhooks take no nonce: a follow-up whose outcome
 		// is unknown is not sent again.
 		params := &discordgo.WebhookParams{Content: content, AllowedMentions: allowed(mover)}

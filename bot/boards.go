@@ -398,7 +398,13 @@ func reminderText(l *i18n.Language, m *match) string {
 // deletePing deletes, in the background, the ping p, whose turn is over:
 // a follow-up through its token while Discord accepts it, any other
 // through its channel. One that somebody deleted already is no matter.
-func (bs *boards) deletePing(p pingRef) {
+// A delete that fails for a while (a rate limit, a 5xx, no answer) is
+// made again after a pause, as a board's edit is (againAfter): deleting
+// twice is no matter either.
+func (bs *boards) deletePing(p pingRef) { bs.deletePingTry(p, 0) }
+
+// deletePingTry is deletePing after tries failed tries.
+func (bs *boards) deletePingTry(p pingRef, tries int) {
 	bs.run.queue(func(ctx context.Context) {
 		var err error
 		if p.hook != nil && !bs.now().After(p.until) {
@@ -406,9 +412,15 @@ func (bs *boards) deletePing(p pingRef) {
 		} else {
 			err = bs.dc.ChannelMessageDelete(p.channelID, p.id, discordgo.WithContext(ctx))
 		}
-		if err != nil && !unknownMessage(err) {
-			bs.log.Warn("could not delete a ping whose turn is over", "channel", p.channelID, "err", err)
+		if err == nil || unknownMessage(err) {
+			return
 		}
+		if pause, ok := againAfter(err, tries); ok {
+			bs.log.Info("could not delete a ping whose turn is over; trying again", "channel", p.channelID, "in", pause, "err", err)
+			bs.run.afterFunc(pause, func() { bs.deletePingTry(p, tries+1) })
+			return
+		}
+		bs.log.Warn("could not delete a ping whose turn is over", "channel", p.channelID, "err", err)
 	})
 }
 
@@ -971,28 +983,38 @@ const (
 // idempotent, so an edit that Discord took without the bot hearing of it
 // is no matter made again.
 func (bs *boards) editAgain(key string, e *boardEdit, err error) {
-	var rerr *discordgo.RESTError
-	if errors.As(err, &rerr) && rerr.Response != nil {
-		if code := rerr.Response.StatusCode; code < 500 && code != http.StatusTooManyRequests {
-			return
-		}
-	}
-	if e.tries+1 >= editTries {
+	pause, ok := againAfter(err, e.tries)
+	if !ok {
 		bs.log.Error("could not update a board: giving up", "game", key, "tries", e.tries+1, "err", err)
 		return
-	}
-	pause := editFirstPause << e.tries
-	if pause > editMaxPause || pause <= 0 {
-		pause = editMaxPause
-	}
-	var rl interface{ RetryAfter() time.Duration }
-	if errors.As(err, &rl) {
-		pause = max(rl.RetryAfter(), 50*time.Millisecond)
 	}
 	again := *e
 	again.tries++
 	bs.log.Info("trying a board's edit again", "game", key, "in", pause, "tries", again.tries)
 	bs.run.afterFunc(pause, func() { bs.want(key, &again, nil) })
+}
+
+// againAfter says whether a request that may be made twice (an edit, a
+// delete), which failed with err after tries failed tries before, is to
+// be made again, and after what pause: not after a 4xx but a rate limit,
+// nor after editTries tries in all; after the rate limit's retry_after
+// when it says one, else after a pause doubling from editFirstPause up to
+// editMaxPause.
+func againAfter(err error, tries int) (time.Duration, bool) {
+	var rerr *discordgo.RESTError
+	if errors.As(err, &rerr) && rerr.Response != nil {
+		if code := rerr.Response.StatusCode; code < 500 && code != http.StatusTooManyRequests {
+			return 0, false
+		}
+	}
+	if tries+1 >= editTries {
+		return 0, false
+	}
+	var rl interface{ RetryAfter() time.Duration }
+	if errors.As(err, &rl) {
+		return max(rl.RetryAfter(), 50*time.Millisecond), true
+	}
+	return min(editFirstPause<<min(tries, 16), editMaxPause), true
 }
 
 // Keeping boards in line with their games.

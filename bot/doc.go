@@ -214,7 +214,9 @@
 // token too; so in every correspondence game, which only such a server
 // may have. Elsewhere (a user install, a DM, a channel where the bot may
 // not post), the turn is short and the board's token outlives it: as a
-// follow-up through that token, deleted through it too (pingOf). A correspondence ping
+// follow-up through that token, deleted through it too (pingOf). A
+// delete that fails for a while (a rate limit, a 5xx, no answer) is made
+// again after a pause, as a board's edit is (againAfter). A correspondence ping
 // already kept for the turn is replaced: deleted once the reminder is
 // kept, so that the channel keeps one message per turn, the one that
 // notified last and says when time runs out. A follow-up reminder goes

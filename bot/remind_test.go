@@ -1133,3 +1133,37 @@ func TestShortTurnReminderAsAFollowUpElsewhere(t *testing.T) {
 		t.Errorf("%d follow-ups, %d messages to the channel; want the reminder as a follow-up through the board's token", len(fu), len(rec.sent))
 	}
 }
+
+// A reminder whose delete fails for a while (a 500) at the turn's end is
+// deleted again after a pause: the channel does not keep a reminder of a
+// turn that is over.
+func TestReminderDeletedAgainAfterAFailure(t *testing.T) {
+	b, rec, clk := corrBot(t, 0)
+	m := challengeAccepted(t, b, rec)
+	remindAfter(t, b, clk, m, 0)
+	rec.mu.Lock()
+	rec.deleteErrs = []error{restError(http.StatusInternalServerError), restError(http.StatusBadGateway)}
+	rec.edited = make(chan struct{}, 64)
+	rec.mu.Unlock()
+	b.serveIC(context.Background(), click(t, mason, cell(m, 1, 1)))
+	want := fixtureChannel + "/sent-1"
+	deadline := time.After(time.Minute)
+	for {
+		rec.mu.Lock()
+		deleted := slices.Contains(rec.channelDeletes, want)
+		rec.mu.Unlock()
+		if deleted {
+			break
+		}
+		select {
+		case <-rec.edited:
+		case <-deadline:
+			t.Fatalf("the reminder %s was not deleted after its delete failed; want it deleted again", want)
+		}
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.deleteErrs) != 0 {
+		t.Errorf("%d failures left; want both met", len(rec.deleteErrs))
+	}
+}

@@ -34,6 +34,9 @@ type recorder struct {
 	// with the request's context: an error fails the edit, which is then
 	// not recorded (a rate limit, a slow Discord).
 	editFail func(ctx context.Context) error
+	// deleteErrs fails the next deletes through a channel with these
+	// errors, in turn; they are then not recorded.
+	deleteErrs []error
 	// failUploads, if not nil, fails every edit that uploads files, which
 	// is then not recorded; failedUploads counts them.
 	failUploads   func() error
@@ -165,6 +168,11 @@ func (r *recorder) ChannelMessageEditComplex(m *discordgo.MessageEdit, _ ...disc
 func (r *recorder) ChannelMessageDelete(channelID, messageID string, _ ...discordgo.RequestOption) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if len(r.deleteErrs) > 0 {
+		err := r.deleteErrs[0]
+		r.deleteErrs = r.deleteErrs[1:]
+		return err
+	}
 	r.channelDeletes = append(r.channelDeletes, channelID+"/"+messageID)
 	if r.edited != nil {
 		r.edited <- struct{}{}

@@ -144,13 +144,13 @@ func (bs *boards) showExpired(ctx context.Context, guildID, channelID string, c 
 }
 
 // edit replaces the message that ref's @original points at with v.
-func (bs *boards) edit(ctx context.Context, ref *discordgo.Interaction, v view) error {
+func (bs *boards) edit(ctx context.Context, ref *discordgo.Interaction, v view, opts ...discordgo.RequestOption) error {
 	comps := v.buttonsFor(bs.settings.activity)
 	_, err := bs.dc.InteractionResponseEdit(ref, &discordgo.WebhookEdit{
 		Content:         &v.content,
 		Components:      &comps,
 		AllowedMentions: allowed(""),
-	}, discordgo.WithContext(ctx))
+	}, append([]discordgo.RequestOption{discordgo.WithContext(ctx)}, opts...)...)
 	if err != nil {
 		return fmt.Errorf("edit message: %w", err)
 	}
@@ -266,12 +266,12 @@ func (bs *boards) tokenGood(bd store.Board) bool { return bs.now().Sub(bd.At) <=
 // token has expired, and pinging players (see doc.go).
 
 // editInChannel edits the message of bd to show v, with the bot token.
-func (bs *boards) editInChannel(ctx context.Context, bd store.Board, v view) error {
+func (bs *boards) editInChannel(ctx context.Context, bd store.Board, v view, opts ...discordgo.RequestOption) error {
 	comps := v.buttonsFor(bs.settings.activity)
 	_, err := bs.dc.ChannelMessageEditComplex(&discordgo.MessageEdit{
 		Channel: bd.ChannelID, ID: bd.MessageID,
 		Content: &v.content, Components: &comps, AllowedMentions: allowed(""),
-	}, discordgo.WithContext(ctx))
+	}, append([]discordgo.RequestOption{discordgo.WithContext(ctx)}, opts...)...)
 	return err
 }
 
@@ -398,7 +398,13 @@ func reminderText(l *i18n.Language, m *match) string {
 // deletePing deletes, in the background, the ping p, whose turn is over:
 // a follow-up through its token while Discord accepts it, any other
 // through its channel. One that somebody deleted already is no matter.
-func (bs *boards) deletePing(p pingRef) {
+// A delete that fails for a while (a rate limit, a 5xx, no answer) is
+// made again after a pause, as a board's edit is (againAfter): deleting
+// twice is no matter either.
+func (bs *boards) deletePing(p pingRef) { bs.deletePingTry(p, 0) }
+
+// deletePingTry is deletePing after tries failed tries.
+func (bs *boards) deletePingTry(p pingRef, tries int) {
 	bs.run.queue(func(ctx context.Context) {
 		var err error
 		if p.hook != nil && !bs.now().After(p.until) {
@@ -406,9 +412,15 @@ func (bs *boards) deletePing(p pingRef) {
 		} else {
 			err = bs.dc.ChannelMessageDelete(p.channelID, p.id, discordgo.WithContext(ctx))
 		}
-		if err != nil && !unknownMessage(err) {
-			bs.log.Warn("could not delete a ping whose turn is over", "channel", p.channelID, "err", err)
+		if err == nil || unknownMessage(err) {
+			return
 		}
+		if pause, ok := againAfter(err, tries); ok {
+			bs.log.Info("could not delete a ping whose turn is over; trying again", "channel", p.channelID, "in", pause, "err", err)
+			bs.run.afterFunc(pause, func() { bs.deletePingTry(p, tries+1) })
+			return
+		}
+		bs.log.Warn("could not delete a ping whose turn is over", "channel", p.channelID, "err", err)
 	})
 }
 
@@ -420,12 +432,14 @@ func (bs *boards) deletePing(p pingRef) {
 // speaks next's language and links to the board when its message is
 // known.
 //
-// It goes where the board is reachable for the whole turn: as a follow-up
-// through the board's token when that outlives the turn (a short turn,
-// as anywhere the app is only installed by a user), else to the channel
-// with the bot's token (a correspondence game, which only a server that
-// installed the bot may have), as a reply to the board, with the turn's
-// nonce (reminderNonce).
+// It goes to the channel with the bot's token, with the turn's nonce
+// (reminderNonce), as a reply to the board when its message is known,
+// wherever the bot reached the channel at the game's last interaction
+// (store.Board.Reached: a server that installed the bot, which may post
+// there) or the board's token does not outlive the turn (a
+// correspondence game, which only such a server may have). Elsewhere (a
+// user install, a DM, a server where the bot may not post), as a
+// follow-up through the board's token, which outlives the turn there.
 //
 // next holds the claim of the turn's reminder until next.lease: the
 // request is made only within it (a margin before its end), so that no
@@ -452,7 +466,7 @@ func (bs *boards) remind(next *match) {
 		discordgo.WithRetryOnRatelimit(false)(cfg)
 	}
 	nonce := ""
-	if ref := bs.boardRef(next); ref != nil && !outlivesToken(next) {
+	if ref := bs.boardRef(next); ref != nil && !outlivesToken(next) && !next.Board.Reached {
 		// Discord's webhooks take no nonce: a follow-up whose outcome
 		// is unknown is not sent again.
 		params := &discordgo.WebhookParams{Content: content, AllowedMentions: allowed(mover)}
@@ -703,7 +717,11 @@ func (bs *boards) step(ctx context.Context, key string, slot *boardSlot) {
 	}
 	var check *boardEdit
 	if e != nil {
-		if drawn, comps := bs.bring(ctx, slot, e, bs.slots.current(slot, asked)); drawn != nil {
+		drawn, comps, err := bs.bring(ctx, slot, e, bs.slots.current(slot, asked))
+		if err != nil {
+			bs.editAgain(key, e, err)
+		}
+		if drawn != nil {
 			check = &boardEdit{m: drawn, check: true}
 			if ref := bs.boardRef(drawn); comps && ref != nil {
 				check.await, check.picked = ref, drawn
@@ -731,7 +749,7 @@ func (bs *boards) step(ctx context.Context, key string, slot *boardSlot) {
 // (a picker whose taps are all out of date) or close the row the answer
 // opened. An edit of the text and picture alone leaves the buttons as the
 // answers drew them, and is made after the lock is released.
-func (bs *boards) bring(ctx context.Context, slot *boardSlot, e *boardEdit, current func() bool) (*match, bool) {
+func (bs *boards) bring(ctx context.Context, slot *boardSlot, e *boardEdit, current func() bool) (*match, bool, error) {
 	if e.wait {
 		// Over the HTTP endpoint Discord takes an answer once it has read
 		// the response: the store is read once it has.
@@ -741,6 +759,7 @@ func (bs *boards) bring(ctx context.Context, slot *boardSlot, e *boardEdit, curr
 		m            *match
 		comps, drawn bool
 		locked       bool
+		err          error
 	)
 	decide := func(stored *match) {
 		lctx, cancel := context.WithTimeout(ctx, lockedEditWithin)
@@ -749,23 +768,25 @@ func (bs *boards) bring(ctx context.Context, slot *boardSlot, e *boardEdit, curr
 			return
 		}
 		locked = true
-		drawn = bs.draw(lctx, m, comps, current)
+		// Under the lock, a rate limit or a 5xx is not waited out: the
+		// edit fails at once, and is wanted again later (editAgain).
+		drawn, err = bs.draw(lctx, m, comps, current, discordgo.WithRetryOnRatelimit(false), discordgo.WithRestRetries(0))
 	}
 	if err := bs.keeper.current(ctx, e.m.ChannelID, decide); err != nil {
 		bs.log.Warn("could not read a game before drawing its board", "channel", e.m.ChannelID, "err", err)
 		decide(nil)
 	}
 	if m == nil {
-		return nil, false
+		return nil, false, nil
 	}
 	if !locked {
-		drawn = bs.draw(ctx, m, comps, current)
+		drawn, err = bs.draw(ctx, m, comps, current)
 	}
 	if !drawn {
-		return nil, false
+		return nil, false, err
 	}
 	slot.drew = &boardEdit{m: m, comps: comps}
-	return m, comps
+	return m, comps, nil
 }
 
 // lockedEditWithin bounds what bring does under a channel's lock (a read
@@ -914,32 +935,86 @@ func (bs *boards) sameShown(a, b *match) bool {
 }
 
 // draw edits m's board to show m, with its buttons for comps, and says
-// whether it did (see show).
-func (bs *boards) draw(ctx context.Context, m *match, comps bool, current func() bool) bool {
+// whether it did (see show); if not, the error of an edit that failed,
+// if it did (a picture's failure is logged, and not returned).
+func (bs *boards) draw(ctx context.Context, m *match, comps bool, current func() bool, opts ...discordgo.RequestOption) (bool, error) {
 	bd := m.Board
 	switch ref := bs.boardRef(m); {
 	case ref != nil && m.Judge.Size() > pictureAbove:
-		return bs.pictures.show(ctx, ref, m, comps, current)
+		return bs.pictures.show(ctx, ref, m, comps, current), nil
 	case ref != nil:
-		if err := bs.edit(ctx, ref, boardView(bs.catalog.For(m.locale), m)); err != nil {
+		if err := bs.edit(ctx, ref, boardView(bs.catalog.For(m.locale), m), opts...); err != nil {
 			bs.log.Warn("could not update an old message", "channel", m.ChannelID, "err", err)
-			return false
+			return false, err
 		}
-		return true
+		return true, nil
 	case !comps:
-		return false // a picture follows an answer only through its token
+		return false, nil // a picture follows an answer only through its token
 	case bd.MessageID != "" && m.Judge.Size() > pictureAbove:
-		return bs.pictures.showInChannel(ctx, m)
+		return bs.pictures.showInChannel(ctx, m), nil
 	case bd.MessageID != "":
-		if err := bs.editInChannel(ctx, bd, boardView(bs.catalog.For(m.locale), m)); err != nil {
+		if err := bs.editInChannel(ctx, bd, boardView(bs.catalog.For(m.locale), m), opts...); err != nil {
 			bs.log.Warn("could not update an old board through its channel", "channel", m.ChannelID, "err", err)
-			return false
+			return false, err
 		}
-		return true
+		return true, nil
 	case bd.Token != "":
 		bs.log.Debug("not updating an old board: its interaction token has expired", "channel", m.ChannelID)
 	}
-	return false
+	return false, nil
+}
+
+// Tries of a board's edit that failed for a while (editAgain).
+const (
+	editTries      = 8                      // at most, the first included
+	editFirstPause = 250 * time.Millisecond // after the first; doubled after each
+	editMaxPause   = 8 * time.Second
+)
+
+// editAgain has the slot of game key want e again, after a pause, when
+// its edit failed with err for a while (a rate limit, a 5xx, no answer in
+// time, a request never sent), up to editTries times: not after a 4xx,
+// which a retry would meet again (the message is gone, say). The pause is
+// the rate limit's when it says one, else doubles from editFirstPause up
+// to editMaxPause; it holds no worker. Like every edit of the slot, the
+// try reads the stored game and draws it if it is newer, under the
+// channel's lock when it sets the buttons (bring): an edit drawn again
+// late never shows an older state than the stored one. An edit is
+// idempotent, so an edit that Discord took without the bot hearing of it
+// is no matter made again.
+func (bs *boards) editAgain(key string, e *boardEdit, err error) {
+	pause, ok := againAfter(err, e.tries)
+	if !ok {
+		bs.log.Error("could not update a board: giving up", "game", key, "tries", e.tries+1, "err", err)
+		return
+	}
+	again := *e
+	again.tries++
+	bs.log.Info("trying a board's edit again", "game", key, "in", pause, "tries", again.tries)
+	bs.run.afterFunc(pause, func() { bs.want(key, &again, nil) })
+}
+
+// againAfter says whether a request that may be made twice (an edit, a
+// delete), which failed with err after tries failed tries before, is to
+// be made again, and after what pause: not after a 4xx but a rate limit,
+// nor after editTries tries in all; after the rate limit's retry_after
+// when it says one, else after a pause doubling from editFirstPause up to
+// editMaxPause.
+func againAfter(err error, tries int) (time.Duration, bool) {
+	var rerr *discordgo.RESTError
+	if errors.As(err, &rerr) && rerr.Response != nil {
+		if code := rerr.Response.StatusCode; code < 500 && code != http.StatusTooManyRequests {
+			return 0, false
+		}
+	}
+	if tries+1 >= editTries {
+		return 0, false
+	}
+	var rl interface{ RetryAfter() time.Duration }
+	if errors.As(err, &rl) {
+		return max(rl.RetryAfter(), 50*time.Millisecond), true
+	}
+	return min(editFirstPause<<min(tries, 16), editMaxPause), true
 }
 
 // Keeping boards in line with their games.
@@ -982,6 +1057,8 @@ type boardEdit struct {
 	picked *match
 	// wait says await's answer may not be on Discord yet (a row picked).
 	wait bool
+	// tries counts the tries of the edit that failed before (editAgain).
+	tries int
 }
 
 // merge returns what a slot that wants a wants once b is wanted too: the

@@ -62,14 +62,26 @@ func corrBot(t *testing.T, turn time.Duration) (*Bot, *recorder, *clock) {
 // boardMessage, through a server install; Mason (X) is to move.
 func challengeAccepted(t *testing.T, b *Bot, rec *recorder) *match {
 	t.Helper()
+	return challengeAcceptedIn(t, b, rec, true)
+}
+
+// userChallengeAccepted is challengeAccepted through apps that the users
+// installed: the bot cannot reach the channel.
+func userChallengeAccepted(t *testing.T, b *Bot, rec *recorder) *match {
+	t.Helper()
+	return challengeAcceptedIn(t, b, rec, false)
+}
+
+func challengeAcceptedIn(t *testing.T, b *Bot, rec *recorder, server bool) *match {
+	t.Helper()
 	ctx := context.Background()
 	resolved := map[string]any{"users": map[string]any{bob: map[string]any{"id": bob, "username": "bob"}}}
-	b.serveIC(ctx, install(as(slashPayload(t, "start", []map[string]any{{"type": 6, "name": "opponent", "value": bob}}, resolved), mason), true))
+	b.serveIC(ctx, install(as(slashPayload(t, "start", []map[string]any{{"type": 6, "name": "opponent", "value": bob}}, resolved), mason), server))
 	c, err := b.stores.Challenges.Challenge(ctx, fixtureChannel)
 	if err != nil || c == nil {
 		t.Fatalf("stored challenge = %v, %v; want one (answer %q)", c, err, rec.last(t).Data.Content)
 	}
-	b.serveIC(ctx, click(t, bob, route{action: actAccept, id: c.ID}))
+	b.serveIC(ctx, clickInstalled(t, bob, route{action: actAccept, id: c.ID}, server))
 	if r := rec.last(t); r.Type != discordgo.InteractionResponseUpdateMessage {
 		t.Fatalf("accept answered %d %q; want the board", r.Type, r.Data.Content)
 	}
@@ -80,7 +92,18 @@ func challengeAccepted(t *testing.T, b *Bot, rec *recorder) *match {
 // server install.
 func click(t *testing.T, user string, r route) *discordgo.InteractionCreate {
 	t.Helper()
-	ic := install(as(buttonPayload(t, r.String()), user), true)
+	return clickInstalled(t, user, r, true)
+}
+
+// userClick is click through an app that the user installed.
+func userClick(t *testing.T, user string, r route) *discordgo.InteractionCreate {
+	t.Helper()
+	return clickInstalled(t, user, r, false)
+}
+
+func clickInstalled(t *testing.T, user string, r route, server bool) *discordgo.InteractionCreate {
+	t.Helper()
+	ic := install(as(buttonPayload(t, r.String()), user), server)
 	ic.Message.ID, ic.Message.ChannelID = boardMessage, fixtureChannel
 	return ic
 }

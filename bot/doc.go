@@ -181,10 +181,14 @@
 //
 // A follow-up takes no nonce: Discord's webhooks, the interaction's
 // token's included, have none (only the Create Message endpoint does).
-// A follow-up reminder of unknown outcome is not sent again, since the
-// player might hear twice: it is reminded at most once. So the player
-// hears once, as long as the reminder is of use and, for a follow-up,
-// Discord's answers reach the bot.
+// So wherever the bot reaches the board's channel, a reminder goes there,
+// with its nonce, in short turns too; a follow-up only where the bot
+// cannot (below). A follow-up reminder of unknown outcome is not sent
+// again, since the player might hear twice: there it is reminded at most
+// once, and a 5xx that Discord answers without taking it loses it. That
+// is Discord's API, not a choice. So the player hears once, as long as
+// the reminder is of use and, for a follow-up, Discord's answers reach
+// the bot.
 //
 // A process that never loaded the channel has no timer for it, so each
 // save also stores when the turn's reminder is due (store.Game.RemindAt,
@@ -201,12 +205,18 @@
 //
 // A reminder is a ping sent later: its id is kept as the turn's ping
 // (keepPing), so the change that ends the turn (a move, any end of the
-// game, a timeout) deletes it, in any process. It goes where the board
-// is reachable until the turn ends: in a turn that the board's token
-// outlives (short turns, as wherever the app is only installed by a
-// user), as a follow-up through that token, deleted through it too
-// (pingOf); in a correspondence game, to the channel with the bot's
-// token, as a reply to the board, like its ping. A correspondence ping
+// game, a timeout) deletes it, in any process. It goes where it is
+// delivered best until the turn ends: wherever the bot reached the
+// board's channel at the game's last interaction (store.Board.Reached,
+// from hasChannel: a server that installed the bot, which may post
+// there), to the channel with the bot's token and the turn's nonce, as a
+// reply to the board when its message is known, deleted with the bot's
+// token too; so in every correspondence game, which only such a server
+// may have. Elsewhere (a user install, a DM, a channel where the bot may
+// not post), the turn is short and the board's token outlives it: as a
+// follow-up through that token, deleted through it too (pingOf). A
+// delete that fails for a while (a rate limit, a 5xx, no answer) is made
+// again after a pause, as a board's edit is (againAfter). A correspondence ping
 // already kept for the turn is replaced: deleted once the reminder is
 // kept, so that the channel keeps one message per turn, the one that
 // notified last and says when time runs out. A follow-up reminder goes
@@ -287,6 +297,15 @@
 // attachment to keep (an empty attachments array: with API v9 the files
 // it uploads are added all the same), so its picture replaces the one
 // before: a message carries one picture, of its latest state.
+//
+// An edit of a board that fails for a while (a rate limit, a 5xx, an
+// answer later than the second an edit of its buttons has under the
+// channel's lock) is wanted again by the board's slot, after the limit's
+// retry_after or a doubling pause, up to editTries times (editAgain); it
+// holds no worker meanwhile, and reads the stored game again as every
+// edit does, so that a timed-out board under a busy Discord still ends
+// right. Under the lock, a limit or a 5xx is not waited out: the edit
+// fails at once, and the channel's taps do not wait for it.
 //
 // A board's background edits go out one at a time, and only its newest
 // state matters: an edit wanted while another of the same board is being

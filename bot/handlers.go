@@ -88,6 +88,9 @@ func challenged(c *table.Challenge) any {
 // If it may have been shown (a timeout, a lost reply), next stays and the
 // error is still returned: what players may see must be what the game is.
 func (b *Bot) commit(ctx context.Context, req *request, ch *channel, next *match, typ discordgo.InteractionResponseType, v view) (kept bool, err error) {
+	if req.Interaction != nil && req.Token != "" { // not a tap on the live board
+		next.Board.Reached = hasChannel(req.Interaction)
+	}
 	if err := b.tables.save(ctx, ch, next); err != nil {
 		if errors.Is(err, store.ErrConflict) {
 			if ch.cached {

@@ -54,7 +54,7 @@ func followups(rec *recorder) ([]*discordgo.WebhookParams, []string, []string) {
 // once he moved. Bob's turn gets its own.
 func TestReminderOnceAtHalfTime(t *testing.T) {
 	b, rec, clk := corrBot(t, 0) // the bot's default: 5 minutes
-	m := challengeAccepted(t, b, rec)
+	m := userChallengeAccepted(t, b, rec)
 	remindAfter(t, b, clk, m, -time.Second)
 	if sent, _, _ := followups(rec); len(sent) != 0 {
 		t.Fatalf("%d reminders a second before half time; want none", len(sent))
@@ -79,7 +79,7 @@ func TestReminderOnceAtHalfTime(t *testing.T) {
 		t.Errorf("%d messages sent to the channel; want none in a short game", len(rec.sent))
 	}
 
-	b.serveIC(context.Background(), click(t, mason, cell(m, 1, 1)))
+	b.serveIC(context.Background(), userClick(t, mason, cell(m, 1, 1)))
 	b.run.bg.Wait()
 	if _, _, deleted := followups(rec); !slices.Equal(deleted, []string{m.Board.Token + "/followup-1"}) {
 		t.Errorf("deleted follow-ups %v; want Mason's reminder, through the token it was sent with", deleted)
@@ -103,19 +103,19 @@ func TestReminderDeletedWhenTheGameEnds(t *testing.T) {
 		end  func(t *testing.T, b *Bot, clk *clock, m *match)
 	}{
 		{"move", func(t *testing.T, b *Bot, _ *clock, m *match) {
-			b.serveIC(context.Background(), click(t, mason, cell(m, 2, 2)))
+			b.serveIC(context.Background(), userClick(t, mason, cell(m, 2, 2)))
 		}},
 		{"resign", func(t *testing.T, b *Bot, _ *clock, _ *match) {
-			b.serveIC(context.Background(), install(as(slashPayload(t, "resign", nil, nil), mason), true))
+			b.serveIC(context.Background(), install(as(slashPayload(t, "resign", nil, nil), mason), false))
 		}},
 		{"resign by the other player", func(t *testing.T, b *Bot, _ *clock, _ *match) {
-			b.serveIC(context.Background(), install(as(slashPayload(t, "resign", nil, nil), bob), true))
+			b.serveIC(context.Background(), install(as(slashPayload(t, "resign", nil, nil), bob), false))
 		}},
 		{"stop", func(t *testing.T, b *Bot, _ *clock, _ *match) {
-			b.serveIC(context.Background(), install(as(slashPayload(t, "stop", nil, nil), "77"), true))
+			b.serveIC(context.Background(), install(as(slashPayload(t, "stop", nil, nil), "77"), false))
 		}},
 		{"agreed draw", func(t *testing.T, b *Bot, _ *clock, _ *match) {
-			b.serveIC(context.Background(), install(as(slashPayload(t, "draw", nil, nil), bob), true))
+			b.serveIC(context.Background(), install(as(slashPayload(t, "draw", nil, nil), bob), false))
 			if current(t, b).ping == "" {
 				t.Fatal("the offer of a draw deleted the reminder; the turn goes on")
 			}
@@ -125,7 +125,7 @@ func TestReminderDeletedWhenTheGameEnds(t *testing.T) {
 					yes = id
 				}
 			}
-			b.serveIC(context.Background(), install(as(buttonPayload(t, yes), mason), true))
+			b.serveIC(context.Background(), install(as(buttonPayload(t, yes), mason), false))
 		}},
 		{"timeout", func(t *testing.T, b *Bot, clk *clock, m *match) {
 			clk.set(m.Deadline)
@@ -134,7 +134,7 @@ func TestReminderDeletedWhenTheGameEnds(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			b, rec, clk := corrBot(t, 0)
-			m := challengeAccepted(t, b, rec)
+			m := userChallengeAccepted(t, b, rec)
 			remindAfter(t, b, clk, m, 0)
 			if sent, _, _ := followups(rec); len(sent) != 1 {
 				t.Fatalf("%d reminders; want 1", len(sent))
@@ -160,7 +160,7 @@ func TestReminderDeletedWhenTheGameEnds(t *testing.T) {
 func TestReminderNotSent(t *testing.T) {
 	t.Run("turns under a minute", func(t *testing.T) {
 		b, rec, _ := corrBot(t, 59*time.Second)
-		m := challengeAccepted(t, b, rec)
+		m := userChallengeAccepted(t, b, rec)
 		if _, ok := remindAt(m); ok {
 			t.Error("a turn of 59 seconds has a reminder")
 		}
@@ -172,7 +172,7 @@ func TestReminderNotSent(t *testing.T) {
 	})
 	t.Run("a minute", func(t *testing.T) {
 		b, rec, clk := corrBot(t, time.Minute)
-		m := challengeAccepted(t, b, rec)
+		m := userChallengeAccepted(t, b, rec)
 		remindAfter(t, b, clk, m, 0)
 		if sent, _, _ := followups(rec); len(sent) != 1 {
 			t.Errorf("%d reminders in a turn of a minute; want 1", len(sent))
@@ -180,7 +180,7 @@ func TestReminderNotSent(t *testing.T) {
 	})
 	t.Run("the computer", func(t *testing.T) {
 		b, rec, clk := corrBot(t, 0)
-		b.serveIC(context.Background(), install(as(slashPayload(t, "start", nil, nil), mason), true))
+		b.serveIC(context.Background(), install(as(slashPayload(t, "start", nil, nil), mason), false))
 		m := current(t, b)
 		if m.Computer == 0 || m.Turn() == m.Computer {
 			t.Fatalf("game against the computer %+v; want Mason to move", m.Match)
@@ -207,7 +207,7 @@ func TestReminderNotSent(t *testing.T) {
 		// The bot was down at half time and is back with 14 seconds
 		// left: too late to be of use.
 		b, rec, clk := corrBot(t, 0)
-		m := challengeAccepted(t, b, rec)
+		m := userChallengeAccepted(t, b, rec)
 		clk.set(m.Deadline.Add(-remindLeast + time.Second))
 		b.tables.remindTurn(fixtureChannel)
 		b.run.bg.Wait()
@@ -223,7 +223,7 @@ func TestReminderNotSent(t *testing.T) {
 	})
 	t.Run("found late", func(t *testing.T) {
 		b, rec, clk := corrBot(t, 0)
-		m := challengeAccepted(t, b, rec)
+		m := userChallengeAccepted(t, b, rec)
 		clk.set(m.Deadline.Add(-remindLeast))
 		b.tables.remindTurn(fixtureChannel)
 		b.run.bg.Wait()
@@ -236,7 +236,7 @@ func TestReminderNotSent(t *testing.T) {
 		if err := b.stores.Settings.SaveSettings(context.Background(), store.Settings{GuildID: fixtureGuild, NoReminders: true}); err != nil {
 			t.Fatal(err)
 		}
-		m := challengeAccepted(t, b, rec)
+		m := userChallengeAccepted(t, b, rec)
 		remindAfter(t, b, clk, m, 0)
 		remindAfter(t, b, clk, m, time.Second)
 		if sent, _, _ := followups(rec); len(sent) != 0 {
@@ -257,7 +257,7 @@ func TestReminderOnceAcrossReplicas(t *testing.T) {
 	replica := func() (*Bot, *recorder) { return clockedBotOn(t, st, clk) }
 	a, recA := replica()
 	other, recB := replica()
-	m := challengeAccepted(t, a, recA)
+	m := userChallengeAccepted(t, a, recA)
 	at, _ := remindAt(m)
 	clk.set(at)
 
@@ -280,7 +280,7 @@ func TestReminderOnceAcrossReplicas(t *testing.T) {
 	}
 	// The other process plays the move; it deletes a's reminder, kept
 	// with the game.
-	other.serveIC(ctx, click(t, mason, cell(m, 1, 1)))
+	other.serveIC(ctx, userClick(t, mason, cell(m, 1, 1)))
 	other.run.bg.Wait()
 	if _, _, deleted := followups(recB); !slices.Equal(deleted, []string{m.Board.Token + "/followup-1"}) {
 		t.Errorf("the other process deleted %v; want a's reminder", deleted)
@@ -295,7 +295,7 @@ func TestReminderAcrossRestart(t *testing.T) {
 	clk := &clock{t: time.Now()}
 	start := func() (*Bot, *recorder) { return clockedBotOn(t, st, clk) }
 	first, rec := start()
-	m := challengeAccepted(t, first, rec)
+	m := userChallengeAccepted(t, first, rec)
 	first.Close()
 
 	// Restarted before half time: the reminder's timer is armed.
@@ -329,7 +329,7 @@ func TestReminderAcrossRestart(t *testing.T) {
 		t.Errorf("%d reminders after a second restart; want none: the turn was reminded", len(sent))
 	}
 	// It still deletes the reminder once Mason moves.
-	third.serveIC(context.Background(), click(t, mason, cell(m, 1, 1)))
+	third.serveIC(context.Background(), userClick(t, mason, cell(m, 1, 1)))
 	third.run.bg.Wait()
 	if _, _, deleted := followups(rec3); !slices.Equal(deleted, []string{m.Board.Token + "/followup-1"}) {
 		t.Errorf("deleted %v after the restart; want the reminder sent before it", deleted)
@@ -376,9 +376,9 @@ func TestReminderReplacesCorrespondencePing(t *testing.T) {
 // keeps the new board's. The turn is not reminded again.
 func TestReminderGoesWithItsBoard(t *testing.T) {
 	b, rec, clk := corrBot(t, 0)
-	m := challengeAccepted(t, b, rec)
+	m := userChallengeAccepted(t, b, rec)
 	remindAfter(t, b, clk, m, 0)
-	b.serveIC(context.Background(), install(as(slashPayload(t, "board", nil, nil), bob), true))
+	b.serveIC(context.Background(), install(as(slashPayload(t, "board", nil, nil), bob), false))
 	b.run.bg.Wait()
 	if _, _, deleted := followups(rec); !slices.Equal(deleted, []string{m.Board.Token + "/followup-1"}) {
 		t.Errorf("deleted follow-ups %v; want the reminder of the old board", deleted)
@@ -397,7 +397,7 @@ func TestReminderGoesWithItsBoard(t *testing.T) {
 // reminded, once.
 func TestReminderClaimRetriedAfterAnotherChange(t *testing.T) {
 	b, rec, clk := corrBot(t, 0)
-	m := challengeAccepted(t, b, rec)
+	m := userChallengeAccepted(t, b, rec)
 	at, _ := remindAt(m)
 	clk.set(at)
 	ctx := context.Background()
@@ -459,7 +459,7 @@ func TestSweepRemindsWhenNoTimerDoes(t *testing.T) {
 
 	t.Run("the process timing it stopped", func(t *testing.T) {
 		a, other, recA, recB, clk := replicas(t)
-		m := challengeAccepted(t, a, recA)
+		m := userChallengeAccepted(t, a, recA)
 		a.Close() // its timers with it
 		at, _ := remindAt(m)
 		g, err := other.stores.Games.Current(context.Background(), fixtureChannel)
@@ -515,7 +515,7 @@ func TestSweepRemindsWhenNoTimerDoes(t *testing.T) {
 		if err := a.stores.Settings.SaveSettings(context.Background(), store.Settings{GuildID: fixtureGuild, NoReminders: true}); err != nil {
 			t.Fatal(err)
 		}
-		m := challengeAccepted(t, a, recA)
+		m := userChallengeAccepted(t, a, recA)
 		if g, _ := a.stores.Games.Current(context.Background(), fixtureChannel); !g.RemindAt.IsZero() {
 			t.Errorf("stored RemindAt = %v where the server has no reminders; want none", g.RemindAt)
 		}
@@ -529,7 +529,7 @@ func TestSweepRemindsWhenNoTimerDoes(t *testing.T) {
 
 	t.Run("reminders turned off since", func(t *testing.T) {
 		a, other, recA, recB, clk := replicas(t)
-		m := challengeAccepted(t, a, recA)
+		m := userChallengeAccepted(t, a, recA)
 		a.Close()
 		if err := other.stores.Settings.SaveSettings(context.Background(), store.Settings{GuildID: fixtureGuild, NoReminders: true}); err != nil {
 			t.Fatal(err)
@@ -569,7 +569,7 @@ func TestReminderRetriedAfterARefusal(t *testing.T) {
 		b.run.bg.Wait()
 	}
 	b, rec, clk := corrBot(t, 0)
-	m := challengeAccepted(t, b, rec)
+	m := userChallengeAccepted(t, b, rec)
 	rec.mu.Lock()
 	rec.followupErrs = []error{restError(http.StatusTooManyRequests), fmt.Errorf("POST interaction request: %w", errNotSent)}
 	rec.mu.Unlock()
@@ -592,7 +592,7 @@ func TestReminderRetriedAfterARefusal(t *testing.T) {
 
 	t.Run("refused for good", func(t *testing.T) {
 		b, rec, clk := corrBot(t, 0)
-		m := challengeAccepted(t, b, rec)
+		m := userChallengeAccepted(t, b, rec)
 		rec.mu.Lock()
 		rec.followupErrs = []error{restError(http.StatusForbidden)}
 		rec.mu.Unlock()
@@ -626,7 +626,7 @@ func TestReminderOfUnknownOutcomeNotSentAgain(t *testing.T) {
 		err := tt.err
 		t.Run(tt.name, func(t *testing.T) {
 			b, rec, clk := corrBot(t, 0)
-			m := challengeAccepted(t, b, rec)
+			m := userChallengeAccepted(t, b, rec)
 			rec.mu.Lock()
 			rec.followupErrs = []error{err}
 			rec.mu.Unlock()
@@ -668,7 +668,7 @@ func TestReminderOfADeadProcess(t *testing.T) {
 				}
 				a, recA := clockedBotOn(t, st, clk)
 				b, recB := clockedBotOn(t, st, clk)
-				m := challengeAccepted(t, a, recA)
+				m := userChallengeAccepted(t, a, recA)
 				a.run.bg.Wait()
 				half, ok := remindAt(m)
 				if !ok {
@@ -740,7 +740,7 @@ func TestReminderOfADeadProcess(t *testing.T) {
 // goes.
 func TestReminderQueuedPastItsClaim(t *testing.T) {
 	b, rec, clk := corrBot(t, time.Minute)
-	m := challengeAccepted(t, b, rec)
+	m := userChallengeAccepted(t, b, rec)
 	b.run.bg.Wait()
 	release := fillEditWorkers(b) // the reminder waits in the queue
 	at, _ := remindAt(m)
@@ -809,7 +809,7 @@ func TestReminderSettledWhenTheStoreFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, rec := clockedBotOn(t, st, clk)
-	m := challengeAccepted(t, b, rec)
+	m := userChallengeAccepted(t, b, rec)
 	b.run.bg.Wait()
 	release := fillEditWorkers(b) // the reminder waits in the queue
 	rec.mu.Lock()
@@ -841,7 +841,7 @@ func TestReminderSettledWhenTheStoreFails(t *testing.T) {
 // reach Discord unheard, and is not sent again.
 func TestReminderRenewedAfterAWait(t *testing.T) {
 	b, rec, clk := corrBot(t, time.Minute)
-	m := challengeAccepted(t, b, rec)
+	m := userChallengeAccepted(t, b, rec)
 	b.run.bg.Wait()
 	release := fillEditWorkers(b) // the reminder waits in the queue
 	at, _ := remindAt(m)
@@ -877,7 +877,7 @@ func TestBackupReminderTimersLater(t *testing.T) {
 	}
 	a, recA := clockedBotOn(t, st, clk)
 	b, _ := clockedBotOn(t, st, clk)
-	m := challengeAccepted(t, a, recA)
+	m := userChallengeAccepted(t, a, recA)
 	at, _ := remindAt(m)
 	clk.set(at.Add(-time.Second))
 	if err := b.tables.sweepReminders(context.Background()); err != nil {
@@ -905,7 +905,7 @@ func (l limited) RetryAfter() time.Duration { return l.after }
 // (not before: a try then would only meet it again), and then sent once.
 func TestReminderRetriedAfterTheRateLimit(t *testing.T) {
 	b, rec, clk := corrBot(t, 10*time.Minute)
-	m := challengeAccepted(t, b, rec)
+	m := userChallengeAccepted(t, b, rec)
 	rec.mu.Lock()
 	rec.followupErrs = []error{limited{20 * time.Second}}
 	rec.mu.Unlock()
@@ -1072,4 +1072,98 @@ func TestCorrespondenceReminderTriesBounded(t *testing.T) {
 			t.Error("a reminder Discord took is due again")
 		}
 	})
+}
+
+// In a short turn of a server that installed the bot, which reaches the
+// channel, the reminder goes to the channel with the turn's nonce, not as
+// a follow-up (Discord's webhooks take no nonce): one whose outcome is
+// unknown (a 500 after Discord took it) is tried again with the same
+// nonce, and the player hears once. The move that ends the turn deletes
+// it through the channel, with the bot's token.
+func TestShortTurnReminderToAReachedChannel(t *testing.T) {
+	b, rec, clk := corrBot(t, 0) // the bot's default: 5 minutes
+	noPause(b)
+	m := challengeAccepted(t, b, rec)
+	if !m.Board.Reached {
+		t.Fatal("the board of a game in a server that installed the bot does not say the bot reaches its channel")
+	}
+	rec.mu.Lock()
+	rec.sendErrs = []error{taken{restError(http.StatusInternalServerError)}}
+	rec.mu.Unlock()
+	remindAfter(t, b, clk, m, 0)
+	remindAfter(t, b, clk, m, time.Minute) // another timer
+	rec.mu.Lock()
+	sent, nonces, tries := len(rec.sent), slices.Clone(rec.nonces), rec.nonceSends
+	rec.mu.Unlock()
+	if fu, _, _ := followups(rec); len(fu) != 0 || sent != 1 || nonces[0] != reminderNonce(m) {
+		t.Fatalf("%d follow-ups, %d messages to the channel (nonces %q); want one reminder to the channel with the turn's nonce", len(fu), sent, nonces)
+	}
+	if tries != 2 {
+		t.Errorf("the reminder was sent %d times; want 2, the first of unknown outcome", tries)
+	}
+	want := english().T("move.reminder", map[string]any{"Player": mention(mason), "Deadline": m.Deadline.Unix()})
+	if rec.sent[0].Content != want || rec.sentTo[0] != fixtureChannel {
+		t.Errorf("reminder %q to %s; want %q to %s", rec.sent[0].Content, rec.sentTo[0], want, fixtureChannel)
+	}
+	if got := current(t, b); got.ping != "sent-1" || got.reminded != 1 {
+		t.Errorf("the game keeps ping %q, reminded %d; want the reminder, sent-1, and turn 1", got.ping, got.reminded)
+	}
+	b.serveIC(context.Background(), click(t, mason, cell(m, 1, 1)))
+	b.run.bg.Wait()
+	rec.mu.Lock()
+	deleted := slices.Clone(rec.channelDeletes)
+	rec.mu.Unlock()
+	if want := []string{fixtureChannel + "/sent-1"}; !slices.Equal(deleted, want) {
+		t.Errorf("deleted through the channel %v; want the reminder, %v", deleted, want)
+	}
+}
+
+// Where the bot does not reach the channel (apps that the users
+// installed), a short turn's reminder is a follow-up through the board's
+// token, as the only way there: the board does not say the bot reaches
+// the channel.
+func TestShortTurnReminderAsAFollowUpElsewhere(t *testing.T) {
+	b, rec, clk := corrBot(t, 0)
+	m := userChallengeAccepted(t, b, rec)
+	if m.Board.Reached {
+		t.Fatal("the board of a game of user installs says the bot reaches its channel")
+	}
+	remindAfter(t, b, clk, m, 0)
+	if fu, refs, _ := followups(rec); len(fu) != 1 || refs[0] != m.Board.Token || len(rec.sent) != 0 {
+		t.Errorf("%d follow-ups, %d messages to the channel; want the reminder as a follow-up through the board's token", len(fu), len(rec.sent))
+	}
+}
+
+// A reminder whose delete fails for a while (a 500) at the turn's end is
+// deleted again after a pause: the channel does not keep a reminder of a
+// turn that is over.
+func TestReminderDeletedAgainAfterAFailure(t *testing.T) {
+	b, rec, clk := corrBot(t, 0)
+	m := challengeAccepted(t, b, rec)
+	remindAfter(t, b, clk, m, 0)
+	rec.mu.Lock()
+	rec.deleteErrs = []error{restError(http.StatusInternalServerError), restError(http.StatusBadGateway)}
+	rec.edited = make(chan struct{}, 64)
+	rec.mu.Unlock()
+	b.serveIC(context.Background(), click(t, mason, cell(m, 1, 1)))
+	want := fixtureChannel + "/sent-1"
+	deadline := time.After(time.Minute)
+	for {
+		rec.mu.Lock()
+		deleted := slices.Contains(rec.channelDeletes, want)
+		rec.mu.Unlock()
+		if deleted {
+			break
+		}
+		select {
+		case <-rec.edited:
+		case <-deadline:
+			t.Fatalf("the reminder %s was not deleted after its delete failed; want it deleted again", want)
+		}
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.deleteErrs) != 0 {
+		t.Errorf("%d failures left; want both met", len(rec.deleteErrs))
+	}
 }

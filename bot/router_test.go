@@ -30,6 +30,13 @@ type recorder struct {
 	edited    chan struct{}    // if not nil, gets a value after every edit or delete
 	deleted   []string         // tokens of the deleted messages
 	failNext  error
+	// editFail, if not nil, is asked before each edit through a token,
+	// with the request's context: an error fails the edit, which is then
+	// not recorded (a rate limit, a slow Discord).
+	editFail func(ctx context.Context) error
+	// deleteErrs fails the next deletes through a channel with these
+	// errors, in turn; they are then not recorded.
+	deleteErrs []error
 	// failUploads, if not nil, fails every edit that uploads files, which
 	// is then not recorded; failedUploads counts them.
 	failUploads   func() error
@@ -161,6 +168,11 @@ func (r *recorder) ChannelMessageEditComplex(m *discordgo.MessageEdit, _ ...disc
 func (r *recorder) ChannelMessageDelete(channelID, messageID string, _ ...discordgo.RequestOption) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if len(r.deleteErrs) > 0 {
+		err := r.deleteErrs[0]
+		r.deleteErrs = r.deleteErrs[1:]
+		return err
+	}
 	r.channelDeletes = append(r.channelDeletes, channelID+"/"+messageID)
 	if r.edited != nil {
 		r.edited <- struct{}{}
@@ -195,7 +207,15 @@ func (r *recorder) InteractionRespond(_ *discordgo.Interaction, resp *discordgo.
 	return nil
 }
 
-func (r *recorder) InteractionResponseEdit(i *discordgo.Interaction, e *discordgo.WebhookEdit, _ ...discordgo.RequestOption) (*discordgo.Message, error) {
+func (r *recorder) InteractionResponseEdit(i *discordgo.Interaction, e *discordgo.WebhookEdit, opts ...discordgo.RequestOption) (*discordgo.Message, error) {
+	r.mu.Lock()
+	fail := r.editFail
+	r.mu.Unlock()
+	if fail != nil {
+		if err := fail(requestContext(opts)); err != nil {
+			return nil, err
+		}
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var files []recordedFile
@@ -431,4 +451,14 @@ func (b *Bot) serveIC(ctx context.Context, ic *discordgo.InteractionCreate) {
 		InteractionRespond(*discordgo.Interaction, *discordgo.InteractionResponse, ...discordgo.RequestOption) error
 	})
 	b.handle(ctx, ic.Interaction, viaDiscord{dc, ic.Interaction})
+}
+
+// requestContext is the context that opts give a request.
+func requestContext(opts []discordgo.RequestOption) context.Context {
+	req, _ := http.NewRequest(http.MethodGet, "http://localhost/", nil)
+	cfg := &discordgo.RequestConfig{Request: req}
+	for _, o := range opts {
+		o(cfg)
+	}
+	return cfg.Request.Context()
 }

@@ -199,12 +199,12 @@ func TestE2ERemindersOfADeadProcess(t *testing.T) {
 	forward := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
 		r.SetURL(&url.URL{Scheme: fake.Scheme, Host: fake.Host})
 	}}
-	tried := make(chan string, 16) // the tokens of the reminders A sent
+	tried := make(chan string, 16) // the tokens or channels of the reminders A sent
 	done := make(chan struct{})
 	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, "/api/v9/webhooks/") {
+		if to := reminderTo(r.URL.Path); r.Method == http.MethodPost && to != "" {
 			select {
-			case tried <- webhookToken(r.URL.Path):
+			case tried <- to:
 			default:
 			}
 			select { // until A is gone
@@ -228,8 +228,8 @@ func TestE2ERemindersOfADeadProcess(t *testing.T) {
 	}()
 	select {
 	case tok := <-tried:
-		if tok != turns[0].token {
-			t.Fatalf("A sent a reminder through token %q first; want the first game's, %q", tok, turns[0].token)
+		if tok != turns[0].token && tok != turns[0].channel {
+			t.Fatalf("A sent a reminder through %q first; want the first game's token %q or channel %s", tok, turns[0].token, turns[0].channel)
 		}
 	case err := <-bFirst:
 		t.Fatalf("B reminded the first game's player before A claimed it (%v): A came back too late for B's first sweep", err)
@@ -301,6 +301,21 @@ func TestE2ERemindersOfADeadProcess(t *testing.T) {
 	if g, err := db.Current(ctx, turns[0].channel); err != nil || g == nil || g.End != game.EndTimeout || g.Players[g.Loser] != turns[0].mover.User.ID {
 		t.Errorf("the first game after its timeout: %+v, %v; want it lost on time by %s", g, err, turns[0].mover.User.Username)
 	}
+}
+
+// reminderTo is where a POST to path sends a reminder: the token of an
+// interaction's webhook (a follow-up), the channel of a channel's
+// messages (where the bot reaches it), "" for any other path.
+func reminderTo(path string) string {
+	if strings.HasPrefix(path, "/api/v9/webhooks/") {
+		return webhookToken(path)
+	}
+	if ch, ok := strings.CutPrefix(path, "/api/v9/channels/"); ok {
+		if ch, ok := strings.CutSuffix(ch, "/messages"); ok && !strings.Contains(ch, "/") {
+			return ch
+		}
+	}
+	return ""
 }
 
 // webhookToken is the token in the path of a request to an interaction's

@@ -136,16 +136,17 @@ func testWebKeyShared(t *testing.T, a, b storeUnderTest) {
 	}
 }
 
-// A board's standing with the live board is kept, through a move's save
+// A board's standing with the live board, and whether the bot reached
+// its channel, are kept, through a move's save
 // (which writes the board's columns alone) and a full one.
 func testBoardLive(t *testing.T, s storeUnderTest) {
 	g := newGame("b1", "guild", "chan", "alice", "bob")
 	g.Board = Board{AppID: "app", Token: "tok", At: t0, Outside: true}
 	mustSave(t, s, g)
 	sameGame(t, "Outside", mustCurrent(t, s, "chan"), stored(g, 1))
-	g.Board.Stale = true
+	g.Board.Stale, g.Board.Reached = true, true
 	mustSave(t, s, play(g, xWins[0]))
-	sameGame(t, "Outside and Stale", mustCurrent(t, s, "chan"), stored(g, 2))
+	sameGame(t, "Outside, Stale and Reached", mustCurrent(t, s, "chan"), stored(g, 2))
 	g.Board = Board{AppID: "app", Token: "tok2", At: t0}
 	mustSave(t, s, end(play(g, xWins[1:]...), game.EndWon, game.None, 1))
 	sameGame(t, "neither", mustCurrent(t, s, "chan"), stored(g, 3))

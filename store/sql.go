@@ -115,7 +115,7 @@ func scanGame(r row) (*Game, error) {
 	if err != nil {
 		return nil, err
 	}
-	g.Board.Outside, g.Board.Stale = live&liveOutside != 0, live&liveStale != 0
+	g.Board.Outside, g.Board.Stale, g.Board.Reached = live&liveOutside != 0, live&liveStale != 0, live&liveReached != 0
 	g.Computer, g.Level, g.First = game.Player(computer), game.Level(level), game.Player(first)
 	g.End, g.Loser, g.DrawOffer = game.Ending(ending), game.Player(loser), game.Player(drawOffer)
 	g.StartedAt, g.EndedAt, g.Deadline, g.Board.At = fromMicros(startedAt), fromMicros(endedAt), fromMicros(deadline), fromMicros(boardAt)
@@ -131,10 +131,12 @@ func gameArgs(g *Game) []any {
 		g.Board.ChannelID, g.Board.MessageID, g.Ping, g.Reminded, micros(g.RemindAt), boardLive(g.Board)}
 }
 
-// The bits of the board_live column: Board.Outside and Board.Stale.
+// The bits of the board_live column: Board.Outside, Board.Stale and
+// Board.Reached.
 const (
 	liveOutside = 1
 	liveStale   = 2
+	liveReached = 4
 )
 
 // boardLive is the board_live column of b.
@@ -145,6 +147,9 @@ func boardLive(b Board) int {
 	}
 	if b.Stale {
 		n |= liveStale
+	}
+	if b.Reached {
+		n |= liveReached
 	}
 	return n
 }

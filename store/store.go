@@ -120,6 +120,11 @@ type Board struct {
 	// could not draw on it (its token expired, and the bot cannot reach
 	// the channel); the next interaction on the board draws it anew.
 	Outside, Stale bool
+	// Reached says that the bot reached the board's channel with its own
+	// token at the game's last interaction: it is in the server, which
+	// installed the app, and may post in the channel (a reminder goes
+	// there, with a nonce, rather than as a follow-up).
+	Reached bool
 }
 
 // LogValue keeps the token out of logs.

@@ -20,12 +20,12 @@ import (
 
 // crashKills is how many times TestCrashRecovery kills the bot while games
 // are being played (start-up kills come on top): 50 with -soak (as .ci/run
-// runs it, without -race), 12 in the README's go test -race ./... .
+// runs it, without -race), 4 in the README's go test -race ./... .
 func crashKills() int {
 	if *soak {
 		return 50
 	}
-	return 12
+	return 4
 }
 
 // crashSeedEnv replays one run of TestCrashRecovery: the same choices of

@@ -28,12 +28,12 @@ const replicasSeedEnv = "TTT_REPLICAS_SEED"
 
 // replicaRounds is how many times every channel of
 // TestTwoProcessesOnePostgres gets a burst of simultaneous interactions.
-// (20 with -soak, as .ci/run runs it without -race; 8 otherwise).
+// (20 with -soak, as .ci/run runs it without -race; 3 otherwise).
 func replicaRounds() int {
 	if *soak {
 		return 20
 	}
-	return 8
+	return 3
 }
 
 // Two bot processes share one PostgreSQL database, each with a gateway

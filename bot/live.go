@@ -306,54 +306,58 @@ func staleTap(m *match, a web.Action) bool {
 	return a.Version != m.Version
 }
 
-// resignLive resigns the tapper from the channel's game.
-func (b *Bot) resignLive(ctx context.Context, req *request) error {
+// onLive runs decide on ch's game under the channel's lock (read from
+// the store, not the cache, as chat's resign and draw handlers do) and
+// sends what follows: the one frame of resignLive, offerDrawLive and
+// answerDrawLive.
+func (b *Bot) onLive(ctx context.Context, req *request, decide func(ch *channel) (followUps, error)) error {
 	ch, err := b.tables.lock(ctx, req.ChannelID, false)
 	if err != nil {
 		return err
 	}
 	defer b.tables.unlock(ch)
-	next, err := b.resignOn(req, ch)
-	if err != nil {
-		return err
-	}
-	return b.boards.followUp(b.commitLive(ctx, req, ch, next, nil, true))
+	return b.boards.followUp(decide(ch))
+}
+
+// resignLive resigns the tapper from the channel's game.
+func (b *Bot) resignLive(ctx context.Context, req *request) error {
+	return b.onLive(ctx, req, func(ch *channel) (followUps, error) {
+		next, err := b.resignOn(req, ch)
+		if err != nil {
+			return followUps{}, err
+		}
+		return b.commitLive(ctx, req, ch, next, nil, true)
+	})
 }
 
 // offerDrawLive offers the opponent a draw, which the page shows them,
 // and chat too where the bot can post there (boards.offerInChat).
 func (b *Bot) offerDrawLive(ctx context.Context, req *request) error {
-	ch, err := b.tables.lock(ctx, req.ChannelID, false)
-	if err != nil {
-		return err
-	}
-	defer b.tables.unlock(ch)
-	next, err := b.offerDrawOn(req, ch)
-	if err != nil {
-		return err
-	}
-	fu, err := b.commitLive(ctx, req, ch, next, nil, false)
-	fu.offer = fu.shown != nil
-	return b.boards.followUp(fu, err)
+	return b.onLive(ctx, req, func(ch *channel) (followUps, error) {
+		next, err := b.offerDrawOn(req, ch)
+		if err != nil {
+			return followUps{}, err
+		}
+		fu, err := b.commitLive(ctx, req, ch, next, nil, false)
+		fu.offer = fu.shown != nil
+		return fu, err
+	})
 }
 
 // answerDrawLive accepts or declines the draw offered in the channel's
 // game.
 func (b *Bot) answerDrawLive(ctx context.Context, req *request, accept bool) error {
-	ch, err := b.tables.lock(ctx, req.ChannelID, false)
-	if err != nil {
-		return err
-	}
-	defer b.tables.unlock(ch)
-	var id string
-	if ch.match != nil {
-		id = ch.match.ID
-	}
-	next, err := b.answerDrawOn(req, ch.match, id, accept)
-	if err != nil {
-		return err
-	}
-	return b.boards.followUp(b.commitLive(ctx, req, ch, next, nil, accept))
+	return b.onLive(ctx, req, func(ch *channel) (followUps, error) {
+		var id string
+		if ch.match != nil {
+			id = ch.match.ID
+		}
+		next, err := b.answerDrawOn(req, ch.match, id, accept)
+		if err != nil {
+			return followUps{}, err
+		}
+		return b.commitLive(ctx, req, ch, next, nil, accept)
+	})
 }
 
 // rematchLive starts the rematch of the channel's finished game, shown on

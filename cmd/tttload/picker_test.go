@@ -29,9 +29,9 @@ func TestPickPayload(t *testing.T) {
 
 func TestRowsID(t *testing.T) {
 	for body, want := range map[string]string{
-		`[{"type":3,"custom_id":"row/g1/4"}]`:          "row/g1/4",
-		`[{"type":2,"custom_id":"move/g1/4/1/2"}]`:     "",
-		`[{"type":3,"custom_id":"row/g1/4/5"}]`:        "", // not a picker's menu
+		`[{"type":3,"custom_id":"row/g1/4"}]`:         "row/g1/4",
+		`[{"type":2,"custom_id":"move/g1/4/1/2"}]`:    "",
+		`[{"type":3,"custom_id":"row/g1/4/5"}]`:       "", // not a picker's menu
 		`[{"type":3,"custom_id":"row/g1/4","x":"row/`: "row/g1/4",
 	} {
 		if got := rowsID([]byte(body)); got != want {

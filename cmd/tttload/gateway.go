@@ -7,6 +7,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -108,6 +109,9 @@ func (t *gatewayTransport) send(ctx context.Context, c *chanState) outcome {
 		}
 		in = t.srv.SlashCommand(t.guildID, c.id, t.member(p), "ttt",
 			discordtest.Sub("move", discordtest.Int("row", int64(row)), discordtest.Int("col", int64(col))))
+	case stepPick:
+		row, _, p := c.cell(c.k)
+		in = t.srv.Select(t.guildID, c.id, t.member(p), c.messageID, c.rows, strconv.Itoa(row))
 	default:
 		in = t.srv.SlashCommand(t.guildID, c.id, t.member(c.a), "ttt", discordtest.Sub("resign"))
 	}
@@ -129,6 +133,11 @@ func (t *gatewayTransport) send(ctx context.Context, c *chanState) outcome {
 		}
 		if o.cells == "" {
 			o.cells = cellsOf(b.CustomID)
+		}
+	}
+	for _, m := range r.Message.SelectMenus() {
+		if strings.HasPrefix(m.CustomID, "row/") {
+			o.rows = m.CustomID
 		}
 	}
 	if o.ephemeral || o.internal {

@@ -94,6 +94,9 @@ func (t *httpTransport) appendStep(buf []byte, c *chanState, kind stepKind, k in
 			return t.build.click(buf, c.id, p, c.messageID, cellID(c.cells, row, col), c.board)
 		}
 		return t.build.move(buf, c.id, p, row, col)
+	case stepPick:
+		row, _, p := c.cell(k)
+		return t.build.pick(buf, c.id, p, c.messageID, c.rows, c.board, row)
 	default:
 		return t.build.resign(buf, c.id, c.a)
 	}
@@ -103,7 +106,8 @@ func (t *httpTransport) appendStep(buf []byte, c *chanState, kind stepKind, k in
 // players (see chanState.pair), and builds and signs their start and move
 // payloads, on every core, so that the run itself spends no CPU on
 // signatures. The signatures are good for 5 minutes. A click names the
-// board its answer drew, so with clicks only the starts are presigned.
+// board its answer drew, so with clicks or picker only the starts are
+// presigned.
 // The channels' current games must not have begun yet.
 func (t *httpTransport) presign(chans []*chanState, games int, newID func() string) {
 	if games <= 0 {
@@ -122,7 +126,7 @@ func (t *httpTransport) presign(chans []*chanState, games int, newID func() stri
 		wg.Go(func() {
 			for c := range work {
 				moves := movesPerGame(c.size)
-				if c.clicks {
+				if c.clicks || c.picker {
 					moves = 0
 				}
 				for g := range c.pre {

@@ -16,7 +16,9 @@
 //     everything, so use it for short runs.
 //
 // Each channel plays 10×10 games between two members (challenge, accept,
-// /ttt move by turns until X wins on move 91), one interaction at a time;
+// /ttt move by turns until X wins on move 91), one interaction at a time
+// (-clicks: moves are clicks on a board's buttons, up to 5×5; -picker:
+// two taps on a bigger board's picker, the row and then the cell);
 // many channels play at once. With -rate the sends are paced open-loop over
 // the channels and latency counts from when a send was due; with -rate 0,
 // -concurrency channels play as fast as the bot answers.
@@ -34,7 +36,7 @@
 // Usage:
 //
 //	go run ./cmd/tttload [-transport http|gateway|both] [-rate N] [-duration D]
-//	    [-channels N] [-concurrency N] [-size N] [-interactions N] [-sample D] [-bot PATH]
+//	    [-channels N] [-concurrency N] [-size N] [-clicks | -picker] [-interactions N] [-sample D] [-bot PATH]
 //	    [-pairs game|channel] [-allow-refusals] [-bot-cpus LIST] [-cpus LIST]
 //
 // A soak of a million interactions, closed loop, sampling memory every 15 s:
@@ -108,6 +110,7 @@ type config struct {
 	channels     int
 	size         int
 	clicks       bool
+	picker       bool
 	interactions int64
 	sample       time.Duration
 	bot          string
@@ -130,6 +133,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fl.IntVar(&c.channels, "channels", 200, "with -rate: channels (games at once); each sends one interaction at a time")
 	fl.IntVar(&c.size, "size", 10, "board size, 3 to 15 (over 10, every board is a picture)")
 	fl.BoolVar(&c.clicks, "clicks", false, "play moves by clicking the board's buttons, as players do on boards up to 5×5, instead of /ttt move")
+	fl.BoolVar(&c.picker, "picker", false, "play moves on the board's picker, as players do on boards over 5×5: the row in its menu, then the cell (two interactions a move)")
 	fl.Int64Var(&c.interactions, "interactions", 0, "stop after this many interactions (0: no limit)")
 	fl.DurationVar(&c.sample, "sample", 0, "print a row of throughput, latency and the bot's memory every this often (0: none)")
 	fl.StringVar(&c.bot, "bot", "", "the bot binary (default: go build the module's bot into a temporary directory)")
@@ -158,6 +162,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return c, fmt.Errorf("-size must be from %d to %d", bot.MinSize, bot.MaxSize)
 	case c.clicks && c.size > bot.MaxButtonSize:
 		return c, fmt.Errorf("-clicks: boards bigger than %d×%d have no buttons", bot.MaxButtonSize, bot.MaxButtonSize)
+	case c.picker && c.size <= bot.MaxButtonSize:
+		return c, fmt.Errorf("-picker: boards up to %d×%d have no picker (use -clicks)", bot.MaxButtonSize, bot.MaxButtonSize)
 	case c.rate > 0 && c.channels < 1, c.rate == 0 && c.concurrency < 1:
 		return c, errors.New("-channels and -concurrency must be 1 or more")
 	case c.duration <= 0 && c.interactions <= 0:
@@ -468,7 +474,7 @@ func runOne(ctx context.Context, cfg config, kind, botPath, dir string, stdout i
 
 	chans := make([]*chanState, cfg.channels)
 	for i := range chans {
-		chans[i] = &chanState{id: id(), idx: i, size: cfg.size, clicks: cfg.clicks, samePair: cfg.pairs == "channel"}
+		chans[i] = &chanState{id: id(), idx: i, size: cfg.size, clicks: cfg.clicks, picker: cfg.picker, samePair: cfg.pairs == "channel"}
 		if chans[i].samePair {
 			chans[i].a, chans[i].b = chans[i].pair(0, id)
 		}
@@ -670,8 +676,11 @@ func printReports(w io.Writer, cfg config, rs []*report) {
 	add("target", func(*report) string { return target })
 	add("board", func(*report) string {
 		how := "/ttt move"
-		if cfg.clicks {
+		switch {
+		case cfg.clicks:
 			how = "clicks"
+		case cfg.picker:
+			how = "picker (row, then cell)"
 		}
 		return fmt.Sprintf("%d×%d, %d moves a game, by %s", cfg.size, cfg.size, movesPerGame(cfg.size), how)
 	})
@@ -712,6 +721,11 @@ func printReports(w io.Writer, cfg config, rs []*report) {
 		}
 		return fmt.Sprintf("%.0f µs", micros(r.botCPU)/n(r)-micros(r.verify))
 	})
+	if cfg.picker {
+		add("bot CPU/move (row and cell)", func(r *report) string {
+			return fmt.Sprintf("%.0f µs", micros(r.botCPU)/float64(max(r.st.moves.Load(), 1)))
+		})
+	}
 	add("generator CPU/interaction", func(r *report) string { return fmt.Sprintf("%.0f µs", micros(r.genCPU)/n(r)) })
 	add("CPU of bot/generator/others", func(r *report) string {
 		pct := func(d time.Duration) float64 { return 100 * d.Seconds() / r.elapsed.Seconds() }

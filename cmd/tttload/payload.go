@@ -185,6 +185,17 @@ func (b *builder) click(buf []byte, channelID string, p player, messageID, custo
 	return append(buf, `","component_type":2}}`...)
 }
 
+// pick appends p's choice of row (1-based) in the picker's menu customID
+// on message messageID in the channel, whose action rows are components
+// (JSON), as Discord sends a string select.
+func (b *builder) pick(buf []byte, channelID string, p player, messageID, customID, components string, row int) []byte {
+	buf = b.click(buf, channelID, p, messageID, customID, components)
+	buf = buf[:len(buf)-len(`,"component_type":2}}`)]
+	buf = append(buf, `,"component_type":3,"values":["`...)
+	buf = strconv.AppendInt(buf, int64(row), 10)
+	return append(buf, `"]}}`...)
+}
+
 // acceptRow is the components of a challenge message, as far as a click
 // on Accept needs them.
 func acceptRow(customID string) string {

@@ -14,7 +14,10 @@ import (
 // both diagonals and wins with the same move, completing the anti-diagonal
 // (7 moves on 3×3). With clicks (boards up to 5×5, whose buttons are the
 // board), a move is a click on the cell's button of the board the last
-// answer drew, as players play, instead of /ttt move. A new game starts in
+// answer drew, as players play, instead of /ttt move. With picker (boards
+// over 5×5, whose cells do not fit in buttons), a move is two taps on the
+// board's picker, as players play there: the row in its menu, then the
+// cell among that row's buttons. A new game starts in
 // the channel when one ends, between two members who have not played yet:
 // people play a game and maybe another, so the bot lets one user start 10
 // games at once and then one a second (Rematch included), and a channel
@@ -36,11 +39,12 @@ const (
 	stepStart  stepKind = iota // A: /ttt start opponent:B size:N
 	stepAccept                 // B: click accept/<challenge>
 	stepMove                   // A or B: /ttt move or a click, cell k in reading order
+	stepPick                   // A or B, with picker: cell k's row in the board's menu
 	stepResign                 // A: /ttt resign, to start over
 )
 
 func (k stepKind) String() string {
-	return [...]string{"start", "accept", "move", "resign"}[k]
+	return [...]string{"start", "accept", "move", "pick", "resign"}[k]
 }
 
 // chanState is one channel and its two players. Only the goroutine that
@@ -51,6 +55,7 @@ type chanState struct {
 	a, b     player // the current game's players
 	size     int
 	clicks   bool // moves are clicks on the board's buttons
+	picker   bool // moves are two taps on the board's picker: the row, then the cell
 	samePair bool // one pair plays every game (-pairs channel)
 	games    int  // games begun in the channel: the current one is games-1
 
@@ -59,7 +64,8 @@ type chanState struct {
 	challenge string // the open challenge's id, when next is stepAccept
 	messageID string // the challenge message, which becomes the board
 	cells     string // with clicks: "move/<game>/<serial>/", the current board's cells
-	board     string // with clicks: the current board's components, as JSON
+	board     string // with clicks or picker: the current board's components, as JSON
+	rows      string // with picker: "row/<game>/<serial>", the board's menu of rows
 
 	pre []presigned // presigned games, by number
 	buf []byte      // for payloads built on the fly
@@ -100,6 +106,15 @@ func (c *chanState) begin(newID func() string) {
 	c.next, c.k = stepStart, 0
 }
 
+// moveStep is the step that plays the next move: with picker, picking its
+// row comes first.
+func (c *chanState) moveStep() stepKind {
+	if c.picker {
+		return stepPick
+	}
+	return stepMove
+}
+
 // cell returns the 1-based row and column of move k and who plays it.
 func (c *chanState) cell(k int) (row, col int, p player) {
 	p = c.a
@@ -121,6 +136,7 @@ type outcome struct {
 	messageID string        // the message the answer created
 	cells     string        // the custom_id of the board's cells, up to row and column
 	board     string        // the components of the answer's message (http)
+	rows      string        // the custom_id of the board's menu of rows (picker)
 	text      string        // a short extract of an unexpected answer
 }
 
@@ -143,7 +159,24 @@ func (o *outcome) read(body []byte) {
 		if o.cells = cellsPrefix([]byte(board)); o.cells != "" {
 			o.board = board
 		}
+		if o.rows = rowsID([]byte(board)); o.rows != "" {
+			o.board = board
+		}
 	}
+}
+
+// rowsID returns the custom_id "row/<game>/<serial>" of the picker's menu
+// of rows in body, or "".
+func rowsID(body []byte) string {
+	i := bytes.Index(body, []byte(`"row/`))
+	if i < 0 {
+		return ""
+	}
+	id, _, ok := bytes.Cut(body[i+1:], []byte(`"`))
+	if !ok || strings.Count(string(id), "/") != 2 {
+		return ""
+	}
+	return string(id)
 }
 
 // cellsPrefix returns "move/<game>/<serial>/" of the first cell button in
@@ -219,21 +252,35 @@ func (c *chanState) advance(o outcome, newID func() string) (expected bool) {
 		}
 	case stepAccept:
 		if ok {
-			c.next, c.k = stepMove, 0
+			c.next, c.k = c.moveStep(), 0
+			c.cells, c.rows, c.board = o.cells, o.rows, o.board
+			return !c.picker || c.rows != ""
+		}
+	case stepPick:
+		if ok && o.cells != "" {
+			c.next = stepMove
 			c.cells, c.board = o.cells, o.board
 			return true
 		}
 	case stepMove:
 		if ok {
 			c.k++
-			if o.cells != "" {
-				c.cells, c.board = o.cells, o.board
+			if o.cells != "" || o.rows != "" {
+				c.cells, c.rows, c.board = o.cells, o.rows, o.board
+				if o.messageID != "" {
+					c.messageID = o.messageID // the board the answer drew (gateway)
+				}
 			}
 			switch {
 			case o.over:
 				c.begin(newID)
 			case c.k >= c.size*c.size:
 				c.next = stepResign // cannot happen: the board is full
+			case c.picker && c.rows == "":
+				c.next = stepResign // a board without its picker
+				return false
+			default:
+				c.next = c.moveStep()
 			}
 			return true
 		}

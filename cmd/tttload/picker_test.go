@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"testing"
+
+	"github.com/bwmarrin/discordgo"
+)
+
+// A pick is a string select on the board message: the menu's custom_id and
+// the row, as Discord sends a choice.
+func TestPickPayload(t *testing.T) {
+	b := testBuilder()
+	board := `[{"type":1,"components":[{"type":3,"custom_id":"row/g1/4","options":[{"label":"Row 2","value":"2"}]}]}]`
+	in := decode(t, b.pick(nil, channelID, bob, "1500000000000000001", "row/g1/4", board, 2))
+	if in.Type != discordgo.InteractionMessageComponent || in.Message == nil || in.Message.ID != "1500000000000000001" {
+		t.Fatalf("type %v, message %+v; want a component interaction on message 1500000000000000001", in.Type, in.Message)
+	}
+	d := in.MessageComponentData()
+	if d.CustomID != "row/g1/4" || d.ComponentType != discordgo.SelectMenuComponent || len(d.Values) != 1 || d.Values[0] != "2" {
+		t.Errorf("data %+v; want the select row/g1/4 with the value 2", d)
+	}
+	if in.Member == nil || in.Member.User.ID != bob.id {
+		t.Errorf("member %+v; want bob", in.Member)
+	}
+}
+
+func TestRowsID(t *testing.T) {
+	for body, want := range map[string]string{
+		`[{"type":3,"custom_id":"row/g1/4"}]`:         "row/g1/4",
+		`[{"type":2,"custom_id":"move/g1/4/1/2"}]`:    "",
+		`[{"type":3,"custom_id":"row/g1/4/5"}]`:       "", // not a picker's menu
+		`[{"type":3,"custom_id":"row/g1/4","x":"row/`: "row/g1/4",
+	} {
+		if got := rowsID([]byte(body)); got != want {
+			t.Errorf("rowsID(%s) = %q; want %q", body, got, want)
+		}
+	}
+}
+
+// With picker a move is the row, then the cell: only the cell is a move,
+// and each answer's board is the one the next tap is on.
+func TestAdvanceWithPicker(t *testing.T) {
+	var n int
+	newID := func() string { n++; return fmt.Sprintf("14000000000000000%02d", n) }
+	c := &chanState{size: 6, picker: true}
+	c.begin(newID)
+	steps := []struct {
+		o    outcome
+		want stepKind
+		ok   bool
+		k    int
+	}{
+		{outcome{answered: true, challenge: "c1"}, stepAccept, true, 0},
+		{outcome{answered: true, rows: "row/g1/0", board: "[0]"}, stepPick, true, 0},
+		{outcome{answered: true, rows: "row/g1/0", cells: "move/g1/0/", board: "[0 open]"}, stepMove, true, 0},
+		{outcome{answered: true, rows: "row/g1/1", board: "[1]"}, stepPick, true, 1},
+		{outcome{answered: true, ephemeral: true}, stepResign, false, 1}, // a pick refused
+	}
+	for i, s := range steps {
+		ok := c.advance(s.o, newID)
+		if c.next != s.want || ok != s.ok || c.k != s.k {
+			t.Fatalf("step %d: next %v, expected %v, k %d; want %v, %v, %d", i, c.next, ok, c.k, s.want, s.ok, s.k)
+		}
+		if i == 3 && (c.rows != "row/g1/1" || c.board != "[1]") {
+			t.Errorf("after the move: rows %q board %q; want the new board's menu, row/g1/1 and [1]", c.rows, c.board)
+		}
+	}
+	if _, err := parseFlags([]string{"-picker", "-size", "5"}, io.Discard); err == nil {
+		t.Error("-picker -size 5: no error; want one (a 5×5 board has no picker)")
+	}
+}
+
+// Played by the picker on both transports, every tap is answered and none
+// refused, and a move costs two interactions.
+func TestRunWithPicker(t *testing.T) {
+	bin := botBinary(t)
+	for _, kind := range []string{"http", "gateway"} {
+		t.Run(kind, func(t *testing.T) {
+			cfg, err := parseFlags([]string{"-bot", bin, "-rate", "0", "-concurrency", "2", "-interactions", "160", "-size", "6", "-picker"}, io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := runOne(context.Background(), cfg, kind, bin, t.TempDir(), io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := r.st
+			if st.refused.Load() != 0 || st.busy.Load() != 0 || st.internal.Load() != 0 || st.unanswered.Load() != 0 {
+				t.Errorf("%d sent: %d refused, %d busy, %d errors, %d unanswered; want none: %q",
+					st.sent.Load(), st.refused.Load(), st.busy.Load(), st.internal.Load(), st.unanswered.Load(), st.errors)
+			}
+			// 160 interactions over two channels: each game is a start,
+			// an accept and 31 moves of two taps; the first two games win.
+			if st.games.Load() < 2 {
+				t.Errorf("%d games won; want at least 2", st.games.Load())
+			}
+			if sent, moves := st.sent.Load(), st.moves.Load(); moves*2 > sent || moves*2 < sent-8 {
+				t.Errorf("%d moves in %d interactions; want two taps a move", moves, sent)
+			}
+		})
+	}
+}

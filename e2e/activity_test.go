@@ -72,6 +72,23 @@ func (h *harness) pageOf(m discordtest.Member, inst, ch string, phone bool) brow
 	}
 }
 
+// publicSender returns a func that sends an interaction to srv and waits
+// for its answer, failing t unless it is public: the interactions of a
+// test that must all show in the channel.
+func publicSender(t *testing.T, ctx context.Context, srv *discordtest.Server) func(*discordtest.Interaction) *discordtest.Response {
+	return func(in *discordtest.Interaction) *discordtest.Response {
+		t.Helper()
+		if err := srv.Send(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+		r, err := in.Response(ctx)
+		if err != nil || r.Ephemeral {
+			t.Fatalf("%s: %v %+v; want a public answer", describeInteraction(in), err, r)
+		}
+		return r
+	}
+}
+
 // cellOf is the mark the state shows at row, col (1-based).
 func cellOf(s web.State, row, col int) string { return s.Cells[(row-1)*s.Size+col-1] }
 
@@ -377,17 +394,7 @@ func TestE2EActivityTwoReplicas(t *testing.T) {
 		}
 	})
 	srv.UseEndpoint("http://" + procs[0].listening(t, "interactions") + "/interactions")
-	send := func(in *discordtest.Interaction) *discordtest.Response {
-		t.Helper()
-		if err := srv.Send(ctx, in); err != nil {
-			t.Fatal(err)
-		}
-		r, err := in.Response(ctx)
-		if err != nil || r.Ephemeral {
-			t.Fatalf("%s: %v %+v; want a public answer", describeInteraction(in), err, r)
-		}
-		return r
-	}
+	send := publicSender(t, ctx, srv)
 	alice, bob := srv.NewMember("alice"), srv.NewMember("bob")
 	ch := srv.NewID()
 	r := send(srv.SlashCommand(guild, ch, alice, "ttt", discordtest.Sub("start", discordtest.User("opponent", bob))))

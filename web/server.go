@@ -81,6 +81,13 @@ type Limits struct {
 	// times), and how many at once; beyond, 429.
 	SessionsPerSecond float64
 	SessionBurst      int
+	// Session requests a second, and at once, per remote address
+	// (AddressSessions...) and per activity instance claimed
+	// (InstanceSessions...), within the server's (sources.go).
+	AddressSessionsPerSecond  float64
+	AddressSessionBurst       int
+	InstanceSessionsPerSecond float64
+	InstanceSessionBurst      int
 }
 
 // DefaultLimits are the limits of a Server whose Config leaves them zero.
@@ -101,6 +108,12 @@ var DefaultLimits = Limits{
 	StateWithin:       10 * time.Second,
 	SessionsPerSecond: 20,
 	SessionBurst:      60,
+	// An address, often a proxy many users share: half the server's.
+	AddressSessionsPerSecond: 10,
+	AddressSessionBurst:      30,
+	// An instance: its pages opening at once.
+	InstanceSessionsPerSecond: 5,
+	InstanceSessionBurst:      20,
 }
 
 func (l Limits) withDefaults() Limits {
@@ -136,6 +149,10 @@ func (l Limits) withDefaults() Limits {
 	setD(&l.StateWithin, d.StateWithin)
 	setF(&l.SessionsPerSecond, d.SessionsPerSecond)
 	set(&l.SessionBurst, d.SessionBurst)
+	setF(&l.AddressSessionsPerSecond, d.AddressSessionsPerSecond)
+	set(&l.AddressSessionBurst, d.AddressSessionBurst)
+	setF(&l.InstanceSessionsPerSecond, d.InstanceSessionsPerSecond)
+	set(&l.InstanceSessionBurst, d.InstanceSessionBurst)
 	return l
 }
 
@@ -154,6 +171,8 @@ type Server struct {
 	mux     *http.ServeMux
 	hub     *hub
 	opened  bucket // sessions opened
+	// Session requests by remote address and by instance claimed.
+	byAddress, byInstance *sources
 }
 
 // New checks cfg and returns its Server.
@@ -200,6 +219,8 @@ func New(cfg Config) (*Server, error) {
 	s.origins = append([]string{cfg.ClientID + ".discordsays.com"}, cfg.Origins...)
 	s.hub = newHub(s)
 	s.opened = bucket{rate: s.limits.SessionsPerSecond, burst: float64(s.limits.SessionBurst)}
+	s.byAddress = newSources(s.limits.AddressSessionsPerSecond, s.limits.AddressSessionBurst, maxSources)
+	s.byInstance = newSources(s.limits.InstanceSessionsPerSecond, s.limits.InstanceSessionBurst, maxSources)
 	s.mux = http.NewServeMux()
 	s.mux.HandleFunc("POST /api/session", s.serveSession)
 	s.mux.HandleFunc("/api/", s.serveAPINotFound)
@@ -283,7 +304,10 @@ func (s *Server) serveSession(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, http.StatusBadRequest, l, "bad_request")
 		return
 	}
-	if !s.opened.take(s.now()) {
+	// Per source first: a source out of tokens takes none of the
+	// server's (sources.go).
+	now := s.now()
+	if !s.byAddress.take(remoteHost(r), now) || !s.byInstance.take(req.InstanceID, now) || !s.opened.take(now) {
 		w.Header().Set("Retry-After", "1")
 		s.refuse(w, http.StatusTooManyRequests, l, "crowded")
 		return

@@ -1,8 +1,12 @@
 package web
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -656,5 +660,94 @@ func TestActFails(t *testing.T) {
 	p.send(ClientMsg{Type: "move", Seq: 7, Row: 1, Col: 1, Version: 1})
 	if m := p.next("error"); m.Code != "internal" || m.Seq != 7 || m.Message != "[de] maybe saved: commit timed out" {
 		t.Errorf("a failed action: %+v", m)
+	}
+}
+
+// postFrom asks POST /api/session as if from the remote address addr,
+// and returns the status and the error code ("" for a session).
+func (e *env) postFrom(tb testing.TB, addr string, body any) (int, string) {
+	tb.Helper()
+	b, _ := json.Marshal(body)
+	r := httptest.NewRequest("POST", "/api/session", bytes.NewReader(b))
+	r.RemoteAddr = addr
+	w := httptest.NewRecorder()
+	e.srv.ServeHTTP(w, r)
+	var out map[string]any
+	if err := json.Unmarshal(w.Body.Bytes(), &out); err != nil {
+		tb.Fatalf("POST /api/session from %s: %d, not JSON: %v", addr, w.Code, err)
+	}
+	code, _ := out["error"].(string)
+	return w.Code, code
+}
+
+// TestSessionRatePerSource: junk codes from one address, or claiming one
+// instance, use up that source's requests only: a real user elsewhere
+// still gets a session, and Discord is not asked for the junk refused;
+// the server's own limit caps them all.
+func TestSessionRatePerSource(t *testing.T) {
+	e := newEnv(t, Limits{SessionsPerSecond: 0.001, SessionBurst: 8,
+		AddressSessionsPerSecond: 0.001, AddressSessionBurst: 2,
+		InstanceSessionsPerSecond: 0.001, InstanceSessionBurst: 3})
+	ann, bob := e.user("ann"), e.user("bob")
+	inst := e.dc.StartActivity(e.channel, e.guild, ann.ID, bob.ID)
+	junk := func(instance string) map[string]any { return map[string]any{"code": "junk", "instance_id": instance} }
+
+	// One address: two junk codes reach Discord (refused), the third
+	// does not, whatever instance it claims.
+	for i, want := range []int{403, 403, 429, 429} {
+		asked := len(e.dc.Requests())
+		st, code := e.postFrom(t, "192.0.2.1:1000", junk(fmt.Sprint("i-junk-", i)))
+		if st != want || (st == 429) != (code == "crowded") || (st == 429) != (len(e.dc.Requests()) == asked) {
+			t.Errorf("junk %d from one address: %d %s, %d calls to Discord; want %d", i, st, code, len(e.dc.Requests())-asked, want)
+		}
+	}
+	// A real user from another address is not crowded out.
+	if st, code := e.postFrom(t, "198.51.100.7:2000", map[string]any{"code": e.dc.Authorize(ann, "en-US"), "instance_id": inst}); st != 200 {
+		t.Fatalf("ann from another address after the junk: %d %s; want a session", st, code)
+	}
+	// Junk claiming ann's instance from many addresses uses up that
+	// instance's requests (ann's took one), not the server's.
+	for i, want := range []int{403, 403, 429} {
+		if st, _ := e.postFrom(t, fmt.Sprintf("203.0.113.%d:3000", i), junk(inst)); st != want {
+			t.Errorf("junk %d claiming ann's instance: %d; want %d", i, st, want)
+		}
+	}
+	bobInst := e.dc.StartActivity(e.channel, e.guild, bob.ID)
+	if st, code := e.postFrom(t, "198.51.100.8:2000", map[string]any{"code": e.dc.Authorize(bob, "en-US"), "instance_id": bobInst}); st != 200 {
+		t.Errorf("bob in another instance: %d %s; want a session", st, code)
+	}
+	// The server's limit holds for every source together: 8 in all
+	// (2 + 1 + 2 + 1 so far).
+	for i, want := range []int{403, 403, 429} {
+		if st, _ := e.postFrom(t, fmt.Sprintf("[2001:db8::%d]:4000", i), junk(fmt.Sprint("i-other-", i))); st != want {
+			t.Errorf("junk %d from new sources: %d; want %d", i, st, want)
+		}
+	}
+}
+
+// TestSourcesBounded: however many sources knock, at most max buckets
+// are kept; new sources beyond share one, and buckets full again make
+// room.
+func TestSourcesBounded(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	s := newSources(1, 2, 100)
+	for i := range 1000 {
+		s.take(fmt.Sprint("source-", i), now)
+	}
+	if n := s.size(); n != 100 {
+		t.Fatalf("%d buckets kept after 1000 sources; want 100", n)
+	}
+	// The sources beyond the 100th share the overflow bucket: empty.
+	if s.take("one more", now) {
+		t.Error("a new source got a token from the shared bucket, emptied by 900 others")
+	}
+	if !s.take("source-5", now) || s.take("source-5", now) {
+		t.Error("a kept source's bucket is not its own")
+	}
+	// Two seconds on, every bucket is full again: a new source gets one
+	// of its own.
+	later := now.Add(2 * time.Second)
+	if !s.take("newcomer", later) || s.size() != 1 {
+		t.Errorf("after the buckets filled up: %d kept; want the newcomer's only", s.size())
 	}
 }

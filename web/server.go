@@ -40,6 +40,10 @@ type Config struct {
 	Catalog *i18n.Catalog
 	// Clock is the time of sessions and rate limits; nil: time.Now.
 	Clock func() time.Time
+	// AfterFunc runs f in its own goroutine once d has passed on Clock,
+	// unless the func it returns is called first; nil: time.AfterFunc.
+	// (A test whose Clock it moves gives its own.)
+	AfterFunc func(d time.Duration, f func()) (stop func())
 	// HTTPClient asks Discord; nil: a client with a 10 s timeout.
 	HTTPClient *http.Client
 	// Origins are more origin host patterns allowed to open a WebSocket
@@ -54,6 +58,9 @@ type Config struct {
 // DefaultLimits.
 type Limits struct {
 	SessionTTL time.Duration // how long a session is good for
+	// MemberCheck is how often Discord is asked again whether a page's
+	// user is still in its activity instance (member.go).
+	MemberCheck time.Duration
 	// Sockets: open at once per user, per activity instance, and in all
 	// on this server.
 	PerUser, PerInstance, Total int
@@ -93,6 +100,7 @@ type Limits struct {
 // DefaultLimits are the limits of a Server whose Config leaves them zero.
 var DefaultLimits = Limits{
 	SessionTTL:        6 * time.Hour,
+	MemberCheck:       10 * time.Minute,
 	PerUser:           4,
 	PerInstance:       1000,
 	Total:             3000,
@@ -134,6 +142,7 @@ func (l Limits) withDefaults() Limits {
 		}
 	}
 	setD(&l.SessionTTL, d.SessionTTL)
+	setD(&l.MemberCheck, d.MemberCheck)
 	set(&l.PerUser, d.PerUser)
 	set(&l.PerInstance, d.PerInstance)
 	set(&l.Total, d.Total)
@@ -170,7 +179,10 @@ type Server struct {
 	origins []string
 	mux     *http.ServeMux
 	hub     *hub
-	opened  bucket // sessions opened
+	members *members
+	// afterFunc is Config.AfterFunc's.
+	afterFunc func(d time.Duration, f func()) (stop func())
+	opened    bucket // sessions opened
 	// Session requests by remote address and by instance claimed.
 	byAddress, byInstance *sources
 }
@@ -213,6 +225,14 @@ func New(cfg Config) (*Server, error) {
 	if s.now == nil {
 		s.now = time.Now
 	}
+	s.afterFunc = cfg.AfterFunc
+	if s.afterFunc == nil {
+		s.afterFunc = func(d time.Duration, f func()) func() {
+			t := time.AfterFunc(d, f)
+			return func() { t.Stop() }
+		}
+	}
+	s.members = &members{m: make(map[string]*memberEntry)}
 	// Inside Discord the page's origin is the activity's proxy host; the
 	// WebSocket reaches this server through that proxy, with the Host of
 	// the URL mapping's target, so the origin is not this server's host.
@@ -348,6 +368,7 @@ func (s *Server) serveSession(w http.ResponseWriter, r *http.Request) {
 		Instance: in.InstanceID,
 		Locale:   u.Locale,
 		Expiry:   s.now().Add(s.limits.SessionTTL).Unix(),
+		Checked:  s.now().Unix(),
 	}
 	if in.Location.GuildID != nil {
 		c.Guild = *in.Location.GuildID
@@ -414,7 +435,17 @@ func acceptLanguage(r *http.Request) string {
 	return first
 }
 
-// text is the catalog text of a refusal code: the key "web." + code.
+// text is the catalog text of a refusal code: the key "web." + code,
+// or the one textKeys names.
 func text(l *i18n.Language, code string) string {
-	return l.T("web."+code, nil)
+	key, ok := textKeys[code]
+	if !ok {
+		key = "web." + code
+	}
+	return l.T(key, nil)
 }
+
+// textKeys are the catalog keys of the codes whose text is not "web." +
+// code: an expired session is followed by the page signing in again by
+// itself, which its text says.
+var textKeys = map[string]string{"session_expired": "web.session_renewing"}

@@ -530,7 +530,7 @@ func TestTexts(t *testing.T) {
 		t.Fatal(err)
 	}
 	codes := []string{"bad_frame", "bad_request", "busy", "code_refused", "crowded", "discord_unreachable", "hello_first",
-		"instance_elsewhere", "instance_unknown", "internal", "not_found", "not_in_instance", "restarting",
+		"instance_elsewhere", "instance_unknown", "internal", "left_instance", "not_found", "not_in_instance", "restarting",
 		"session_expired", "session_invalid", "too_big", "too_fast", "too_many_sockets", "unknown_type"}
 	for _, locale := range []string{"en-US", "de", "es-ES", "fr", "ja", "pt-BR", "ru", "zh-CN"} {
 		l := cat.For(locale)

@@ -31,7 +31,10 @@
 // frames. A refusal (result, ok false) or an error shows its message. When
 // the socket closes the page reconnects with backoff and, since hello
 // always brings the whole state, shows the current game; when the session
-// is refused (expired) it logs in again first.
+// is refused or has expired (the server ends the socket at its expiry,
+// session_expired) it shows why and logs in again first; when the server
+// says the user has left the activity (left_instance) it shows why and
+// stops.
 //
 // The page has no words of its own: every text comes from the server in
 // the viewer's language: State.status, the refusals, and State.labels, of

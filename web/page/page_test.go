@@ -527,6 +527,53 @@ func TestExpiredSessionLogsInAgain(t *testing.T) {
 	if n := p.Notice(); n != "" {
 		t.Errorf("after logging in again the page still says %q", n)
 	}
+
+	// At its session's expiry the server ends an idle page's socket
+	// (no tap): the page shows why and logs in again by itself.
+	gate = make(chan struct{})
+	f.mu.Lock()
+	f.loginGate = gate
+	f.mu.Unlock()
+	f.end("alice", "session_expired", "Your session has expired. Signing you in again…")
+	p.WaitNotice("Your session has expired. Signing you in again…")
+	close(gate)
+	Until(p, "a third login", `tttLive.phase === 'live' ? 1 : 0`, func(v int) bool {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return v == 1 && len(f.sessions) == 3 && f.hellos == 3
+	})
+	if n := p.Notice(); n != "" {
+		t.Errorf("after logging in again the page still says %q", n)
+	}
+}
+
+// A user who left the activity has their socket ended with
+// left_instance: the page shows why and stops, asking neither Discord
+// nor the bot again.
+func TestLeftInstanceStops(t *testing.T) {
+	b := browsertest.New(t)
+	f := newFakeServer(t, game(3, 3))
+	p := open(b, f, "alice", false)
+	f.end("alice", "left_instance", "You are no longer in this activity.")
+	p.WaitNotice("You are no longer in this activity.")
+	// Once its socket has closed (where a retry would be set going), the
+	// page is still refused.
+	browsertest.Until(p, "the socket to close", `tttLive.closed`, func(n int) bool { return n == 1 })
+	var phase string
+	if p.Eval(`tttLive.phase`, &phase); phase != "refused" {
+		t.Errorf("after left_instance the page is in phase %q; want refused", phase)
+	}
+	var authorizes int
+	p.Parent(`discordLog.filter(m => m[0] === 1 && m[1].cmd === 'AUTHORIZE').length`, &authorizes)
+	f.mu.Lock()
+	logins, hellos := len(f.sessions), f.hellos
+	f.mu.Unlock()
+	if authorizes != 1 || logins != 1 || hellos != 1 {
+		t.Errorf("after left_instance: %d AUTHORIZE, %d logins, %d hellos; want 1 each", authorizes, logins, hellos)
+	}
+	if n := p.Notice(); n != "You are no longer in this activity." {
+		t.Errorf("the page says %q", n)
+	}
 }
 
 // waitFor waits until cond is true, checking every 10 ms, for at most

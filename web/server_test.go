@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html/template"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -531,7 +532,7 @@ func TestTexts(t *testing.T) {
 	}
 	codes := []string{"bad_frame", "bad_request", "busy", "code_refused", "crowded", "discord_unreachable", "hello_first",
 		"instance_elsewhere", "instance_unknown", "internal", "left_instance", "not_found", "not_in_instance", "restarting",
-		"session_expired", "session_invalid", "too_big", "too_fast", "too_many_sockets", "unknown_type"}
+		"session_expired", "session_invalid", "starting", "too_big", "too_fast", "too_many_sockets", "unknown_type"}
 	for _, locale := range []string{"en-US", "de", "es-ES", "fr", "ja", "pt-BR", "ru", "zh-CN"} {
 		l := cat.For(locale)
 		for _, code := range codes {
@@ -749,5 +750,51 @@ func TestSourcesBounded(t *testing.T) {
 	later := now.Add(2 * time.Second)
 	if !s.take("newcomer", later) || s.size() != 1 {
 		t.Errorf("after the buckets filled up: %d kept; want the newcomer's only", s.size())
+	}
+}
+
+// TestStarting: before the bot is ready, WEB_ADDR says so in the
+// request's language: the API in JSON (the page shows it and tries
+// again), the page as a small page that reloads itself.
+func TestStarting(t *testing.T) {
+	h, err := Starting(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, _ := i18n.New()
+	for _, tt := range []struct {
+		method, path, lang string
+		json               bool
+	}{
+		{"POST", "/api/session", "de-DE,de;q=0.9", true},
+		{"POST", "/.proxy/api/session", "ja", true},
+		{"GET", "/ws", "pt-BR", true},
+		{"GET", "/?instance_id=i-1&frame_id=f", "fr-CA", false},
+		{"GET", "/.proxy/", "zh-CN", false},
+		{"GET", "/", "", false},
+	} {
+		r := httptest.NewRequest(tt.method, tt.path, nil)
+		if tt.lang != "" {
+			r.Header.Set("Accept-Language", tt.lang)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		first, _, _ := strings.Cut(tt.lang, ",")
+		want := cat.For(first).T("web.starting", nil)
+		if w.Code != 503 || w.Header().Get("Retry-After") == "" {
+			t.Errorf("%s %s: %d, Retry-After %q; want 503 with one", tt.method, tt.path, w.Code, w.Header().Get("Retry-After"))
+		}
+		if tt.json {
+			var out apiError
+			if err := json.Unmarshal(w.Body.Bytes(), &out); err != nil || out.Error != "starting" || out.Message != want {
+				t.Errorf("%s %s in %s: %s (%v); want starting, %q", tt.method, tt.path, tt.lang, w.Body, err, want)
+			}
+			continue
+		}
+		body := w.Body.String()
+		if !strings.HasPrefix(w.Header().Get("Content-Type"), "text/html") || !strings.Contains(body, template.HTMLEscapeString(want)) ||
+			!strings.Contains(body, `http-equiv="refresh"`) || strings.Contains(body, "<script") {
+			t.Errorf("%s %s in %q: %s %q; want a page saying %q that reloads itself", tt.method, tt.path, tt.lang, w.Header().Get("Content-Type"), body, want)
+		}
 	}
 }

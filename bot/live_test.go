@@ -134,8 +134,8 @@ func TestLiveMove(t *testing.T) {
 	if !st.Running || st.You != "X" || st.Turn != "X" || len(st.Cells) != 9 || st.Size != 3 || st.Version == 0 {
 		t.Fatalf("state before = %+v; want a running 3×3 game, Mason (X) to move", st)
 	}
-	if p := st.Players; p[0].Name != "Mason" || p[0].Avatar == "" || p[0].Mark != "X" || p[1].Name != "tttbot" || !p[1].Bot {
-		t.Errorf("players = %+v; want Mason with an avatar, and the bot", p)
+	if p := st.Players; p[0].Name != "Mason" || p[0].Avatar != "cdn/avatars/"+mason+"/a1b2.png?size=64" || p[0].Mark != "X" || p[1].Name != "tttbot" || !p[1].Bot || p[1].Avatar != "" {
+		t.Errorf("players = %+v; want Mason with his avatar through the activity's mapping of Discord's CDN, and the bot without", p)
 	}
 	if want := english().T("page.status.your_move", nil); st.Status != want {
 		t.Errorf("status = %q; want %q", st.Status, want)

@@ -123,14 +123,18 @@ func (h *harness) waitChat(ch, what string, ok func(discordtest.Message) bool) d
 	}
 }
 
-// noProblems fails t when a page threw, broke its security policy or
-// shows a broken image (the players' avatars come from Discord's CDN,
-// which a test never reaches: the page must hide them).
+// noProblems fails t when a page threw, broke its security policy, asked
+// for anything off its origin or shows a broken image (the players'
+// avatars come through the activity's mapping of Discord's CDN, which the
+// bot answers 404 outside Discord: the page must hide them).
 func noProblems(t *testing.T, pages ...*browsertest.Page) {
 	t.Helper()
 	for _, p := range pages {
 		if exc, sec := p.Problems(); len(exc)+len(sec) > 0 {
 			t.Errorf("a page threw %q and broke its security policy: %q", exc, sec)
+		}
+		if off := p.OffOrigin(); len(off) > 0 {
+			t.Errorf("a page asked for something off its origin (Discord's proxy would block it): %q", off)
 		}
 		broken := browsertest.Until(p, "the avatars to load or fail", `Array.from(document.images).filter(i => i.getAttribute('src')).every(i => i.complete) ? `+
 			`Array.from(document.images).filter(i => i.getAttribute('src') && !i.hidden && i.naturalWidth === 0 && i.getClientRects().length > 0).map(i => i.src) : null`,

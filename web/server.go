@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tttbot/tttbot/i18n"
@@ -180,6 +181,7 @@ type Server struct {
 	mux     *http.ServeMux
 	hub     *hub
 	members *members
+	cdnOnce sync.Once // the log's word on a missing CDN mapping
 	// afterFunc is Config.AfterFunc's.
 	afterFunc func(d time.Duration, f func()) (stop func())
 	opened    bucket // sessions opened
@@ -245,6 +247,7 @@ func New(cfg Config) (*Server, error) {
 	s.mux.HandleFunc("POST /api/session", s.serveSession)
 	s.mux.HandleFunc("/api/", s.serveAPINotFound)
 	s.mux.HandleFunc("GET /ws", s.serveSocket)
+	s.mux.HandleFunc("GET "+CDNPrefix+"/", s.serveCDN)
 	page := cfg.Page
 	if page == nil {
 		page = http.NotFoundHandler()

@@ -798,3 +798,36 @@ func TestStarting(t *testing.T) {
 		}
 	}
 }
+
+// TestAvatars: an avatar is a path under the activity's mapping of
+// Discord's CDN, relative to the page; outside Discord the bot answers it
+// 404 (the page shows the initial), sending the browser nowhere else.
+func TestAvatars(t *testing.T) {
+	if got, want := AvatarPath("53908232506183680", "a_d5efa99b3eeaa7dd43acca82f5692432", 64),
+		"cdn/avatars/53908232506183680/a_d5efa99b3eeaa7dd43acca82f5692432.png?size=64"; got != want {
+		t.Errorf("AvatarPath = %q; want %q", got, want)
+	}
+	for name, got := range map[string]string{
+		"no avatar":      AvatarPath("1", "", 64),
+		"not an id":      AvatarPath("../1", "abc", 64),
+		"not a hash":     AvatarPath("1", "../../x", 64),
+		"an odd size":    AvatarPath("1", "abc", 65),
+		"a size too big": AvatarPath("1", "abc", 8192),
+	} {
+		if got != "" {
+			t.Errorf("%s: %q; want none", name, got)
+		}
+	}
+	e := newEnv(t, Limits{})
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, p := range []string{"/cdn/avatars/1/abc.png?size=64", "/.proxy/cdn/avatars/1/abc.png"} {
+		resp, err := client.Get(e.hs.URL + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 404 || resp.Header.Get("Location") != "" {
+			t.Errorf("GET %s: %d, Location %q; want 404, nowhere else", p, resp.StatusCode, resp.Header.Get("Location"))
+		}
+	}
+}

@@ -178,10 +178,14 @@
 
   // ---- drawing ----
 
-  // An avatar that cannot load (a CDN the proxy does not reach) is hidden,
-  // not shown broken.
+  // An avatar that cannot load (outside Discord, or without the app's
+  // mapping of Discord's CDN) is hidden, not shown broken: the player's
+  // initial stands in for it.
   document.querySelectorAll('.avatar').forEach(function (img) {
-    img.addEventListener('error', function () { img.hidden = true; });
+    img.addEventListener('error', function () {
+      img.hidden = true;
+      img.parentNode.querySelector('.initial').hidden = false;
+    });
   });
 
   var board = $('board');
@@ -239,10 +243,14 @@
 
   function player(el, u, turn) {
     var img = el.querySelector('.avatar');
+    var initial = el.querySelector('.initial');
     // Shown again only for a new picture: one that failed stays hidden
-    // (its error handler hid it) at every later state.
-    if (u && u.avatar) { if (img.getAttribute('src') !== u.avatar) { img.hidden = false; img.src = u.avatar; } }
-    else { img.hidden = true; img.removeAttribute('src'); }
+    // (its error handler hid it, and showed the initial) at every later
+    // state.
+    if (u && u.avatar) {
+      if (img.getAttribute('src') !== u.avatar) { img.hidden = false; initial.hidden = true; img.src = u.avatar; }
+    } else { img.hidden = true; img.removeAttribute('src'); initial.hidden = false; }
+    initial.textContent = u && u.name ? Array.from(u.name)[0] : '';
     el.querySelector('.name').textContent = u ? u.name : '';
     el.classList.toggle('turn', !!turn);
     el.hidden = !u || !u.name;

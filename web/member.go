@@ -158,7 +158,7 @@ func (k *socket) recheck(ctx context.Context) bool {
 func (k *socket) watch() {
 	k.watchMu.Lock()
 	defer k.watchMu.Unlock()
-	if k.ctx.Err() != nil {
+	if k.watchEnded || k.ctx.Err() != nil {
 		return
 	}
 	now := k.s.now()
@@ -196,6 +196,7 @@ func (k *socket) tick() {
 func (k *socket) endWatch() {
 	k.watchMu.Lock()
 	defer k.watchMu.Unlock()
+	k.watchEnded = true // a tick running now arms no other
 	if k.stopWatch != nil {
 		k.stopWatch()
 	}

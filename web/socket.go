@@ -73,6 +73,7 @@ type socket struct {
 	retryCheck bool
 	watchMu    sync.Mutex
 	stopWatch  func()
+	watchEnded bool
 
 	killOnce sync.Once
 }

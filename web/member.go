@@ -53,7 +53,7 @@ type memberEntry struct {
 	err   error // Discord could not be asked
 }
 
-// check says whether user is in instance as Discord says at most
+// checkMember says whether user is in instance as Discord says at most
 // MemberCheck before now: the time of that answer, or errLeft, or another
 // error when Discord could not be asked.
 func (s *Server) checkMember(ctx context.Context, instance, user string) (time.Time, error) {

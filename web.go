@@ -27,11 +27,17 @@ func (l *liveBoard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.ServeHTTP(w, r)
 		return
 	}
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("Retry-After", "5")
-	w.WriteHeader(http.StatusServiceUnavailable)
-	_, _ = w.Write([]byte(`{"error":"starting","message":"The bot is starting. Please try again in a moment."}`))
+	webStarting.ServeHTTP(w, r)
 }
+
+// webStarting says, in the request's language, that the bot is starting.
+var webStarting = func() http.Handler {
+	h, err := web.Starting(nil)
+	if err != nil {
+		panic(err) // the embedded catalog is broken: i18n's tests rule it out
+	}
+	return h
+}()
 
 // start makes the web server of the bot b, with the session key kept in
 // the store st, for the application appID, and serves it.

@@ -96,6 +96,29 @@ func waitEdit(t *testing.T, rec *recorder) {
 	}
 }
 
+// liveGame puts a n×n game (k in a row) of mason against bob in the
+// fixture's channel, with board as its chat board (the zero Board: none),
+// and returns it and the bot's live board.
+func liveGame(t *testing.T, b *Bot, n, k int, board store.Board) (*match, *Live) {
+	t.Helper()
+	bm := bigGame(t, b, n, k, bob)
+	if board != (store.Board{}) {
+		bm.Board = board
+		if err := b.tables.put(context.Background(), bm); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return bm, b.Live()
+}
+
+// played does a for v on l, and fails t unless the game took it.
+func played(t *testing.T, l *Live, v web.Viewer, a web.Action) {
+	t.Helper()
+	if refusal, err := l.Act(context.Background(), v, a); err != nil || refusal != "" {
+		t.Fatalf("Act(%s) of %s = %q, %v; want it played", a.Type, v.UserID, refusal, err)
+	}
+}
+
 // A tap on the page plays the move as a click would: saved, answered by
 // the computer in the same save, told on the feed, and drawn on the chat
 // board through its token, which now says that the game goes on in the
@@ -111,8 +134,8 @@ func TestLiveMove(t *testing.T) {
 	if !st.Running || st.You != "X" || st.Turn != "X" || len(st.Cells) != 9 || st.Size != 3 || st.Version == 0 {
 		t.Fatalf("state before = %+v; want a running 3×3 game, Mason (X) to move", st)
 	}
-	if p := st.Players; p[0].Name != "Mason" || p[0].Avatar == "" || p[0].Mark != "X" || p[1].Name != "tttbot" || !p[1].Bot {
-		t.Errorf("players = %+v; want Mason with an avatar, and the bot", p)
+	if p := st.Players; p[0].Name != "Mason" || p[0].Avatar != "cdn/avatars/"+mason+"/a1b2.png?size=64" || p[0].Mark != "X" || p[1].Name != "tttbot" || !p[1].Bot || p[1].Avatar != "" {
+		t.Errorf("players = %+v; want Mason with his avatar through the activity's mapping of Discord's CDN, and the bot without", p)
 	}
 	if want := english().T("page.status.your_move", nil); st.Status != want {
 		t.Errorf("status = %q; want %q", st.Status, want)
@@ -172,8 +195,7 @@ func TestLiveMove(t *testing.T) {
 func TestLiveRefusals(t *testing.T) {
 	b, rec, _ := liveBot(t)
 	ctx := context.Background()
-	bm := bigGame(t, b, 3, 3, bob)
-	l := b.Live()
+	bm, l := liveGame(t, b, 3, 3, store.Board{})
 	v := bm.Version
 	before := func() (int, int) {
 		rec.mu.Lock()
@@ -210,9 +232,7 @@ func TestLiveRefusals(t *testing.T) {
 	check("a spectator resigning", viewer("777", "pt-BR"), web.Action{Type: "resign"}, "resign.not_player", nil)
 	check("a draw with nothing offered", viewer(bob, "es"), web.Action{Type: "answer_draw", Accept: true}, "draw.gone", nil)
 
-	if refusal, err := l.Act(ctx, viewer(mason, "en-US"), web.Action{Type: "resign"}); err != nil || refusal != "" {
-		t.Fatalf("Act(resign) = %q, %v", refusal, err)
-	}
+	played(t, l, viewer(mason, "en-US"), web.Action{Type: "resign"})
 	m := current(t, b)
 	if m.End != game.EndResigned || m.Loser != game.X || !m.Board.Outside {
 		t.Fatalf("after resigning: %+v; want Mason's resignation", m.Match)
@@ -234,15 +254,8 @@ func TestLiveRefusals(t *testing.T) {
 func TestLiveStaleBoardRedrawnAtNextClick(t *testing.T) {
 	b, rec, clk := liveBot(t)
 	ctx := context.Background()
-	bm := bigGame(t, b, 4, 4, bob)
-	bm.Board = store.Board{AppID: "app", Token: "old-token", At: clk.now().Add(-tokenLife - time.Minute)}
-	if err := b.tables.put(ctx, bm); err != nil {
-		t.Fatal(err)
-	}
-	l := b.Live()
-	if refusal, err := l.Act(ctx, viewer(mason, "en-US"), web.Action{Type: "move", Row: 1, Col: 1, Version: bm.Version}); err != nil || refusal != "" {
-		t.Fatalf("Act(move) = %q, %v; want it played", refusal, err)
-	}
+	bm, l := liveGame(t, b, 4, 4, store.Board{AppID: "app", Token: "old-token", At: clk.now().Add(-tokenLife - time.Minute)})
+	played(t, l, viewer(mason, "en-US"), web.Action{Type: "move", Row: 1, Col: 1, Version: bm.Version})
 	m := current(t, b)
 	if !m.Board.Stale || !m.Board.Outside {
 		t.Fatalf("stored board = %+v; want it stale", m.Board)
@@ -306,15 +319,8 @@ func TestLiveNoGame(t *testing.T) {
 func TestLiveDrawOfferAnsweredInChat(t *testing.T) {
 	b, rec, clk := liveBot(t)
 	ctx := context.Background()
-	bm := bigGame(t, b, 3, 3, bob)
-	bm.Board = store.Board{AppID: "app", Token: "board-token", At: clk.now()}
-	if err := b.tables.put(ctx, bm); err != nil {
-		t.Fatal(err)
-	}
-	l := b.Live()
-	if refusal, err := l.Act(ctx, viewer(mason, "en-US"), web.Action{Type: "offer_draw"}); err != nil || refusal != "" {
-		t.Fatalf("Act(offer_draw) = %q, %v", refusal, err)
-	}
+	bm, l := liveGame(t, b, 3, 3, store.Board{AppID: "app", Token: "board-token", At: clk.now()})
+	played(t, l, viewer(mason, "en-US"), web.Action{Type: "offer_draw"})
 	if st := mustState(t, l, viewer(bob, "en-US")); st.DrawOffer != "X" || st.Labels["draw_offered"] == "" {
 		t.Errorf("bob's state: offer %q, labels %v; want Mason's offer", st.DrawOffer, st.Labels)
 	}
@@ -350,9 +356,7 @@ func TestLiveMoveEditsThroughChannel(t *testing.T) {
 	b, rec = reopened(t, b, clk)
 	l := b.Live()
 	v := mustState(t, l, viewer(mason, "en-US")).Version
-	if refusal, err := l.Act(context.Background(), viewer(mason, "en-US"), web.Action{Type: "move", Row: 2, Col: 2, Version: v}); err != nil || refusal != "" {
-		t.Fatalf("Act(move) = %q, %v; want it played", refusal, err)
-	}
+	played(t, l, viewer(mason, "en-US"), web.Action{Type: "move", Row: 2, Col: 2, Version: v})
 	after := current(t, b)
 	if after.Board.Stale || !after.Board.Outside || after.Deadline.Sub(clk.now()) < 19*time.Hour {
 		t.Errorf("after the tap: board %+v, deadline in %v; want it reachable, with the guild's 20 h turn", after.Board, after.Deadline.Sub(clk.now()))
@@ -382,23 +386,14 @@ func reopened(t *testing.T, b *Bot, clk *clock) (*Bot, *recorder) {
 func TestLiveRematch(t *testing.T) {
 	b, rec, clk := liveBot(t)
 	ctx := context.Background()
-	bm := bigGame(t, b, 3, 3, bob)
-	bm.Board = store.Board{AppID: "app", Token: "board-token", At: clk.now()}
-	if err := b.tables.put(ctx, bm); err != nil {
-		t.Fatal(err)
-	}
-	l := b.Live()
+	bm, l := liveGame(t, b, 3, 3, store.Board{AppID: "app", Token: "board-token", At: clk.now()})
 	busy := plainText(english().T("start.busy_game", players(bm.Match)), map[string]string{mason: "Mason", bob: "bob"})
 	if refusal, err := l.Act(ctx, viewer(bob, "en-US"), web.Action{Type: "rematch"}); err != nil || refusal != busy {
 		t.Errorf("Act(rematch) of a running game = %q, %v; want %q", refusal, err, busy)
 	}
-	if refusal, err := l.Act(ctx, viewer(mason, "en-US"), web.Action{Type: "resign"}); err != nil || refusal != "" {
-		t.Fatalf("Act(resign) = %q, %v", refusal, err)
-	}
+	played(t, l, viewer(mason, "en-US"), web.Action{Type: "resign"})
 	waitEdit(t, rec) // the final board
-	if refusal, err := l.Act(ctx, viewer(bob, "en-US"), web.Action{Type: "rematch"}); err != nil || refusal != "" {
-		t.Fatalf("Act(rematch) = %q, %v", refusal, err)
-	}
+	played(t, l, viewer(bob, "en-US"), web.Action{Type: "rematch"})
 	m := current(t, b)
 	if m.ID == bm.ID || m.Over() || !m.Board.Outside || m.Side(mason) == game.None || m.Side(bob) == game.None {
 		t.Fatalf("after the rematch: %+v; want a new game of the same players, played on the page", m.Match)
@@ -418,14 +413,10 @@ func TestLiveRematch(t *testing.T) {
 	}
 
 	// Once the token has expired, a rematch leaves the board as it is.
-	if refusal, err := l.Act(ctx, viewer(mason, "en-US"), web.Action{Type: "resign"}); err != nil || refusal != "" {
-		t.Fatalf("Act(resign) = %q, %v", refusal, err)
-	}
+	played(t, l, viewer(mason, "en-US"), web.Action{Type: "resign"})
 	waitEdit(t, rec)
 	clk.advance(tokenLife + time.Minute)
-	if refusal, err := l.Act(ctx, viewer(bob, "en-US"), web.Action{Type: "rematch"}); err != nil || refusal != "" {
-		t.Fatalf("Act(rematch) = %q, %v", refusal, err)
-	}
+	played(t, l, viewer(bob, "en-US"), web.Action{Type: "rematch"})
 	if third := current(t, b); third.ID == m.ID || third.Board.Token != "" {
 		t.Errorf("the third game's board %+v; want none in chat", third.Board)
 	}
@@ -458,9 +449,7 @@ func TestLiveAcrossReplicasPostgres(t *testing.T) {
 	if c.GameID != bm.ID || c.Version != st.Version || st.Cells[2*5+2] != "X" || st.Turn != "O" || st.You != "O" {
 		t.Fatalf("replica 2 heard %+v and shows %+v; want Mason's click, bob to move", c, st)
 	}
-	if refusal, err := l2.Act(ctx, viewer(bob, "en-US"), web.Action{Type: "move", Row: 1, Col: 1, Version: st.Version}); err != nil || refusal != "" {
-		t.Fatalf("Act on replica 2 = %q, %v", refusal, err)
-	}
+	played(t, l2, viewer(bob, "en-US"), web.Action{Type: "move", Row: 1, Col: 1, Version: st.Version})
 	for {
 		c := nextChange(t, on1)
 		if c.Version > st.Version {
@@ -478,19 +467,10 @@ func TestLiveAcrossReplicasPostgres(t *testing.T) {
 func TestLiveRematchOldEditDrawsNothing(t *testing.T) {
 	b, _, clk := liveBot(t)
 	ctx := context.Background()
-	bm := bigGame(t, b, 3, 3, bob)
-	bm.Board = store.Board{AppID: "app", Token: "board-token", At: clk.now()}
-	if err := b.tables.put(ctx, bm); err != nil {
-		t.Fatal(err)
-	}
-	l := b.Live()
-	if refusal, err := l.Act(ctx, viewer(mason, "en-US"), web.Action{Type: "resign"}); err != nil || refusal != "" {
-		t.Fatalf("Act(resign) = %q, %v", refusal, err)
-	}
+	_, l := liveGame(t, b, 3, 3, store.Board{AppID: "app", Token: "board-token", At: clk.now()})
+	played(t, l, viewer(mason, "en-US"), web.Action{Type: "resign"})
 	final := current(t, b)
-	if refusal, err := l.Act(ctx, viewer(bob, "en-US"), web.Action{Type: "rematch"}); err != nil || refusal != "" {
-		t.Fatalf("Act(rematch) = %q, %v", refusal, err)
-	}
+	played(t, l, viewer(bob, "en-US"), web.Action{Type: "rematch"})
 	next := current(t, b)
 	if m, _ := b.boards.choose(ctx, new(boardSlot), &boardEdit{m: final, comps: true}, next); m != nil {
 		t.Errorf("the finished game's edit draws %s; want nothing", m.ID)
@@ -571,16 +551,8 @@ func TestLiveWatchSetUpNotServedStale(t *testing.T) {
 // the Activity, since the next may leave the board stale.
 func TestLivePickerBoardSaysActivity(t *testing.T) {
 	b, rec, clk := liveBot(t)
-	ctx := context.Background()
-	bm := bigGame(t, b, 7, 5, bob)
-	bm.Board = store.Board{AppID: "app", Token: "board-token", At: clk.now(), ChannelID: fixtureChannel, MessageID: "picker-board"}
-	if err := b.tables.put(ctx, bm); err != nil {
-		t.Fatal(err)
-	}
-	l := b.Live()
-	if refusal, err := l.Act(ctx, viewer(mason, "en-US"), web.Action{Type: "move", Row: 4, Col: 4, Version: bm.Version}); err != nil || refusal != "" {
-		t.Fatalf("Act(move) = %q, %v; want it played", refusal, err)
-	}
+	bm, l := liveGame(t, b, 7, 5, store.Board{AppID: "app", Token: "board-token", At: clk.now(), ChannelID: fixtureChannel, MessageID: "picker-board"})
+	played(t, l, viewer(mason, "en-US"), web.Action{Type: "move", Row: 4, Col: 4, Version: bm.Version})
 	if m := current(t, b); m.Serial != bm.Serial+1 {
 		t.Errorf("serial %d after a tap; want %d, a new picker", m.Serial, bm.Serial+1)
 	}

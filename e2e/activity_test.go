@@ -72,6 +72,23 @@ func (h *harness) pageOf(m discordtest.Member, inst, ch string, phone bool) brow
 	}
 }
 
+// publicSender returns a func that sends an interaction to srv and waits
+// for its answer, failing t unless it is public: the interactions of a
+// test that must all show in the channel.
+func publicSender(t *testing.T, ctx context.Context, srv *discordtest.Server) func(*discordtest.Interaction) *discordtest.Response {
+	return func(in *discordtest.Interaction) *discordtest.Response {
+		t.Helper()
+		if err := srv.Send(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+		r, err := in.Response(ctx)
+		if err != nil || r.Ephemeral {
+			t.Fatalf("%s: %v %+v; want a public answer", describeInteraction(in), err, r)
+		}
+		return r
+	}
+}
+
 // cellOf is the mark the state shows at row, col (1-based).
 func cellOf(s web.State, row, col int) string { return s.Cells[(row-1)*s.Size+col-1] }
 
@@ -106,14 +123,18 @@ func (h *harness) waitChat(ch, what string, ok func(discordtest.Message) bool) d
 	}
 }
 
-// noProblems fails t when a page threw, broke its security policy or
-// shows a broken image (the players' avatars come from Discord's CDN,
-// which a test never reaches: the page must hide them).
+// noProblems fails t when a page threw, broke its security policy, asked
+// for anything off its origin or shows a broken image (the players'
+// avatars come through the activity's mapping of Discord's CDN, which the
+// bot answers 404 outside Discord: the page must hide them).
 func noProblems(t *testing.T, pages ...*browsertest.Page) {
 	t.Helper()
 	for _, p := range pages {
 		if exc, sec := p.Problems(); len(exc)+len(sec) > 0 {
 			t.Errorf("a page threw %q and broke its security policy: %q", exc, sec)
+		}
+		if off := p.OffOrigin(); len(off) > 0 {
+			t.Errorf("a page asked for something off its origin (Discord's proxy would block it): %q", off)
 		}
 		broken := browsertest.Until(p, "the avatars to load or fail", `Array.from(document.images).filter(i => i.getAttribute('src')).every(i => i.complete) ? `+
 			`Array.from(document.images).filter(i => i.getAttribute('src') && !i.hidden && i.naturalWidth === 0 && i.getClientRects().length > 0).map(i => i.src) : null`,
@@ -377,17 +398,7 @@ func TestE2EActivityTwoReplicas(t *testing.T) {
 		}
 	})
 	srv.UseEndpoint("http://" + procs[0].listening(t, "interactions") + "/interactions")
-	send := func(in *discordtest.Interaction) *discordtest.Response {
-		t.Helper()
-		if err := srv.Send(ctx, in); err != nil {
-			t.Fatal(err)
-		}
-		r, err := in.Response(ctx)
-		if err != nil || r.Ephemeral {
-			t.Fatalf("%s: %v %+v; want a public answer", describeInteraction(in), err, r)
-		}
-		return r
-	}
+	send := publicSender(t, ctx, srv)
 	alice, bob := srv.NewMember("alice"), srv.NewMember("bob")
 	ch := srv.NewID()
 	r := send(srv.SlashCommand(guild, ch, alice, "ttt", discordtest.Sub("start", discordtest.User("opponent", bob))))

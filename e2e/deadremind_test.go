@@ -88,17 +88,7 @@ func TestE2ERemindersOfADeadProcess(t *testing.T) {
 			t.Fatalf("%v\n%s", err, p.tail(4000))
 		}
 	}
-	send := func(in *discordtest.Interaction) *discordtest.Response {
-		t.Helper()
-		if err := srv.Send(ctx, in); err != nil {
-			t.Fatal(err)
-		}
-		r, err := in.Response(ctx)
-		if err != nil || r.Ephemeral {
-			t.Fatalf("%s: %v %+v; want a public answer", describeInteraction(in), err, r)
-		}
-		return r
-	}
+	send := publicSender(t, ctx, srv)
 	db, err := store.OpenPostgres(ctx, dbURL)
 	if err != nil {
 		t.Fatal(err)

@@ -574,17 +574,7 @@ func TestTimeoutOnceAcrossReplicas(t *testing.T) {
 		}
 	})
 	srv.UseEndpoint(roundRobin(t, procs[0].listening(t, "interactions"), procs[1].listening(t, "interactions")) + "/interactions")
-	send := func(in *discordtest.Interaction) *discordtest.Response {
-		t.Helper()
-		if err := srv.Send(ctx, in); err != nil {
-			t.Fatal(err)
-		}
-		r, err := in.Response(ctx)
-		if err != nil || r.Ephemeral {
-			t.Fatalf("%s: %v %+v; want a public answer", describeInteraction(in), err, r)
-		}
-		return r
-	}
+	send := publicSender(t, ctx, srv)
 	alice, bob := srv.NewMember("alice"), srv.NewMember("bob")
 	ch := srv.NewID()
 	// Four interactions, two through each replica: both have loaded the

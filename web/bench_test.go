@@ -23,10 +23,13 @@ import (
 // benchLimits let a benchmark open many sockets and move fast.
 var benchLimits = Limits{PerInstance: 5000, Total: 5000, ActionsPerSecond: 1e9, ActionBurst: 1e9, FramesPerSecond: 1e9, FrameBurst: 1e9, SendQueue: 64}
 
-// benchSession signs a session for a user of the env's channel (the
-// benchmarks measure the sockets, not Discord's answers).
+// benchSession signs a session for a user of the env's channel, checked
+// in its instance now (the benchmarks measure the sockets, not Discord's
+// answers).
 func (e *env) benchSession(user, locale, instance string) string {
-	return sign(testKey, claims{User: user, Name: user, Channel: e.channel, Guild: e.guild, Instance: instance, Locale: locale, Expiry: e.clock.now().Add(time.Hour).Unix()})
+	now := e.clock.now()
+	return sign(testKey, claims{User: user, Name: user, Channel: e.channel, Guild: e.guild, Instance: instance, Locale: locale,
+		Expiry: now.Add(time.Hour).Unix(), Checked: now.Unix()})
 }
 
 // BenchmarkMoveToPages: a move sent on one page (the player's), to its

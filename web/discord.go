@@ -60,14 +60,9 @@ func (u discordUser) name() string {
 	return u.Username
 }
 
-// avatarURL is the user's avatar on Discord's CDN, or "" for the default
-// one. The page loads it through the activity's proxy mapping.
-func (u discordUser) avatarURL() string {
-	if u.Avatar == "" || !isSnowflakeish(u.ID) {
-		return ""
-	}
-	return "https://cdn.discordapp.com/avatars/" + u.ID + "/" + url.PathEscape(u.Avatar) + ".png?size=64"
-}
+// avatarURL is the user's avatar as the page loads it (AvatarPath), or
+// "" for none.
+func (u discordUser) avatarURL() string { return AvatarPath(u.ID, u.Avatar, 64) }
 
 // activityInstance is Discord's Activity Instance object
 // (GET /applications/{app}/activity-instances/{instance}).

@@ -35,10 +35,43 @@ const botToken = "bot-token"
 var testKey = bytes.Repeat([]byte("k"), MinKeyLen)
 
 // testClock is the time of sessions and rate limits: it moves only when
-// the test says.
+// the test says, and runs the funcs given to afterFunc whose time it
+// reaches.
 type testClock struct {
-	mu sync.Mutex
-	t  time.Time
+	mu     sync.Mutex
+	t      time.Time
+	timers map[*testTimer]bool
+}
+
+type testTimer struct {
+	at time.Time
+	f  func()
+}
+
+func (c *testClock) afterFunc(d time.Duration, f func()) func() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	tt := &testTimer{at: c.t.Add(d), f: f}
+	if d <= 0 {
+		go f()
+		return func() {}
+	}
+	if c.timers == nil {
+		c.timers = map[*testTimer]bool{}
+	}
+	c.timers[tt] = true
+	return func() {
+		c.mu.Lock()
+		delete(c.timers, tt)
+		c.mu.Unlock()
+	}
+}
+
+// pending is how many afterFuncs wait for their time.
+func (c *testClock) pending() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.timers)
 }
 
 func (c *testClock) now() time.Time {
@@ -50,7 +83,17 @@ func (c *testClock) now() time.Time {
 func (c *testClock) advance(d time.Duration) {
 	c.mu.Lock()
 	c.t = c.t.Add(d)
+	var due []func()
+	for tt := range c.timers {
+		if !tt.at.After(c.t) {
+			due = append(due, tt.f)
+			delete(c.timers, tt)
+		}
+	}
 	c.mu.Unlock()
+	for _, f := range due {
+		go f()
+	}
 }
 
 func newEnv(t testing.TB, limits Limits) *env {
@@ -65,8 +108,9 @@ func newEnv(t testing.TB, limits Limits) *env {
 		Page: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			_, _ = io.WriteString(w, "<!doctype html><title>page</title>")
 		}),
-		Clock:  clock.now,
-		Limits: limits,
+		Clock:     clock.now,
+		AfterFunc: clock.afterFunc,
+		Limits:    limits,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -68,7 +68,10 @@ type ServerMsg struct {
 	OK bool `json:"ok,omitempty"`
 	// error: Code is stable for the page and tests ("bad_frame",
 	// "unknown_type", "session_expired", "session_invalid",
-	// "too_fast", "not_player", ...); Message is for people.
+	// "left_instance", "too_fast", "not_player", ...); Message is for
+	// people. session_expired ends the socket at the session's expiry
+	// (the page signs in again); left_instance ends it when Discord no
+	// longer counts the user in the activity (member.go).
 	Code    string `json:"code,omitempty"`
 	Message string `json:"message,omitempty"`
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tttbot/tttbot/i18n"
@@ -40,6 +41,10 @@ type Config struct {
 	Catalog *i18n.Catalog
 	// Clock is the time of sessions and rate limits; nil: time.Now.
 	Clock func() time.Time
+	// AfterFunc runs f in its own goroutine once d has passed on Clock,
+	// unless the func it returns is called first; nil: time.AfterFunc.
+	// (A test whose Clock it moves gives its own.)
+	AfterFunc func(d time.Duration, f func()) (stop func())
 	// HTTPClient asks Discord; nil: a client with a 10 s timeout.
 	HTTPClient *http.Client
 	// Origins are more origin host patterns allowed to open a WebSocket
@@ -54,6 +59,9 @@ type Config struct {
 // DefaultLimits.
 type Limits struct {
 	SessionTTL time.Duration // how long a session is good for
+	// MemberCheck is how often Discord is asked again whether a page's
+	// user is still in its activity instance (member.go).
+	MemberCheck time.Duration
 	// Sockets: open at once per user, per activity instance, and in all
 	// on this server.
 	PerUser, PerInstance, Total int
@@ -81,11 +89,19 @@ type Limits struct {
 	// times), and how many at once; beyond, 429.
 	SessionsPerSecond float64
 	SessionBurst      int
+	// Session requests a second, and at once, per remote address
+	// (AddressSessions...) and per activity instance claimed
+	// (InstanceSessions...), within the server's (sources.go).
+	AddressSessionsPerSecond  float64
+	AddressSessionBurst       int
+	InstanceSessionsPerSecond float64
+	InstanceSessionBurst      int
 }
 
 // DefaultLimits are the limits of a Server whose Config leaves them zero.
 var DefaultLimits = Limits{
 	SessionTTL:        6 * time.Hour,
+	MemberCheck:       10 * time.Minute,
 	PerUser:           4,
 	PerInstance:       1000,
 	Total:             3000,
@@ -101,6 +117,12 @@ var DefaultLimits = Limits{
 	StateWithin:       10 * time.Second,
 	SessionsPerSecond: 20,
 	SessionBurst:      60,
+	// An address, often a proxy many users share: half the server's.
+	AddressSessionsPerSecond: 10,
+	AddressSessionBurst:      30,
+	// An instance: its pages opening at once.
+	InstanceSessionsPerSecond: 5,
+	InstanceSessionBurst:      20,
 }
 
 func (l Limits) withDefaults() Limits {
@@ -121,6 +143,7 @@ func (l Limits) withDefaults() Limits {
 		}
 	}
 	setD(&l.SessionTTL, d.SessionTTL)
+	setD(&l.MemberCheck, d.MemberCheck)
 	set(&l.PerUser, d.PerUser)
 	set(&l.PerInstance, d.PerInstance)
 	set(&l.Total, d.Total)
@@ -136,6 +159,10 @@ func (l Limits) withDefaults() Limits {
 	setD(&l.StateWithin, d.StateWithin)
 	setF(&l.SessionsPerSecond, d.SessionsPerSecond)
 	set(&l.SessionBurst, d.SessionBurst)
+	setF(&l.AddressSessionsPerSecond, d.AddressSessionsPerSecond)
+	set(&l.AddressSessionBurst, d.AddressSessionBurst)
+	setF(&l.InstanceSessionsPerSecond, d.InstanceSessionsPerSecond)
+	set(&l.InstanceSessionBurst, d.InstanceSessionBurst)
 	return l
 }
 
@@ -153,7 +180,13 @@ type Server struct {
 	origins []string
 	mux     *http.ServeMux
 	hub     *hub
-	opened  bucket // sessions opened
+	members *members
+	cdnOnce sync.Once // the log's word on a missing CDN mapping
+	// afterFunc is Config.AfterFunc's.
+	afterFunc func(d time.Duration, f func()) (stop func())
+	opened    bucket // sessions opened
+	// Session requests by remote address and by instance claimed.
+	byAddress, byInstance *sources
 }
 
 // New checks cfg and returns its Server.
@@ -194,16 +227,27 @@ func New(cfg Config) (*Server, error) {
 	if s.now == nil {
 		s.now = time.Now
 	}
+	s.afterFunc = cfg.AfterFunc
+	if s.afterFunc == nil {
+		s.afterFunc = func(d time.Duration, f func()) func() {
+			t := time.AfterFunc(d, f)
+			return func() { t.Stop() }
+		}
+	}
+	s.members = &members{m: make(map[string]*memberEntry)}
 	// Inside Discord the page's origin is the activity's proxy host; the
 	// WebSocket reaches this server through that proxy, with the Host of
 	// the URL mapping's target, so the origin is not this server's host.
 	s.origins = append([]string{cfg.ClientID + ".discordsays.com"}, cfg.Origins...)
 	s.hub = newHub(s)
 	s.opened = bucket{rate: s.limits.SessionsPerSecond, burst: float64(s.limits.SessionBurst)}
+	s.byAddress = newSources(s.limits.AddressSessionsPerSecond, s.limits.AddressSessionBurst, maxSources)
+	s.byInstance = newSources(s.limits.InstanceSessionsPerSecond, s.limits.InstanceSessionBurst, maxSources)
 	s.mux = http.NewServeMux()
 	s.mux.HandleFunc("POST /api/session", s.serveSession)
 	s.mux.HandleFunc("/api/", s.serveAPINotFound)
 	s.mux.HandleFunc("GET /ws", s.serveSocket)
+	s.mux.HandleFunc("GET "+CDNPrefix+"/", s.serveCDN)
 	page := cfg.Page
 	if page == nil {
 		page = http.NotFoundHandler()
@@ -283,7 +327,10 @@ func (s *Server) serveSession(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, http.StatusBadRequest, l, "bad_request")
 		return
 	}
-	if !s.opened.take(s.now()) {
+	// Per source first: a source out of tokens takes none of the
+	// server's (sources.go).
+	now := s.now()
+	if !s.byAddress.take(remoteHost(r), now) || !s.byInstance.take(req.InstanceID, now) || !s.opened.take(now) {
 		w.Header().Set("Retry-After", "1")
 		s.refuse(w, http.StatusTooManyRequests, l, "crowded")
 		return
@@ -324,6 +371,7 @@ func (s *Server) serveSession(w http.ResponseWriter, r *http.Request) {
 		Instance: in.InstanceID,
 		Locale:   u.Locale,
 		Expiry:   s.now().Add(s.limits.SessionTTL).Unix(),
+		Checked:  s.now().Unix(),
 	}
 	if in.Location.GuildID != nil {
 		c.Guild = *in.Location.GuildID
@@ -390,7 +438,17 @@ func acceptLanguage(r *http.Request) string {
 	return first
 }
 
-// text is the catalog text of a refusal code: the key "web." + code.
+// text is the catalog text of a refusal code: the key "web." + code,
+// or the one textKeys names.
 func text(l *i18n.Language, code string) string {
-	return l.T("web."+code, nil)
+	key, ok := textKeys[code]
+	if !ok {
+		key = "web." + code
+	}
+	return l.T(key, nil)
 }
+
+// textKeys are the catalog keys of the codes whose text is not "web." +
+// code: an expired session is followed by the page signing in again by
+// itself, which its text says.
+var textKeys = map[string]string{"session_expired": "web.session_renewing"}

@@ -1,8 +1,13 @@
 package web
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"html/template"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -526,8 +531,8 @@ func TestTexts(t *testing.T) {
 		t.Fatal(err)
 	}
 	codes := []string{"bad_frame", "bad_request", "busy", "code_refused", "crowded", "discord_unreachable", "hello_first",
-		"instance_elsewhere", "instance_unknown", "internal", "not_found", "not_in_instance", "restarting",
-		"session_expired", "session_invalid", "too_big", "too_fast", "too_many_sockets", "unknown_type"}
+		"instance_elsewhere", "instance_unknown", "internal", "left_instance", "not_found", "not_in_instance", "restarting",
+		"session_expired", "session_invalid", "starting", "too_big", "too_fast", "too_many_sockets", "unknown_type"}
 	for _, locale := range []string{"en-US", "de", "es-ES", "fr", "ja", "pt-BR", "ru", "zh-CN"} {
 		l := cat.For(locale)
 		for _, code := range codes {
@@ -656,5 +661,173 @@ func TestActFails(t *testing.T) {
 	p.send(ClientMsg{Type: "move", Seq: 7, Row: 1, Col: 1, Version: 1})
 	if m := p.next("error"); m.Code != "internal" || m.Seq != 7 || m.Message != "[de] maybe saved: commit timed out" {
 		t.Errorf("a failed action: %+v", m)
+	}
+}
+
+// postFrom asks POST /api/session as if from the remote address addr,
+// and returns the status and the error code ("" for a session).
+func (e *env) postFrom(tb testing.TB, addr string, body any) (int, string) {
+	tb.Helper()
+	b, _ := json.Marshal(body)
+	r := httptest.NewRequest("POST", "/api/session", bytes.NewReader(b))
+	r.RemoteAddr = addr
+	w := httptest.NewRecorder()
+	e.srv.ServeHTTP(w, r)
+	var out map[string]any
+	if err := json.Unmarshal(w.Body.Bytes(), &out); err != nil {
+		tb.Fatalf("POST /api/session from %s: %d, not JSON: %v", addr, w.Code, err)
+	}
+	code, _ := out["error"].(string)
+	return w.Code, code
+}
+
+// TestSessionRatePerSource: junk codes from one address, or claiming one
+// instance, use up that source's requests only: a real user elsewhere
+// still gets a session, and Discord is not asked for the junk refused;
+// the server's own limit caps them all.
+func TestSessionRatePerSource(t *testing.T) {
+	e := newEnv(t, Limits{SessionsPerSecond: 0.001, SessionBurst: 8,
+		AddressSessionsPerSecond: 0.001, AddressSessionBurst: 2,
+		InstanceSessionsPerSecond: 0.001, InstanceSessionBurst: 3})
+	ann, bob := e.user("ann"), e.user("bob")
+	inst := e.dc.StartActivity(e.channel, e.guild, ann.ID, bob.ID)
+	junk := func(instance string) map[string]any { return map[string]any{"code": "junk", "instance_id": instance} }
+
+	// One address: two junk codes reach Discord (refused), the third
+	// does not, whatever instance it claims.
+	for i, want := range []int{403, 403, 429, 429} {
+		asked := len(e.dc.Requests())
+		st, code := e.postFrom(t, "192.0.2.1:1000", junk(fmt.Sprint("i-junk-", i)))
+		if st != want || (st == 429) != (code == "crowded") || (st == 429) != (len(e.dc.Requests()) == asked) {
+			t.Errorf("junk %d from one address: %d %s, %d calls to Discord; want %d", i, st, code, len(e.dc.Requests())-asked, want)
+		}
+	}
+	// A real user from another address is not crowded out.
+	if st, code := e.postFrom(t, "198.51.100.7:2000", map[string]any{"code": e.dc.Authorize(ann, "en-US"), "instance_id": inst}); st != 200 {
+		t.Fatalf("ann from another address after the junk: %d %s; want a session", st, code)
+	}
+	// Junk claiming ann's instance from many addresses uses up that
+	// instance's requests (ann's took one), not the server's.
+	for i, want := range []int{403, 403, 429} {
+		if st, _ := e.postFrom(t, fmt.Sprintf("203.0.113.%d:3000", i), junk(inst)); st != want {
+			t.Errorf("junk %d claiming ann's instance: %d; want %d", i, st, want)
+		}
+	}
+	bobInst := e.dc.StartActivity(e.channel, e.guild, bob.ID)
+	if st, code := e.postFrom(t, "198.51.100.8:2000", map[string]any{"code": e.dc.Authorize(bob, "en-US"), "instance_id": bobInst}); st != 200 {
+		t.Errorf("bob in another instance: %d %s; want a session", st, code)
+	}
+	// The server's limit holds for every source together: 8 in all
+	// (2 + 1 + 2 + 1 so far).
+	for i, want := range []int{403, 403, 429} {
+		if st, _ := e.postFrom(t, fmt.Sprintf("[2001:db8::%d]:4000", i), junk(fmt.Sprint("i-other-", i))); st != want {
+			t.Errorf("junk %d from new sources: %d; want %d", i, st, want)
+		}
+	}
+}
+
+// TestSourcesBounded: however many sources knock, at most max buckets
+// are kept; new sources beyond share one, and buckets full again make
+// room.
+func TestSourcesBounded(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	s := newSources(1, 2, 100)
+	for i := range 1000 {
+		s.take(fmt.Sprint("source-", i), now)
+	}
+	if n := s.size(); n != 100 {
+		t.Fatalf("%d buckets kept after 1000 sources; want 100", n)
+	}
+	// The sources beyond the 100th share the overflow bucket: empty.
+	if s.take("one more", now) {
+		t.Error("a new source got a token from the shared bucket, emptied by 900 others")
+	}
+	if !s.take("source-5", now) || s.take("source-5", now) {
+		t.Error("a kept source's bucket is not its own")
+	}
+	// Two seconds on, every bucket is full again: a new source gets one
+	// of its own.
+	later := now.Add(2 * time.Second)
+	if !s.take("newcomer", later) || s.size() != 1 {
+		t.Errorf("after the buckets filled up: %d kept; want the newcomer's only", s.size())
+	}
+}
+
+// TestStarting: before the bot is ready, WEB_ADDR says so in the
+// request's language: the API in JSON (the page shows it and tries
+// again), the page as a small page that reloads itself.
+func TestStarting(t *testing.T) {
+	h, err := Starting(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, _ := i18n.New()
+	for _, tt := range []struct {
+		method, path, lang string
+		json               bool
+	}{
+		{"POST", "/api/session", "de-DE,de;q=0.9", true},
+		{"POST", "/.proxy/api/session", "ja", true},
+		{"GET", "/ws", "pt-BR", true},
+		{"GET", "/?instance_id=i-1&frame_id=f", "fr-CA", false},
+		{"GET", "/.proxy/", "zh-CN", false},
+		{"GET", "/", "", false},
+	} {
+		r := httptest.NewRequest(tt.method, tt.path, nil)
+		if tt.lang != "" {
+			r.Header.Set("Accept-Language", tt.lang)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		first, _, _ := strings.Cut(tt.lang, ",")
+		want := cat.For(first).T("web.starting", nil)
+		if w.Code != 503 || w.Header().Get("Retry-After") == "" {
+			t.Errorf("%s %s: %d, Retry-After %q; want 503 with one", tt.method, tt.path, w.Code, w.Header().Get("Retry-After"))
+		}
+		if tt.json {
+			var out apiError
+			if err := json.Unmarshal(w.Body.Bytes(), &out); err != nil || out.Error != "starting" || out.Message != want {
+				t.Errorf("%s %s in %s: %s (%v); want starting, %q", tt.method, tt.path, tt.lang, w.Body, err, want)
+			}
+			continue
+		}
+		body := w.Body.String()
+		if !strings.HasPrefix(w.Header().Get("Content-Type"), "text/html") || !strings.Contains(body, template.HTMLEscapeString(want)) ||
+			!strings.Contains(body, `http-equiv="refresh"`) || strings.Contains(body, "<script") {
+			t.Errorf("%s %s in %q: %s %q; want a page saying %q that reloads itself", tt.method, tt.path, tt.lang, w.Header().Get("Content-Type"), body, want)
+		}
+	}
+}
+
+// TestAvatars: an avatar is a path under the activity's mapping of
+// Discord's CDN, relative to the page; outside Discord the bot answers it
+// 404 (the page shows the initial), sending the browser nowhere else.
+func TestAvatars(t *testing.T) {
+	if got, want := AvatarPath("53908232506183680", "a_d5efa99b3eeaa7dd43acca82f5692432", 64),
+		"cdn/avatars/53908232506183680/a_d5efa99b3eeaa7dd43acca82f5692432.png?size=64"; got != want {
+		t.Errorf("AvatarPath = %q; want %q", got, want)
+	}
+	for name, got := range map[string]string{
+		"no avatar":      AvatarPath("1", "", 64),
+		"not an id":      AvatarPath("../1", "abc", 64),
+		"not a hash":     AvatarPath("1", "../../x", 64),
+		"an odd size":    AvatarPath("1", "abc", 65),
+		"a size too big": AvatarPath("1", "abc", 8192),
+	} {
+		if got != "" {
+			t.Errorf("%s: %q; want none", name, got)
+		}
+	}
+	e := newEnv(t, Limits{})
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, p := range []string{"/cdn/avatars/1/abc.png?size=64", "/.proxy/cdn/avatars/1/abc.png"} {
+		resp, err := client.Get(e.hs.URL + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 404 || resp.Header.Get("Location") != "" {
+			t.Errorf("GET %s: %d, Location %q; want 404, nowhere else", p, resp.StatusCode, resp.Header.Get("Location"))
+		}
 	}
 }

@@ -28,6 +28,10 @@ type claims struct {
 	Instance string `json:"i"`
 	Locale   string `json:"l,omitempty"`
 	Expiry   int64  `json:"e"` // Unix seconds
+	// Checked is when Discord last said that User is in Instance (Unix
+	// seconds): when the session was made. Older than
+	// Limits.MemberCheck, Discord is asked again (member.go).
+	Checked int64 `json:"k,omitempty"`
 }
 
 // sessionLabel is signed with every payload, so that a MAC the key makes

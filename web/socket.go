@@ -66,6 +66,15 @@ type socket struct {
 
 	frames bucket // every frame from the page
 
+	// checked is when Discord last said that the user is in the
+	// instance; retryCheck, that asking it again failed (member.go).
+	// Set by hello, then by the watch only.
+	checked    time.Time
+	retryCheck bool
+	watchMu    sync.Mutex
+	stopWatch  func()
+	watchEnded bool
+
 	killOnce sync.Once
 }
 
@@ -180,6 +189,8 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.hub.leave(k)
+	k.watch()
+	defer k.endWatch()
 	k.read()
 }
 
@@ -280,6 +291,12 @@ func (k *socket) hello() bool {
 		}
 		k.claims, k.viewer = c, c.viewer()
 		k.lang.Store(k.s.catalog.For(c.Locale))
+		// A page back after a while (a reconnect, a restart) with a
+		// session whose check is old: is its user still there?
+		k.checked = time.Unix(c.Checked, 0)
+		if k.memberCheckDue(k.s.now()) && !k.recheck(k.ctx) {
+			return false
+		}
 		return true
 	}
 }

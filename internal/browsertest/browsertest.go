@@ -210,9 +210,10 @@ func (b *Browser) Launch(baseURL string, s Session) *Page {
 			if _, err := cdp.Call(ctx, tg, network.Enable, network.EnableParams{}); err != nil {
 				return err
 			}
-			// A test never reaches Discord: the images the page's policy
-			// lets it load from Discord's CDN (avatars) fail, as when the
-			// proxy does not reach them.
+			// A test never reaches Discord: should the page ask Discord's
+			// CDN itself (it must not: avatars come through the proxy's
+			// mapping, package web's AvatarPath), the request fails, and
+			// OffOrigin names it.
 			if _, err := cdp.Call(ctx, tg, network.SetBlockedURLs, network.SetBlockedURLsParams{URLPatterns: []*network.BlockPattern{
 				{URLPattern: "https://cdn.discordapp.com/*", Block: true},
 				{URLPattern: "https://media.discordapp.net/*", Block: true},
@@ -351,6 +352,28 @@ func (p *Page) Requests() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return append([]string(nil), p.requests...)
+}
+
+// OffOrigin is every URL the tab has asked for so far that is not on the
+// page's origin (the base URL Open was given), data: URLs aside: inside
+// Discord each would be a third-party request, which Discord's proxy
+// blocks.
+func (p *Page) OffOrigin() []string {
+	base, err := url.Parse(p.base)
+	if err != nil {
+		p.t.Fatalf("the page's base %q: %v", p.base, err)
+	}
+	var off []string
+	for _, r := range p.Requests() {
+		u, err := url.Parse(r)
+		if err == nil && u.Scheme == "data" {
+			continue
+		}
+		if err != nil || u.Host != base.Host {
+			off = append(off, r)
+		}
+	}
+	return off
 }
 
 // Eval evaluates a JavaScript expression in the page under test (inside the

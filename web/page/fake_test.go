@@ -200,6 +200,26 @@ func (f *fakeServer) push(st web.State) {
 	}
 }
 
+// end ends every socket of user as the server does at a session's expiry
+// or when the user left the activity: an error of code, with message, then
+// a close (1008), whatever the page is doing.
+func (f *fakeServer) end(user, code, message string) {
+	f.mu.Lock()
+	var conns []*fakeConn
+	for c := range f.conns {
+		if c.user == user {
+			conns = append(conns, c)
+		}
+	}
+	f.mu.Unlock()
+	for _, c := range conns {
+		c.send(web.ServerMsg{Type: "error", Code: code, Message: message})
+		c.mu.Lock()
+		_ = c.c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.ClosePolicyViolation, code), time.Now().Add(5*time.Second))
+		c.mu.Unlock()
+	}
+}
+
 // drop closes every socket, as a restarting server would.
 func (f *fakeServer) drop() {
 	f.mu.Lock()

@@ -15,8 +15,11 @@
 // origin (and Discord, through the SDK's postMessage): inside Discord every
 // request goes through the app's proxy, {app_id}.discordsays.com, whose
 // URL mapping "/" points at the bot, so every URL in the page is relative
-// and the WebSocket is /ws on the same host. A Content-Security-Policy on
-// index.html says as much.
+// and the WebSocket is /ws on the same host; the players' avatars are
+// paths under the mapping "/cdn" of Discord's CDN (package web's
+// AvatarPath), and where an avatar does not load (outside Discord, where
+// the bot answers them 404) the page shows the player's initial. A
+// Content-Security-Policy on index.html says as much.
 //
 // # What the page does
 //
@@ -31,7 +34,10 @@
 // frames. A refusal (result, ok false) or an error shows its message. When
 // the socket closes the page reconnects with backoff and, since hello
 // always brings the whole state, shows the current game; when the session
-// is refused (expired) it logs in again first.
+// is refused or has expired (the server ends the socket at its expiry,
+// session_expired) it shows why and logs in again first; when the server
+// says the user has left the activity (left_instance) it shows why and
+// stops.
 //
 // The page has no words of its own: every text comes from the server in
 // the viewer's language: State.status, the refusals, and State.labels, of
@@ -90,12 +96,12 @@ type Options struct {
 	ClientID string
 }
 
-// CSP is the Content-Security-Policy of index.html: scripts, styles and
-// connections only to the page's own origin (which, inside Discord, is the
-// app's proxy), avatars from Discord's CDN.
+// CSP is the Content-Security-Policy of index.html: scripts, styles,
+// images and connections only to the page's own origin (which, inside
+// Discord, is the app's proxy: avatars come through its mapping of
+// Discord's CDN, package web's AvatarPath), and data: images.
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; " +
-	"img-src 'self' data: https://cdn.discordapp.com https://media.discordapp.net; " +
-	"connect-src 'self'; base-uri 'none'; form-action 'none'"
+	"img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'"
 
 // asset is one file of assets/, with its hashed name.
 type asset struct {

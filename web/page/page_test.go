@@ -10,7 +10,6 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -410,15 +409,41 @@ func TestTapsButtonsAndRefusals(t *testing.T) {
 	if exc, sec := alice.Problems(); len(exc)+len(sec) > 0 {
 		t.Errorf("the page threw %q and broke its security policy: %q", exc, sec)
 	}
-	origin, _ := url.Parse(f.srv.URL)
-	for _, r := range alice.Requests() {
-		u, err := url.Parse(r)
-		if err == nil && u.Scheme == "data" {
-			continue // an avatar in the test's state; it goes nowhere
+	if off := alice.OffOrigin(); len(off) > 0 {
+		t.Errorf("requests off the page's origin: %q", off)
+	}
+}
+
+// Avatars come through the activity's mapping of Discord's CDN, a path on
+// the page's own origin: the page asks nothing of anyone else, breaks no
+// policy, and where an avatar does not load (outside Discord the bot
+// answers it 404) shows the player's initial instead.
+func TestAvatarsThroughTheProxy(t *testing.T) {
+	b := browsertest.New(t)
+	st := game(3, 3)
+	st.Players[0].Avatar = web.AvatarPath("111122223333", "a_0123456789abcdef", 64)
+	f := newFakeServer(t, st)
+	p := open(b, f, "bob", true)
+	p.WaitText("#player-x .initial", func(s string) bool { return s == "A" })
+	type shown struct{ XImg, OImg, OInitial bool }
+	want := shown{OImg: true} // Alice's initial for her avatar that did not load, Bob's avatar
+	browsertest.Until(p, "Alice's initial and Bob's avatar", `({XImg: !document.querySelector('#player-x .avatar').hidden, `+
+		`OImg: !document.querySelector('#player-o .avatar').hidden && document.querySelector('#player-o .avatar').naturalWidth > 0, `+
+		`OInitial: !document.querySelector('#player-o .initial').hidden})`, func(s shown) bool { return s == want })
+	asked := false
+	for _, r := range p.Requests() {
+		if strings.HasSuffix(r, "/cdn/avatars/111122223333/a_0123456789abcdef.png?size=64") && strings.HasPrefix(r, f.srv.URL) {
+			asked = true
 		}
-		if err != nil || u.Host != origin.Host {
-			t.Errorf("request off the page's origin: %s", r)
-		}
+	}
+	if !asked {
+		t.Errorf("Alice's avatar was not asked of the page's origin: %q", p.Requests())
+	}
+	if off := p.OffOrigin(); len(off) > 0 {
+		t.Errorf("requests off the page's origin: %q", off)
+	}
+	if exc, sec := p.Problems(); len(exc)+len(sec) > 0 {
+		t.Errorf("the page threw %q and broke its security policy: %q", exc, sec)
 	}
 }
 
@@ -526,6 +551,53 @@ func TestExpiredSessionLogsInAgain(t *testing.T) {
 	})
 	if n := p.Notice(); n != "" {
 		t.Errorf("after logging in again the page still says %q", n)
+	}
+
+	// At its session's expiry the server ends an idle page's socket
+	// (no tap): the page shows why and logs in again by itself.
+	gate = make(chan struct{})
+	f.mu.Lock()
+	f.loginGate = gate
+	f.mu.Unlock()
+	f.end("alice", "session_expired", "Your session has expired. Signing you in again…")
+	p.WaitNotice("Your session has expired. Signing you in again…")
+	close(gate)
+	Until(p, "a third login", `tttLive.phase === 'live' ? 1 : 0`, func(v int) bool {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return v == 1 && len(f.sessions) == 3 && f.hellos == 3
+	})
+	if n := p.Notice(); n != "" {
+		t.Errorf("after logging in again the page still says %q", n)
+	}
+}
+
+// A user who left the activity has their socket ended with
+// left_instance: the page shows why and stops, asking neither Discord
+// nor the bot again.
+func TestLeftInstanceStops(t *testing.T) {
+	b := browsertest.New(t)
+	f := newFakeServer(t, game(3, 3))
+	p := open(b, f, "alice", false)
+	f.end("alice", "left_instance", "You are no longer in this activity.")
+	p.WaitNotice("You are no longer in this activity.")
+	// Once its socket has closed (where a retry would be set going), the
+	// page is still refused.
+	browsertest.Until(p, "the socket to close", `tttLive.closed`, func(n int) bool { return n == 1 })
+	var phase string
+	if p.Eval(`tttLive.phase`, &phase); phase != "refused" {
+		t.Errorf("after left_instance the page is in phase %q; want refused", phase)
+	}
+	var authorizes int
+	p.Parent(`discordLog.filter(m => m[0] === 1 && m[1].cmd === 'AUTHORIZE').length`, &authorizes)
+	f.mu.Lock()
+	logins, hellos := len(f.sessions), f.hellos
+	f.mu.Unlock()
+	if authorizes != 1 || logins != 1 || hellos != 1 {
+		t.Errorf("after left_instance: %d AUTHORIZE, %d logins, %d hellos; want 1 each", authorizes, logins, hellos)
+	}
+	if n := p.Notice(); n != "You are no longer in this activity." {
+		t.Errorf("the page says %q", n)
 	}
 }
 

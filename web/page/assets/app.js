@@ -7,9 +7,10 @@
 (function () {
   var $ = function (id) { return document.getElementById(id); };
   var app = $('app');
-  var live = { state: null, phase: 'start', session: null };
+  var live = { state: null, phase: 'start', session: null, closed: 0 };
   // For people debugging the page in the browser's console (and for the
-  // tests, which read what a person could): the last state and the phase.
+  // tests, which read what a person could): the last state, the phase, and
+  // how many of its sockets have closed.
   window.tttLive = live;
 
   var clientId = document.querySelector('meta[name="ttt-client-id"]').content;
@@ -116,6 +117,7 @@
     var sock = new WebSocket(u.href);
     ws = sock;
     var sessionRefused = false;
+    var left = false; // the user is no longer in the activity
     var first = true; // the socket's first state clears what the last one said
     sock.onopen = function () {
       send({ type: 'hello', session: live.session });
@@ -132,8 +134,19 @@
       } else if (m.type === 'result') {
         if (!m.ok && m.message) notice(m.message);
       } else if (m.type === 'error') {
+        if (m.code === 'left_instance') {
+          // The user left the activity: signing in again would be
+          // refused too. Reopening the Activity starts afresh.
+          left = true;
+          live.session = null;
+          phase('refused');
+          notice(m.message || m.code, 'sticky');
+          return;
+        }
         notice(m.message || m.code);
         if (m.code === 'session_expired' || m.code === 'session_invalid') {
+          // At the session's expiry too, while the page is idle: the
+          // reason stays shown while the page signs in again.
           sessionRefused = true;
           live.session = null;
           sock.close(); // and log in again (onclose)
@@ -143,6 +156,8 @@
     sock.onclose = function () {
       if (ws !== sock) return;
       ws = null;
+      live.closed++;
+      if (left) return; // and no retry: the page stays refused
       // The reason a session was refused stays shown while the page logs
       // in again; otherwise the page says it is reconnecting.
       if (!sessionRefused && live.state && label('reconnecting')) notice(label('reconnecting'), 'info');
@@ -163,10 +178,14 @@
 
   // ---- drawing ----
 
-  // An avatar that cannot load (a CDN the proxy does not reach) is hidden,
-  // not shown broken.
+  // An avatar that cannot load (outside Discord, or without the app's
+  // mapping of Discord's CDN) is hidden, not shown broken: the player's
+  // initial stands in for it.
   document.querySelectorAll('.avatar').forEach(function (img) {
-    img.addEventListener('error', function () { img.hidden = true; });
+    img.addEventListener('error', function () {
+      img.hidden = true;
+      img.parentNode.querySelector('.initial').hidden = false;
+    });
   });
 
   var board = $('board');
@@ -224,10 +243,14 @@
 
   function player(el, u, turn) {
     var img = el.querySelector('.avatar');
+    var initial = el.querySelector('.initial');
     // Shown again only for a new picture: one that failed stays hidden
-    // (its error handler hid it) at every later state.
-    if (u && u.avatar) { if (img.getAttribute('src') !== u.avatar) { img.hidden = false; img.src = u.avatar; } }
-    else { img.hidden = true; img.removeAttribute('src'); }
+    // (its error handler hid it, and showed the initial) at every later
+    // state.
+    if (u && u.avatar) {
+      if (img.getAttribute('src') !== u.avatar) { img.hidden = false; initial.hidden = true; img.src = u.avatar; }
+    } else { img.hidden = true; img.removeAttribute('src'); initial.hidden = false; }
+    initial.textContent = u && u.name ? Array.from(u.name)[0] : '';
     el.querySelector('.name').textContent = u ? u.name : '';
     el.classList.toggle('turn', !!turn);
     el.hidden = !u || !u.name;

@@ -136,10 +136,11 @@ func drawMatch(l *i18n.Language, m *table.Match, pic bool, open int, retired boo
 	b.Grow(64 + (n+1)*(n+4)*4)
 
 	ms := mentions(m)
-	b.WriteString(l.T("board.header", map[string]any{
-		"MarkX": cellX, "PlayerX": ms[game.X], "MarkO": cellO, "PlayerO": ms[game.O],
-		"Size": n, "Win": g.WinLength(),
-	}))
+	// One map holds the data of each text in turn: T keeps none.
+	data := make(map[string]any, 8)
+	data["MarkX"], data["PlayerX"], data["MarkO"], data["PlayerO"] = cellX, ms[game.X], cellO, ms[game.O]
+	data["Size"], data["Win"] = n, g.WinLength()
+	b.WriteString(l.T("board.header", data))
 	b.WriteByte('\n')
 
 	var win map[game.Cell]bool // nil, and so empty, unless the game was won
@@ -172,12 +173,13 @@ func drawMatch(l *i18n.Language, m *table.Match, pic bool, open int, retired boo
 	}
 
 	if hasLast {
-		b.WriteString(l.T("board.last_move", map[string]any{
-			"Mark": marks[last.Player], "Player": ms[last.Player], "Row": last.Row + 1, "Col": last.Col + 1,
-		}))
+		clear(data)
+		data["Mark"], data["Player"], data["Row"], data["Col"] = marks[last.Player], ms[last.Player], last.Row+1, last.Col+1
+		b.WriteString(l.T("board.last_move", data))
 		b.WriteByte('\n')
 	}
-	b.WriteString(statusWith(l, m, buttons || pic, ms))
+	clear(data)
+	b.WriteString(statusWith(l, m, buttons || pic, ms, data))
 
 	v := view{content: b.String()}
 	if !m.Over() {
@@ -255,7 +257,7 @@ func hasButtons(m *table.Match) bool {
 // statusLine names who is to move, or says how the game ended; green says
 // that the board shows a winning line in green cells (buttons, a picture).
 func statusLine(l *i18n.Language, m *table.Match, green bool) string {
-	return statusWith(l, m, green, mentions(m))
+	return statusWith(l, m, green, mentions(m), make(map[string]any, 4))
 }
 
 // mentions are the mentions of m's players, by side, as the values of
@@ -271,13 +273,14 @@ func mentions(m *table.Match) [3]any {
 // marks are the marks of the sides (mark), as the values of texts' data.
 var marks = [3]any{game.None: mark(game.None), game.X: mark(game.X), game.O: mark(game.O)}
 
-// statusWith is statusLine with ms, the mentions of m's players.
-func statusWith(l *i18n.Language, m *table.Match, green bool, ms [3]any) string {
+// statusWith is statusLine with ms, the mentions of m's players, and
+// data, an empty map for the data of its text.
+func statusWith(l *i18n.Language, m *table.Match, green bool, ms [3]any, data map[string]any) string {
 	g := m.Judge
 	switch m.End {
 	case game.EndNone:
 		p := g.Turn()
-		data := map[string]any{"Mark": marks[p], "Player": ms[p]}
+		data["Mark"], data["Player"] = marks[p], ms[p]
 		if m.Computer == p {
 			return l.T("status.turn_computer", data)
 		}
@@ -373,8 +376,12 @@ func pickerComponents(l *i18n.Language, m *table.Match, open int, last game.Move
 			Default: r == open,
 		})
 	}
+	// The rows of the menu and of Move… share one array, each with the
+	// capacity of its one component.
+	ends := make([]discordgo.MessageComponent, 2)
+	ends[0] = menu
 	rows := make([]discordgo.MessageComponent, 1, rowsPerMessage)
-	rows[0] = discordgo.ActionsRow{Components: []discordgo.MessageComponent{menu}}
+	rows[0] = discordgo.ActionsRow{Components: ends[0:1:1]}
 	if open >= 1 && open <= n {
 		var ids [maxSide]string
 		cellIDs(m, open, open, ids[:])
@@ -390,14 +397,12 @@ func pickerComponents(l *i18n.Language, m *table.Match, open int, last game.Move
 			}
 		}
 	}
-	rows = append(rows, discordgo.ActionsRow{Components: []discordgo.MessageComponent{
-		discordgo.Button{
-			Label:    l.T("button.move", nil),
-			Style:    discordgo.PrimaryButton,
-			CustomID: route{action: actType, id: m.ID, serial: m.Serial}.String(),
-		},
-	}})
-	return rows
+	ends[1] = discordgo.Button{
+		Label:    l.T("button.move", nil),
+		Style:    discordgo.PrimaryButton,
+		CustomID: route{action: actType, id: m.ID, serial: m.Serial}.String(),
+	}
+	return append(rows, discordgo.ActionsRow{Components: ends[1:2:2]})
 }
 
 // rowLabels holds the picker's row labels ("Row 7") of each language,

@@ -281,8 +281,16 @@ func TestRegisterKeepsEntryPoint(t *testing.T) {
 
 	// The session's gateway brings the interaction, as the gateway
 	// transport would.
-	s.AddHandler(func(s *discordgo.Session, ic *discordgo.InteractionCreate) {
-		b.Handle(ic.Interaction, viaDiscord{discord.REST{Session: s}, ic.Interaction})
+	s.AddHandler(func(s *discordgo.Session, e *discordgo.Event) {
+		if e.Type != "INTERACTION_CREATE" {
+			return
+		}
+		i, err := discord.DecodeInteraction(e.RawData)
+		if err != nil {
+			t.Errorf("decode an interaction: %v", err)
+			return
+		}
+		b.Handle(i, viaDiscord{discord.REST{Session: s}, i})
 	})
 	if err := s.Open(); err != nil {
 		t.Fatal(err)

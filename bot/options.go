@@ -41,14 +41,13 @@ func intOption(sub *discordgo.ApplicationCommandInteractionDataOption, name stri
 	if o == nil {
 		return def, nil
 	}
-	data := map[string]any{"Option": optionName(sub, name), "Min": lo, "Max": hi}
 	f, ok := o.Value.(float64) // JSON numbers decode as float64
 	if o.Type != discordgo.ApplicationCommandOptionInteger || !ok || f != math.Trunc(f) {
-		return 0, refuse("option.not_integer", data)
+		return 0, refuse("option.not_integer", map[string]any{"Option": optionName(sub, name), "Min": lo, "Max": hi})
 	}
 	if f < float64(lo) || f > float64(hi) {
-		data["Value"] = strconv.FormatFloat(f, 'f', -1, 64)
-		return 0, refuse("option.out_of_range", data)
+		return 0, refuse("option.out_of_range", map[string]any{"Option": optionName(sub, name), "Min": lo, "Max": hi,
+			"Value": strconv.FormatFloat(f, 'f', -1, 64)})
 	}
 	return int(f), nil
 }

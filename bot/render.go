@@ -3,6 +3,7 @@ package bot
 import (
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -134,10 +135,12 @@ func drawMatch(l *i18n.Language, m *table.Match, pic bool, open int, retired boo
 	var b strings.Builder
 	b.Grow(64 + (n+1)*(n+4)*4)
 
-	b.WriteString(l.T("board.header", map[string]any{
-		"MarkX": cellX, "PlayerX": mention(m.Players[game.X]), "MarkO": cellO, "PlayerO": mention(m.Players[game.O]),
-		"Size": n, "Win": g.WinLength(),
-	}))
+	ms := mentions(m)
+	// One map holds the data of each text in turn: T keeps none.
+	data := make(map[string]any, 8)
+	data["MarkX"], data["PlayerX"], data["MarkO"], data["PlayerO"] = cellX, ms[game.X], cellO, ms[game.O]
+	data["Size"], data["Win"] = n, g.WinLength()
+	b.WriteString(l.T("board.header", data))
 	b.WriteByte('\n')
 
 	var win map[game.Cell]bool // nil, and so empty, unless the game was won
@@ -170,12 +173,13 @@ func drawMatch(l *i18n.Language, m *table.Match, pic bool, open int, retired boo
 	}
 
 	if hasLast {
-		b.WriteString(l.T("board.last_move", map[string]any{
-			"Mark": mark(last.Player), "Player": mention(m.Players[last.Player]), "Row": last.Row + 1, "Col": last.Col + 1,
-		}))
+		clear(data)
+		data["Mark"], data["Player"], data["Row"], data["Col"] = marks[last.Player], ms[last.Player], last.Row+1, last.Col+1
+		b.WriteString(l.T("board.last_move", data))
 		b.WriteByte('\n')
 	}
-	b.WriteString(statusLine(l, m, buttons || pic))
+	clear(data)
+	b.WriteString(statusWith(l, m, buttons || pic, ms, data))
 
 	v := view{content: b.String()}
 	if !m.Over() {
@@ -253,30 +257,49 @@ func hasButtons(m *table.Match) bool {
 // statusLine names who is to move, or says how the game ended; green says
 // that the board shows a winning line in green cells (buttons, a picture).
 func statusLine(l *i18n.Language, m *table.Match, green bool) string {
+	return statusWith(l, m, green, mentions(m), make(map[string]any, 4))
+}
+
+// mentions are the mentions of m's players, by side, as the values of
+// texts' data: boxed once for all the texts of a board.
+func mentions(m *table.Match) [3]any {
+	none := any("<@>") // nobody's, as mention(m.Players[game.None]) is
+	if id := m.Players[game.None]; id != "" {
+		none = mention(id)
+	}
+	return [3]any{game.None: none, game.X: mention(m.Players[game.X]), game.O: mention(m.Players[game.O])}
+}
+
+// marks are the marks of the sides (mark), as the values of texts' data.
+var marks = [3]any{game.None: mark(game.None), game.X: mark(game.X), game.O: mark(game.O)}
+
+// statusWith is statusLine with ms, the mentions of m's players, and
+// data, an empty map for the data of its text.
+func statusWith(l *i18n.Language, m *table.Match, green bool, ms [3]any, data map[string]any) string {
 	g := m.Judge
 	switch m.End {
 	case game.EndNone:
 		p := g.Turn()
-		data := map[string]any{"Mark": mark(p), "Player": mention(m.Players[p])}
+		data["Mark"], data["Player"] = marks[p], ms[p]
 		if m.Computer == p {
 			return l.T("status.turn_computer", data)
 		}
-		key := "status.turn_picker"
+		keys := [2]string{"status.turn_picker", "status.turn_picker_deadline"}
 		if g.Size() <= MaxButtonSize {
-			key = "status.turn_buttons"
+			keys = [2]string{"status.turn_buttons", "status.turn_buttons_deadline"}
 		}
-		if !m.Deadline.IsZero() {
-			key += "_deadline"
-			data["Deadline"] = m.Deadline.Unix()
+		if m.Deadline.IsZero() {
+			return l.T(keys[0], data)
 		}
-		return l.T(key, data)
+		data["Deadline"] = m.Deadline.Unix()
+		return l.T(keys[1], data)
 	case game.EndWon:
 		w := g.Winner()
 		cell := winMarker(w)
 		if green {
 			cell = greenCells
 		}
-		return l.T("status.won", map[string]any{"Mark": mark(w), "Player": mention(m.Players[w]), "Win": g.WinLength(), "WinCell": cell})
+		return l.T("status.won", map[string]any{"Mark": marks[w], "Player": ms[w], "Win": g.WinLength(), "WinCell": cell})
 	case game.EndDraw:
 		return l.T("status.draw_full", nil)
 	case game.EndDecided:
@@ -287,7 +310,7 @@ func statusLine(l *i18n.Language, m *table.Match, green bool) string {
 			key = "status.timeout"
 		}
 		w := m.Loser.Other()
-		return l.T(key, map[string]any{"Loser": mention(m.Players[m.Loser]), "Mark": mark(w), "Winner": mention(m.Players[w])})
+		return l.T(key, map[string]any{"Loser": ms[m.Loser], "Mark": marks[w], "Winner": ms[w]})
 	case game.EndStopped:
 		return l.T("status.stopped", map[string]any{"By": mention(m.StoppedBy)})
 	case game.EndAgreed:
@@ -304,15 +327,17 @@ func statusLine(l *i18n.Language, m *table.Match, green bool) string {
 func matchComponents(l *i18n.Language, m *table.Match, win map[game.Cell]bool, last game.Move, hasLast bool, open int, retired bool) []discordgo.MessageComponent {
 	g := m.Judge
 	n := g.Size()
-	var rows []discordgo.MessageComponent
 	if hasPicker(m) {
 		return pickerComponents(l, m, open, last, hasLast)
 	}
+	rows := make([]discordgo.MessageComponent, 0, rowsPerMessage)
 	if hasButtons(m) {
+		var ids [MaxButtonSize * MaxButtonSize]string
+		cellIDs(m, 1, n, ids[:])
 		for r := 0; r < n; r++ {
 			row := discordgo.ActionsRow{Components: make([]discordgo.MessageComponent, 0, n)}
 			for c := 0; c < n; c++ {
-				row.Components = append(row.Components, cellButton(m, r, c, win, last, hasLast))
+				row.Components = append(row.Components, cellButton(m, r, c, ids[r*n+c], win, last, hasLast))
 			}
 			rows = append(rows, row)
 		}
@@ -322,7 +347,7 @@ func matchComponents(l *i18n.Language, m *table.Match, win map[game.Cell]bool, l
 			discordgo.Button{
 				Label:    l.T("button.rematch", nil),
 				Style:    discordgo.PrimaryButton,
-				Emoji:    &discordgo.ComponentEmoji{Name: "🔁"},
+				Emoji:    emojiRematch,
 				CustomID: route{action: actRematch, id: m.ID}.String(),
 			},
 		}})
@@ -346,42 +371,69 @@ func pickerComponents(l *i18n.Language, m *table.Match, open int, last game.Move
 			continue
 		}
 		menu.Options = append(menu.Options, discordgo.SelectMenuOption{
-			Label:   l.T("picker.row", map[string]any{"Row": r}),
+			Label:   rowLabel(l, r),
 			Value:   strconv.Itoa(r),
 			Default: r == open,
 		})
 	}
-	rows := []discordgo.MessageComponent{discordgo.ActionsRow{Components: []discordgo.MessageComponent{menu}}}
+	// The rows of the menu and of Move… share one array, each with the
+	// capacity of its one component.
+	ends := make([]discordgo.MessageComponent, 2)
+	ends[0] = menu
+	rows := make([]discordgo.MessageComponent, 1, rowsPerMessage)
+	rows[0] = discordgo.ActionsRow{Components: ends[0:1:1]}
 	if open >= 1 && open <= n {
+		var ids [maxSide]string
+		cellIDs(m, open, open, ids[:])
 		var row discordgo.ActionsRow
 		for c := 1; c <= n; c++ {
-			row.Components = append(row.Components, pickerCell(m, open, c, last, hasLast))
+			if row.Components == nil {
+				row.Components = make([]discordgo.MessageComponent, 0, MaxButtonSize)
+			}
+			row.Components = append(row.Components, pickerCell(m, open, c, ids[c-1], last, hasLast))
 			if len(row.Components) == MaxButtonSize || c == n {
 				rows = append(rows, row)
 				row = discordgo.ActionsRow{}
 			}
 		}
 	}
-	rows = append(rows, discordgo.ActionsRow{Components: []discordgo.MessageComponent{
-		discordgo.Button{
-			Label:    l.T("button.move", nil),
-			Style:    discordgo.PrimaryButton,
-			CustomID: route{action: actType, id: m.ID, serial: m.Serial}.String(),
-		},
-	}})
-	return rows
+	ends[1] = discordgo.Button{
+		Label:    l.T("button.move", nil),
+		Style:    discordgo.PrimaryButton,
+		CustomID: route{action: actType, id: m.ID, serial: m.Serial}.String(),
+	}
+	return append(rows, discordgo.ActionsRow{Components: ends[1:2:2]})
+}
+
+// rowLabels holds the picker's row labels ("Row 7") of each language,
+// by *i18n.Language: a picker fills up to 15 of them on every move, and
+// a language's texts never change.
+var rowLabels sync.Map
+
+// rowLabel is the label of row (1 to maxSide) in the picker's menu, in
+// l's language.
+func rowLabel(l *i18n.Language, row int) string {
+	if v, ok := rowLabels.Load(l); ok {
+		return v.(*[maxSide + 1]string)[row]
+	}
+	var ls [maxSide + 1]string
+	for r := 1; r <= maxSide; r++ {
+		ls[r] = l.T("picker.row", map[string]any{"Row": r})
+	}
+	rowLabels.Store(l, &ls)
+	return ls[row]
 }
 
 // pickerCell is the button of cell row, col (1-based) of m in an open
 // row: its column number if free, else its mark, disabled.
-func pickerCell(m *table.Match, row, col int, last game.Move, hasLast bool) discordgo.Button {
+func pickerCell(m *table.Match, row, col int, id string, last game.Move, hasLast bool) discordgo.Button {
 	b := discordgo.Button{
 		Style:    discordgo.SecondaryButton,
-		CustomID: route{action: actMove, id: m.ID, serial: m.Serial, row: row, col: col}.String(),
+		CustomID: id,
 	}
 	if p := m.Judge.At(row-1, col-1); p != game.None {
 		b.Disabled = true
-		b.Emoji = &discordgo.ComponentEmoji{Name: mark(p)}
+		b.Emoji = markEmoji(p)
 		if hasLast && last.Row == row-1 && last.Col == col-1 {
 			b.Style = discordgo.PrimaryButton
 		}
@@ -389,6 +441,51 @@ func pickerCell(m *table.Match, row, col int, last game.Move, hasLast bool) disc
 	}
 	b.Label = strconv.Itoa(col)
 	return b
+}
+
+// The emoji of buttons, shared by every board: nothing changes a
+// button's emoji once drawn.
+var (
+	emojiEmpty   = &discordgo.ComponentEmoji{Name: cellEmpty}
+	emojiX       = &discordgo.ComponentEmoji{Name: cellX}
+	emojiO       = &discordgo.ComponentEmoji{Name: cellO}
+	emojiRematch = &discordgo.ComponentEmoji{Name: "🔁"}
+)
+
+// markEmoji is the emoji of p's mark on a button.
+func markEmoji(p game.Player) *discordgo.ComponentEmoji {
+	if p == game.O {
+		return emojiO
+	}
+	return emojiX
+}
+
+// cellIDs writes into ids the custom_ids (route.String) of the cells of
+// m's rows from to to (1-based), by (row-from)*size + col-1: in one
+// string, which each id is a part of, and so one allocation for a board
+// of buttons, not one per cell.
+func cellIDs(m *table.Match, from, to int, ids []string) {
+	n := m.Judge.Size()
+	var prefix [maxCustomID]byte
+	p := strconv.AppendInt(append(append(append(prefix[:0], actMove+"/"...), m.ID...), '/'), int64(m.Serial), 10)
+	p = append(p, '/')
+	var b strings.Builder
+	b.Grow((to - from + 1) * n * (len(p) + len("15/15")))
+	var num [8]byte
+	ends := make([]int, 0, MaxButtonSize*MaxButtonSize)
+	for r := from; r <= to; r++ {
+		for c := 1; c <= n; c++ {
+			b.Write(p)
+			b.Write(strconv.AppendInt(num[:0], int64(r), 10))
+			b.WriteByte('/')
+			b.Write(strconv.AppendInt(num[:0], int64(c), 10))
+			ends = append(ends, b.Len())
+		}
+	}
+	s, start := b.String(), 0
+	for k, end := range ends {
+		ids[k], start = s[start:end], end
+	}
 }
 
 // freeInRow counts the free cells of row (1-based) of g.
@@ -405,22 +502,24 @@ func freeInRow(g *game.Judge, row int) int {
 // hasPicker says whether m's board is played with the picker.
 func hasPicker(m *table.Match) bool { return m.Judge.Size() > MaxButtonSize && !m.Over() }
 
-func cellButton(m *table.Match, r, c int, win map[game.Cell]bool, last game.Move, hasLast bool) discordgo.Button {
+// cellButton is the button of cell r, c (0-based) of m, whose custom_id
+// is id (cellIDs).
+func cellButton(m *table.Match, r, c int, id string, win map[game.Cell]bool, last game.Move, hasLast bool) discordgo.Button {
 	p := m.Judge.At(r, c)
 	b := discordgo.Button{
 		Style:    discordgo.SecondaryButton,
-		CustomID: route{action: actMove, id: m.ID, serial: m.Serial, row: r + 1, col: c + 1}.String(),
+		CustomID: id,
 		Disabled: m.Over() || p != game.None,
 	}
 	switch {
 	case p == game.None:
 		// Every cell shows one emoji, so the buttons line up.
-		b.Emoji = &discordgo.ComponentEmoji{Name: cellEmpty}
+		b.Emoji = emojiEmpty
 	case win[game.Cell{Row: r, Col: c}]:
-		b.Emoji = &discordgo.ComponentEmoji{Name: mark(p)}
+		b.Emoji = markEmoji(p)
 		b.Style = discordgo.SuccessButton
 	default:
-		b.Emoji = &discordgo.ComponentEmoji{Name: mark(p)}
+		b.Emoji = markEmoji(p)
 		if hasLast && last.Row == r && last.Col == c {
 			b.Style = discordgo.PrimaryButton
 		}
@@ -522,12 +621,22 @@ func renderDrawAnswer(l *i18n.Language, m *table.Match, offerer game.Player, acc
 
 // allowed lets a message ping ping alone, or nobody if it is "".
 func allowed(ping string) *discordgo.MessageAllowedMentions {
-	am := &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}}
-	if ping != "" {
-		am.Users = []string{ping}
+	if ping == "" {
+		return &discordgo.MessageAllowedMentions{Parse: parseNone}
 	}
-	return am
+	// In one allocation with its list of users.
+	am := &struct {
+		discordgo.MessageAllowedMentions
+		users [1]string
+	}{users: [1]string{ping}}
+	am.Parse, am.Users = parseNone, am.users[:]
+	return &am.MessageAllowedMentions
 }
+
+// parseNone is the Parse of every message's allowed mentions: an empty
+// list, never null, so that Discord parses no mention of its own. It is
+// shared, and read only.
+var parseNone = []discordgo.AllowedMentionType{}
 
 // launchButton is the Open board button of game gameID's board.
 func launchButton(label, gameID string) discordgo.Button {

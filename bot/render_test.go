@@ -325,3 +325,45 @@ func TestHumanDuration(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRenderBoard draws the board a move answers with, running, in
+// English: a 10×10 board (picker), and a 5×5 board of buttons. Run it
+// with -benchmem: its allocations are most of a move's outside the store.
+func BenchmarkRenderBoard(b *testing.B) {
+	for _, n := range []int{10, 5} {
+		var moves []game.Move
+		for i := range n - 1 { // a few moves, nobody wins
+			moves = append(moves, game.Move{Player: game.X + game.Player(i%2), Row: i % n, Col: (i * 3) % n})
+		}
+		m := testMatch(b, n, n, moves...)
+		l := english()
+		b.Run(fmt.Sprintf("%dx%d", n, n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				renderMatch(l, m)
+			}
+		})
+	}
+}
+
+// The custom_ids of a board's cells, made in one string, are the routes'
+// own (route.String), for every size and serial.
+func TestCellIDs(t *testing.T) {
+	for n := MinSize; n <= MaxSize; n++ {
+		for _, serial := range []int{0, 7, 1 << 30} {
+			m := testMatch(t, n, n)
+			m.Serial = serial
+			rows := min(n, MaxButtonSize) // a board of buttons: all of them; a picker: one row
+			for from := 1; from+rows-1 <= n; from++ {
+				ids := make([]string, rows*n)
+				cellIDs(m, from, from+rows-1, ids)
+				for k, id := range ids {
+					want := route{action: actMove, id: m.ID, serial: serial, row: from + k/n, col: k%n + 1}.String()
+					if id != want {
+						t.Fatalf("%d×%d, serial %d, rows %d to %d: id %d is %q; want %q", n, n, serial, from, from+rows-1, k, id, want)
+					}
+				}
+			}
+		}
+	}
+}

@@ -97,16 +97,21 @@ func (req *request) commandData() discordgo.ApplicationCommandInteractionData {
 // respond answers req. It is the only way handlers answer, so the router can
 // tell whether a handler answered.
 func (req *request) respond(ctx context.Context, typ discordgo.InteractionResponseType, v view, ephemeral bool) error {
-	data := &discordgo.InteractionResponseData{
+	// The answer and its data in one allocation.
+	r := &struct {
+		resp discordgo.InteractionResponse
+		data discordgo.InteractionResponseData
+	}{data: discordgo.InteractionResponseData{
 		Content:         v.content,
 		Components:      v.buttonsFor(req.activity),
 		Embeds:          v.embeds,
 		AllowedMentions: allowed(v.ping),
-	}
+	}}
 	if ephemeral {
-		data.Flags = discordgo.MessageFlagsEphemeral
+		r.data.Flags = discordgo.MessageFlagsEphemeral
 	}
-	return req.send(ctx, &discordgo.InteractionResponse{Type: typ, Data: data})
+	r.resp.Type, r.resp.Data = typ, &r.data
+	return req.send(ctx, &r.resp)
 }
 
 // modal answers req with a modal (MODAL): its custom_id, title and
@@ -164,6 +169,9 @@ var errNotSent = errors.New("bot: request not sent")
 // made for it can be undone. Timeouts and lost replies are not definite:
 // the request may have been carried out.
 func rejected(err error) bool {
+	if err == nil {
+		return false
+	}
 	var ns interface{ NotSent() bool }
 	if errors.Is(err, errNotSent) || errors.As(err, &ns) && ns.NotSent() {
 		return true

@@ -57,15 +57,22 @@ const maxCustomID = 100
 
 var errBadRoute = errors.New("bot: malformed custom_id")
 
-// String encodes r as a custom_id.
+// String encodes r as a custom_id, in one allocation: a board draws
+// one per cell.
 func (r route) String() string {
 	switch r.action {
-	case actMove:
-		return fmt.Sprintf("%s/%s/%d/%d/%d", r.action, r.id, r.serial, r.row, r.col)
-	case actRow, actType, actTyped:
-		return fmt.Sprintf("%s/%s/%d", r.action, r.id, r.serial)
+	case actMove, actRow, actType, actTyped:
+	default:
+		return r.action + "/" + r.id
 	}
-	return r.action + "/" + r.id
+	var b [maxCustomID]byte
+	s := append(append(append(b[:0], r.action...), '/'), r.id...)
+	s = strconv.AppendInt(append(s, '/'), int64(r.serial), 10)
+	if r.action == actMove {
+		s = strconv.AppendInt(append(s, '/'), int64(r.row), 10)
+		s = strconv.AppendInt(append(s, '/'), int64(r.col), 10)
+	}
+	return string(s)
 }
 
 // parseRoute decodes a custom_id made by route.String. It accepts nothing

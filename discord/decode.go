@@ -3,6 +3,7 @@ package discord
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 
 	"github.com/bwmarrin/discordgo"
 )
@@ -31,6 +32,12 @@ func DecodeInteraction(body []byte) (*discordgo.Interaction, error) {
 	rest, cut, ok := cutMessage(body)
 	if ok {
 		body = rest
+	}
+	if i, fast := fastInteraction(body); fast {
+		if ok {
+			i.Message = &discordgo.Message{ID: cut.ID, ChannelID: cut.ChannelID, Flags: cut.Flags}
+		}
+		return i, nil
 	}
 	if err := json.Unmarshal(body, &w); err != nil {
 		return nil, err
@@ -140,7 +147,20 @@ func cutMessage(body []byte) (rest []byte, m *messageRef, ok bool) {
 			return false
 		}
 		seen[k] = true
-		return json.Unmarshal(msg[vs:ve], field) == nil
+		v := msg[vs:ve]
+		switch f := field.(type) {
+		case *string:
+			if s, ok := jsonString(v); ok {
+				*f = s
+				return true
+			}
+		case *discordgo.MessageFlags:
+			if n, ok := jsonUint(v, math.MaxInt); ok {
+				*f = discordgo.MessageFlags(n)
+				return true
+			}
+		}
+		return json.Unmarshal(v, field) == nil
 	}) {
 		return nil, nil, false
 	}

@@ -1,11 +1,14 @@
 package discord
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -38,7 +41,7 @@ func samples(t testing.TB) map[string][]byte {
 	if err != nil || len(files) < 4 {
 		t.Fatalf("testdata: %v files, %v", len(files), err)
 	}
-	s := map[string][]byte{"board click": boardClick(3)}
+	s := map[string][]byte{"board click": boardClick(3), "slash move": slashMove()}
 	// The picker of a big board: a row chosen in its menu, the modal of
 	// its Move… button submitted (with the board's message), and the
 	// autocomplete of /ttt move.
@@ -177,4 +180,87 @@ func BenchmarkDecodeClick(b *testing.B) {
 			}
 		}
 	})
+}
+
+// slashMove is /ttt move as Discord sends it (as the fake Discord builds
+// it): a member, the channel, entitlements, and the subcommand's options.
+func slashMove() []byte {
+	return []byte(`{"app_permissions":"2248473465843265","application_id":"1100","attachment_size_limit":26214400,` +
+		`"authorizing_integration_owners":{"0":"1200"},"channel":{"guild_id":"1200","id":"1300","type":0},"channel_id":"1300",` +
+		`"context":0,"data":{"id":"1700","name":"ttt","options":[{"name":"move","options":[{"name":"row","type":4,"value":3},` +
+		`{"name":"col","type":4,"value":7}],"type":1}],"type":1},"entitlements":[],"guild_id":"1200","guild_locale":"en-US",` +
+		`"id":"1500","locale":"en-US","member":{"avatar":null,"deaf":false,"flags":0,"joined_at":"2024-01-01T00:00:00.000000+00:00",` +
+		`"mute":false,"nick":null,"pending":false,"permissions":"2248473465835073","premium_since":null,"roles":[],` +
+		`"user":{"avatar":null,"discriminator":"0","global_name":"Alice","id":"1400","public_flags":0,"username":"alice"}},` +
+		`"token":"aW50ZXJhY3Rpb246MTUwMDp0b2tlbg","type":2,"version":1}`)
+}
+
+func BenchmarkDecodeCommand(b *testing.B) {
+	body := slashMove()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := DecodeInteraction(body); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// The interactions the bot gets most, as Discord sends them, decode
+// without encoding/json (fastInteraction), to what it would make of
+// them (FuzzDecodeInteraction); what the fast path leaves to it still
+// decodes.
+func TestDecodeFastPath(t *testing.T) {
+	for name, fast := range map[string]bool{
+		"slash move": true, "board click": true, "select": true, "autocomplete": true,
+		"slash_command_interaction.json": true, "button_component_interaction_legacy.json": true,
+		"button_component_interaction_cv2.json": true,
+		// Left to encoding/json: a modal submit with Labels, resolved users.
+		"modal submit": false, "user_command_interaction.json": false,
+	} {
+		body := samples(t)[name]
+		if rest, _, ok := cutMessage(body); ok {
+			body = rest
+		}
+		if _, got := fastInteraction(body); got != fast {
+			t.Errorf("%s: decoded without encoding/json %v; want %v", name, got, fast)
+		}
+		sameAsDiscordgo(t, samples(t)[name])
+	}
+}
+
+// Interactions a little off what Discord sends (a value replaced by
+// another of any kind, a key in another case, bytes cut or added)
+// decode to what discordgo makes of them, whether the fast path takes
+// them or leaves them to encoding/json: FuzzDecodeInteraction's check,
+// on a fixed sample of such bodies.
+func TestDecodeMutations(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	toks := []string{"null", "0", "-1", "1.5", "1e3", `"x"`, `"\u0041"`, "true", "{}", "[]", `"`, ",", "}", "]", `"ID"`, `"Id"`,
+		`"type"`, `"id"`, ` `, "\x00", "é", "\xff", `"2017-03-13T19:19:14.040000+00:00"`, `"12"`, `[null]`, `[1]`, `{"0":"1"}`,
+		`"00"`, "01", "18446744073709551616", "256"}
+	var base [][]byte
+	for _, b := range samples(t) {
+		base = append(base, b)
+	}
+	slices.SortFunc(base, bytes.Compare) // the same bodies every run
+	for range 5000 {
+		b := slices.Clone(base[r.IntN(len(base))])
+		for k := r.IntN(3) + 1; k > 0; k-- {
+			p := r.IntN(len(b) + 1)
+			switch r.IntN(3) {
+			case 0: // a token added
+				b = slices.Insert(b, p, []byte(toks[r.IntN(len(toks))])...)
+			case 1: // a few bytes cut
+				b = slices.Delete(b, p, min(len(b), p+r.IntN(6)))
+			case 2: // the next value replaced by a token
+				if q := bytes.IndexByte(b[p:], ':'); q >= 0 {
+					q += p
+					if e := skipValue(b, skipSpace(b, q+1)); e > 0 {
+						b = slices.Replace(b, q+1, e, []byte(toks[r.IntN(len(toks))])...)
+					}
+				}
+			}
+		}
+		sameAsDiscordgo(t, b)
+	}
 }

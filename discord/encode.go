@@ -8,7 +8,10 @@ import (
 )
 
 // encodeResponse encodes an interaction response as JSON, the same JSON
-// as discordgo's types give, but faster for a board of buttons.
+// as discordgo's types give, but faster for a board of buttons. An answer
+// with a message of text and buttons or select menus, as every board
+// is, is written by hand (appendResponse); any other is encoded by
+// encoding/json, as follows.
 //
 // discordgo's ActionsRow and Button encode themselves: each button is a
 // json.Marshal of its own, and encoding/json then checks and compacts
@@ -19,6 +22,9 @@ import (
 func encodeResponse(r *discordgo.InteractionResponse, escapeHTML bool) ([]byte, error) {
 	if r == nil {
 		return []byte("null"), nil // as json.Marshal writes it
+	}
+	if b, ok := appendResponse(make([]byte, 0, sizeHint(r)), r, escapeHTML); ok {
+		return b, nil
 	}
 	var v any
 	switch {
@@ -41,6 +47,22 @@ func encodeResponse(r *discordgo.InteractionResponse, escapeHTML bool) ([]byte, 
 		return nil, err
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// sizeHint is about how many bytes r's JSON takes, so that
+// appendResponse's buffer grows once at most.
+func sizeHint(r *discordgo.InteractionResponse) int {
+	n := 64
+	if d := r.Data; d != nil {
+		n += 128 + len(d.Content) + len(d.Content)/8
+		for _, c := range d.Components {
+			n += 48
+			if row, ok := c.(discordgo.ActionsRow); ok {
+				n += 160 * len(row.Components)
+			}
+		}
+	}
+	return n
 }
 
 // responseJSON is discordgo.InteractionResponse with its components as

@@ -60,6 +60,15 @@ func TestEncodeResponse(t *testing.T) {
 		"other kinds":   {Type: discordgo.InteractionResponseChannelMessageWithSource, Data: &discordgo.InteractionResponseData{Components: ephemeral, Flags: discordgo.MessageFlagsEphemeral}},
 		"empty":         {},
 		"nil":           nil,
+		"picker":        picker(),
+		"odd strings": {Type: discordgo.InteractionResponseChannelMessageWithSource, Data: &discordgo.InteractionResponseData{
+			Content: "tab\t nl\n cr\r bs\\ q\" nul\x00 \x1f bell\b ff\f <a&b> \u2028 \u2029 bad\xff\xfe é 🟩",
+			Components: []discordgo.MessageComponent{discordgo.ActionsRow{Components: []discordgo.MessageComponent{
+				discordgo.Button{Label: "<\u2028>", URL: "https://x.example/?a=1&b=2", Style: discordgo.LinkButton, SKUID: "9", ID: 3},
+			}}},
+			AllowedMentions: &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{discordgo.AllowedMentionTypeUsers}, Roles: []string{"5"}, RepliedUser: true},
+			TTS:             true,
+		}},
 	} {
 		for _, escape := range []bool{false, true} {
 			got, err := encodeResponse(r, escape)
@@ -83,6 +92,39 @@ func TestEncodeResponse(t *testing.T) {
 			if strings.HasPrefix(name, "5×5") && escape == strings.Contains(string(got), "<@1>") {
 				t.Errorf("%s: escape HTML %v, but the content is written %s", name, escape, got)
 			}
+		}
+	}
+}
+
+// picker is the answer of a move on a board bigger than 5×5: a menu of
+// rows, a row open, Move….
+func picker() *discordgo.InteractionResponse {
+	one := 1
+	menu := discordgo.SelectMenu{MenuType: discordgo.StringSelectMenu, CustomID: "row/g1/4", Placeholder: "Choose a row", MinValues: &one, MaxValues: 1}
+	for r := 1; r <= 10; r++ {
+		menu.Options = append(menu.Options, discordgo.SelectMenuOption{Label: "Row " + strconv.Itoa(r), Value: strconv.Itoa(r), Default: r == 3})
+	}
+	menu.Options[1].Emoji, menu.Options[2].Description = &discordgo.ComponentEmoji{Name: "❌"}, "taken"
+	return &discordgo.InteractionResponse{
+		Type: discordgo.InteractionResponseChannelMessageWithSource,
+		Data: &discordgo.InteractionResponseData{
+			Content: "<@1> vs <@2>",
+			Components: []discordgo.MessageComponent{
+				discordgo.ActionsRow{Components: []discordgo.MessageComponent{menu}},
+				discordgo.ActionsRow{Components: []discordgo.MessageComponent{discordgo.Button{Label: "Move…", Style: discordgo.PrimaryButton, CustomID: "type/g1/4"}}},
+			},
+			AllowedMentions: &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}},
+		},
+	}
+}
+
+// The answers the bot gives most, boards and pickers, are written
+// without encoding/json (appendResponse); TestEncodeResponse holds them
+// to discordgo's JSON.
+func TestEncodeFastPath(t *testing.T) {
+	for name, r := range map[string]*discordgo.InteractionResponse{"5×5 board": board(5), "picker": picker()} {
+		if _, ok := appendResponse(nil, r, false); !ok {
+			t.Errorf("%s: encoded with encoding/json; want it written by hand", name)
 		}
 	}
 }

@@ -335,9 +335,12 @@ func Sign(key ed25519.PrivateKey, body []byte, t time.Time) http.Header {
 	return h
 }
 
+// writeJSON writes body as the response, of a length it announces, and
+// sends it at once: headers and body go out in one write.
 func writeJSON(w http.ResponseWriter, body []byte) error {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	h := w.Header()
+	h["Content-Type"] = jsonType // canonical keys, set without Set's copies
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	w.WriteHeader(http.StatusOK)
 	if _, err := w.Write(body); err != nil {
 		return err
@@ -345,6 +348,9 @@ func writeJSON(w http.ResponseWriter, body []byte) error {
 	// Send it now: the handler may go on to edit other messages.
 	return http.NewResponseController(w).Flush()
 }
+
+// jsonType is the Content-Type of every answer; net/http only reads it.
+var jsonType = []string{"application/json"}
 
 // httpAnswer is the Responder of an interaction that came over HTTP: its
 // one answer becomes the response body. It is safe for concurrent use.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -487,50 +486,4 @@ func (g *Gateway) Close() error {
 func TokenRejected(err error) bool {
 	var rerr *discordgo.RESTError
 	return errors.As(err, &rerr) && rerr.Response != nil && rerr.Response.StatusCode == 401
-}
-
-var logOnce sync.Once
-
-// quieter are discordgo's log lines, by the start of their format, that
-// the Gateway's own lines replace (see addHandlers): they are logged at
-// debug level.
-var quieter = []string{
-	"error reading from gateway",          // the connection dropped
-	"Expected READY/RESUMED, instead got", // Invalid Session on resume: a multi-line dump
-	"error closing session connection",
-}
-
-// routeLogs sends discordgo's own log lines to log. discordgo has a single
-// package-wide logger, so the first OpenWith's logger gets them.
-func routeLogs(log *slog.Logger) {
-	logOnce.Do(func() {
-		discordgo.Logger = func(msgL, caller int, format string, a ...any) {
-			level := slog.LevelDebug
-			switch msgL {
-			case discordgo.LogError:
-				level = slog.LevelError
-			case discordgo.LogWarning:
-				level = slog.LevelWarn
-			case discordgo.LogInformational:
-				level = slog.LevelInfo
-			}
-			for _, q := range quieter {
-				if strings.HasPrefix(format, q) {
-					level = slog.LevelDebug
-				}
-			}
-			if strings.HasPrefix(format, "error unmarshalling") && len(a) > 0 && a[0] == "INTERACTION_CREATE" {
-				level = slog.LevelDebug // the Gateway decodes interactions itself, and says when it cannot (addHandlers)
-			}
-			if strings.HasPrefix(format, "haven't gotten a heartbeat ACK") {
-				// The only word on why a zombie connection was dropped;
-				// the reconnect that follows is no error.
-				level = slog.LevelWarn
-			}
-			if !log.Enabled(context.Background(), level) {
-				return
-			}
-			log.Log(context.Background(), level, strings.TrimSpace(fmt.Sprintf(format, a...)), "source", "discordgo")
-		}
-	})
 }

@@ -29,7 +29,19 @@ func connected(t *testing.T, answer func(s *discordgo.Session, ic *discordgo.Int
 		t.Fatal(err)
 	}
 	s.ShouldReconnectOnError = false
-	s.AddHandler(answer)
+	// discordgo does not decode interactions in a program that imports
+	// this package (events.go): they are decoded from the event.
+	s.AddHandler(func(s *discordgo.Session, e *discordgo.Event) {
+		if e.Type != interactionCreate {
+			return
+		}
+		i, err := DecodeInteraction(e.RawData)
+		if err != nil {
+			t.Errorf("decode an interaction: %v", err)
+			return
+		}
+		answer(s, &discordgo.InteractionCreate{Interaction: i})
+	})
 	if err := s.Open(); err != nil {
 		t.Fatal(err)
 	}

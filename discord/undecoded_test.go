@@ -2,6 +2,7 @@ package discord_test
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -66,5 +67,58 @@ func TestGatewayClickOnUnknownComponent(t *testing.T) {
 	case again := <-got:
 		t.Errorf("the click was delivered twice (again: %+v)", again)
 	default:
+	}
+}
+
+// discordgo does not decode an interaction in a program that imports
+// discord: the gateway's event reaches *discordgo.Event handlers with
+// its bytes, which DecodeInteraction decodes once, and a
+// *discordgo.InteractionCreate handler gets nothing (its decoding of the
+// clicked message was most of a click's CPU).
+func TestDiscordgoDecodesNoInteraction(t *testing.T) {
+	srv := discordtest.NewServer("no-discordgo-decoding-token")
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // bounds a hang only
+	defer cancel()
+	s, err := discord.NewSession(discord.Options{Token: srv.Token, APIURL: srv.APIURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// In order, in discordgo's goroutine: the typed handlers of an event
+	// run before the *discordgo.Event ones.
+	s.SyncEvents = true
+	var typed atomic.Int64
+	s.AddHandler(func(*discordgo.Session, *discordgo.InteractionCreate) { typed.Add(1) })
+	raw := make(chan []byte, 1)
+	s.AddHandler(func(_ *discordgo.Session, e *discordgo.Event) {
+		if e.Type == "INTERACTION_CREATE" {
+			raw <- e.RawData
+		}
+	})
+	if err := s.Open(); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	guild, channel := srv.NewID(), srv.NewID()
+	msg, err := s.ChannelMessageSendComplex(channel, &discordgo.MessageSend{Content: "click", Components: []discordgo.MessageComponent{
+		discordgo.ActionsRow{Components: []discordgo.MessageComponent{discordgo.Button{CustomID: "b", Label: "B", Style: discordgo.PrimaryButton}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := srv.Click(guild, channel, srv.NewMember("alice"), msg.ID, "b")
+	if err := srv.Send(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case b := <-raw:
+		i, err := discord.DecodeInteraction(b)
+		if err != nil || i.ID != in.ID || i.Type != discordgo.InteractionMessageComponent {
+			t.Fatalf("the event decodes to %+v, %v; want the click %s", i, err, in.ID)
+		}
+	case <-ctx.Done():
+		t.Fatal("the interaction's event did not arrive")
+	}
+	if n := typed.Load(); n != 0 {
+		t.Errorf("discordgo decoded the interaction for %d *discordgo.InteractionCreate handler(s); want none", n)
 	}
 }

@@ -259,11 +259,10 @@ func (bs *boards) wantDeleted(key string, d boardDelete) {
 // were left undeleted.
 const dropLogEvery = 10 * time.Second
 
-// deleteNow deletes d's message through its token, within editWithin of
-// now: each delete has its time, however many wait behind it.
-func (bs *boards) deleteNow(d boardDelete) {
-	ctx, cancel := context.WithTimeout(context.Background(), editWithin)
-	defer cancel()
+// deleteNow deletes d's message through its token, within ctx: each
+// delete has its own time (editWithin from its start), however many wait
+// behind it.
+func (bs *boards) deleteNow(ctx context.Context, d boardDelete) {
 	ref := &discordgo.Interaction{AppID: d.appID, Token: d.token}
 	if err := bs.dc.InteractionResponseDelete(ref, discordgo.WithContext(ctx)); err != nil {
 		bs.log.Warn("could not delete a replaced board", "channel", d.channelID, "err", err)
@@ -755,9 +754,13 @@ func (bs *boards) want(key string, e *boardEdit, del *boardDelete, replaced bool
 func (bs *boards) step(ctx context.Context, key string, slot *boardSlot) {
 	dels, e, asked := bs.slots.take(slot)
 	for _, d := range dels {
-		bs.deleteNow(d)
-		bs.slots.paid()
-		bs.run.owed.add(-1)
+		// On a worker of their own: the game's older board messages
+		// are deleted at once, whatever the slot does next (an edit of
+		// the newest, which is another message).
+		if !bs.run.queueDelete(func(ctx context.Context) { bs.deleteNow(ctx, d); bs.slots.paid() }) {
+			bs.slots.paid()
+		}
+		bs.run.owed.add(-1) // owed as queued work now, if queued
 	}
 	var check *boardEdit
 	if e != nil {

@@ -12,9 +12,14 @@ import (
 // waits its turn in a queue, which costs a closure, not a goroutine with
 // its stack and an HTTP request in flight. Timers and edits have workers
 // of their own, so that a slow Discord delays no deadline.
+// Deletes of replaced boards, one per /ttt move, have workers of their
+// own, more of them: a delete is a request in flight, nothing more, and
+// at Discord's round trip (tens of milliseconds) 16 at once would delete
+// a few hundred boards a second, far fewer than a busy bot replaces.
 const (
-	editWorkers  = 16 // Discord edits and deletes nobody waits for
-	timerWorkers = 8  // timer callbacks: a lock, a load, maybe a save
+	editWorkers   = 16  // Discord edits and deletes nobody waits for
+	timerWorkers  = 8   // timer callbacks: a lock, a load, maybe a save
+	deleteWorkers = 128 // deletes of replaced boards
 )
 
 // A pool runs functions in the background, in the order given, on at
@@ -71,6 +76,7 @@ type runner struct {
 	bg       inFlight       // background edits and timer callbacks queued or running
 	edits    pool           // runs background edits (editWorkers at once)
 	timers   pool           // runs timer callbacks (timerWorkers at once)
+	deletes  pool           // runs deletes of replaced boards (deleteWorkers at once)
 	// owed counts the background requests asked for and not yet made
 	// (queued work, replaced boards to delete), which an interaction
 	// waits for once answered when there are too many (releaseAnswered).
@@ -81,7 +87,7 @@ type runner struct {
 }
 
 func newRunner() *runner {
-	return &runner{edits: pool{max: editWorkers}, timers: pool{max: timerWorkers}, owedWait: owedWaitMax}
+	return &runner{edits: pool{max: editWorkers}, timers: pool{max: timerWorkers}, deletes: pool{max: deleteWorkers}, owedWait: owedWaitMax}
 }
 
 // Background work nobody waits for can fall behind the answers: on a
@@ -98,8 +104,8 @@ func newRunner() *runner {
 // answers of the others are not held up, and the work owed is bounded
 // elsewhere (maxDeletesOwed).
 const (
-	owedHigh    = 8 * editWorkers
-	owedLow     = 2 * editWorkers
+	owedHigh    = 256
+	owedLow     = owedHigh / 2
 	owedWaitMax = 500 * time.Millisecond
 	owedWaiters = 256
 )
@@ -161,6 +167,16 @@ func (r *runner) queue(f func(ctx context.Context)) {
 		defer cancel()
 		f(ctx)
 	}, &r.finished, &r.edits)
+}
+
+// queueDelete runs f as queue does, on one of the delete workers, and
+// says whether it will (not once Close is done).
+func (r *runner) queueDelete(f func(ctx context.Context)) bool {
+	return r.spawn(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), editWithin)
+		defer cancel()
+		f(ctx)
+	}, &r.finished, &r.deletes)
 }
 
 // afterFunc runs f after d on one of the timer workers, unless Close has

@@ -91,3 +91,25 @@ func asRGBA(img image.Image) *image.RGBA {
 	}
 	return out
 }
+
+// The marks copied from tiles are the pixels the rasterizer draws in
+// place, in every picture.
+func TestTilesDrawLikeTheRasterizer(t *testing.T) {
+	defer func() { useTiles = true }()
+	for _, tt := range pictured {
+		g := tt.game(t)
+		useTiles = false
+		want, err := Render(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		useTiles = true
+		got, err := Render(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Pix, want.Pix) {
+			t.Errorf("%s: the picture with marks from tiles differs from the one with marks drawn in place", tt.name)
+		}
+	}
+}

@@ -212,21 +212,60 @@ func (bs *boards) deleteBoard(m *match) {
 	bd := m.Board
 	switch {
 	case bd.Token != "" && bs.tokenGood(bd):
-		ref := &discordgo.Interaction{AppID: bd.AppID, Token: bd.Token}
 		// The edits of the game's board not yet begun are dropped (a
 		// newer board of the game draws itself); one being made is
-		// waited for, so that it does not find its message gone.
-		bs.want(m.ID, nil, func(ctx context.Context) {
-			if err := bs.dc.InteractionResponseDelete(ref, discordgo.WithContext(ctx)); err != nil {
-				bs.log.Warn("could not delete a replaced board", "channel", m.ChannelID, "err", err)
-			}
-		})
+		// waited for, so that it does not find its message gone. What
+		// waits is what the request needs, not the game.
+		bs.wantDeleted(m.ID, boardDelete{appID: bd.AppID, token: bd.Token, channelID: m.ChannelID})
 	case bd.MessageID != "":
+		channelID, boardChannelID, messageID := m.ChannelID, bd.ChannelID, bd.MessageID
 		bs.run.queue(func(ctx context.Context) {
-			if err := bs.dc.ChannelMessageDelete(bd.ChannelID, bd.MessageID, discordgo.WithContext(ctx)); err != nil {
-				bs.log.Warn("could not delete a replaced board through its channel", "channel", m.ChannelID, "err", err)
+			if err := bs.dc.ChannelMessageDelete(boardChannelID, messageID, discordgo.WithContext(ctx)); err != nil {
+				bs.log.Warn("could not delete a replaced board through its channel", "channel", channelID, "err", err)
 			}
 		})
+	}
+}
+
+// A boardDelete is a replaced board to delete through its token: what
+// the request needs, and the channel, for the log.
+type boardDelete struct{ appID, token, channelID string }
+
+// maxDeletesOwed bounds the replaced boards waiting to be deleted through
+// their tokens, over all games: a few hundred bytes each. Answered
+// interactions wait for the background work to keep up (owedHigh), but a
+// Discord that answers slowly or not at all can still leave deletes
+// owed; past this many, a replaced board is left as it is (its clicks
+// are refused as out of date), and the log says how many were.
+const maxDeletesOwed = 4096
+
+// wantDeleted has the slot of game key delete d before its next edit,
+// dropping the edit it wanted until then (of d's message), unless
+// maxDeletesOwed are owed already: then d's board stays, which the log
+// says, at most once per dropLogEvery with the count since.
+func (bs *boards) wantDeleted(key string, d boardDelete) {
+	if !bs.slots.owe() {
+		if n, ok := bs.slots.dropped(bs.now(), dropLogEvery); ok {
+			bs.log.Warn("too many replaced boards are waiting to be deleted: leaving these on Discord, their clicks refused as out of date", "channel", d.channelID, "left", n, "waiting", maxDeletesOwed)
+		}
+		bs.want(key, nil, nil, true)
+		return
+	}
+	bs.run.owed.add(1)
+	bs.want(key, nil, &d, true)
+}
+
+// dropLogEvery is how often, at most, the log says that replaced boards
+// were left undeleted.
+const dropLogEvery = 10 * time.Second
+
+// deleteNow deletes d's message through its token, within ctx: each
+// delete has its own time (editWithin from its start), however many wait
+// behind it.
+func (bs *boards) deleteNow(ctx context.Context, d boardDelete) {
+	ref := &discordgo.Interaction{AppID: d.appID, Token: d.token}
+	if err := bs.dc.InteractionResponseDelete(ref, discordgo.WithContext(ctx)); err != nil {
+		bs.log.Warn("could not delete a replaced board", "channel", d.channelID, "err", err)
 	}
 }
 
@@ -687,7 +726,7 @@ func (bs *boards) show(m *match, comps bool) {
 		// Its answer drew its buttons, after any row picked before it.
 		e.await, e.picked = ref, m
 	}
-	bs.want(m.ID, e, nil)
+	bs.want(m.ID, e, nil, false)
 }
 
 // checkShown has the board of m, which the answer to ref (a row picked in
@@ -696,13 +735,15 @@ func (bs *boards) show(m *match, comps bool) {
 // Discord: another process may have saved a move between the read and the
 // answer, which would then hide it.
 func (bs *boards) checkShown(m *match, ref *discordgo.Interaction) {
-	bs.want(m.ID, &boardEdit{m: m, check: true, await: ref, picked: m, wait: true}, nil)
+	bs.want(m.ID, &boardEdit{m: m, check: true, await: ref, picked: m, wait: true}, nil, false)
 }
 
-// want has the slot of game key want e, and the deletion del first (either
-// may be nil), and queues a step of it unless one is queued or running.
-func (bs *boards) want(key string, e *boardEdit, del func(ctx context.Context)) {
-	if slot, start := bs.slots.ask(key, e, del); start {
+// want has the slot of game key want e (if not nil), and the deletion del
+// (if not nil) first; replaced drops what it wanted until then (an edit
+// of the message replaced). It queues a step of the slot unless one is
+// queued or running.
+func (bs *boards) want(key string, e *boardEdit, del *boardDelete, replaced bool) {
+	if slot, start := bs.slots.ask(key, e, del, replaced); start {
 		bs.run.queue(func(ctx context.Context) { bs.step(ctx, key, slot) })
 	}
 }
@@ -712,8 +753,14 @@ func (bs *boards) want(key string, e *boardEdit, del func(ctx context.Context)) 
 // the stored game again, in a step queued behind the work of other boards.
 func (bs *boards) step(ctx context.Context, key string, slot *boardSlot) {
 	dels, e, asked := bs.slots.take(slot)
-	for _, del := range dels {
-		del(ctx)
+	for _, d := range dels {
+		// On a worker of their own: the game's older board messages
+		// are deleted at once, whatever the slot does next (an edit of
+		// the newest, which is another message).
+		if !bs.run.queueDelete(func(ctx context.Context) { bs.deleteNow(ctx, d); bs.slots.paid() }) {
+			bs.slots.paid()
+		}
+		bs.run.owed.add(-1) // owed as queued work now, if queued
 	}
 	var check *boardEdit
 	if e != nil {
@@ -991,7 +1038,7 @@ func (bs *boards) editAgain(key string, e *boardEdit, err error) {
 	again := *e
 	again.tries++
 	bs.log.Info("trying a board's edit again", "game", key, "in", pause, "tries", again.tries)
-	bs.run.afterFunc(pause, func() { bs.want(key, &again, nil) })
+	bs.run.afterFunc(pause, func() { bs.want(key, &again, nil, false) })
 }
 
 // againAfter says whether a request that may be made twice (an edit, a
@@ -1090,6 +1137,52 @@ func (a *boardEdit) merge(b *boardEdit) *boardEdit {
 type boardSlots struct {
 	mu     sync.Mutex
 	boards map[string]*boardSlot
+	// deletes counts the deletions wanted of all slots and not yet made;
+	// left, those left undone since leftLogged (maxDeletesOwed).
+	deletes    int
+	left       int
+	leftLogged time.Time
+}
+
+// owe counts one more deletion wanted, and says so, unless maxDeletesOwed
+// are wanted already.
+func (s *boardSlots) owe() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.deletes >= maxDeletesOwed {
+		s.left++
+		return false
+	}
+	s.deletes++
+	return true
+}
+
+// paid counts one deletion wanted made (or failed).
+func (s *boardSlots) paid() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.deletes--
+}
+
+// owedDeletes returns how many deletions are wanted and not yet made.
+func (s *boardSlots) owedDeletes() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.deletes
+}
+
+// dropped returns how many deletions were left undone since the last
+// time it said so, and whether to say so now: the first time, and then
+// once every interval at most.
+func (s *boardSlots) dropped(now time.Time, every time.Duration) (int, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.left == 0 || !s.leftLogged.IsZero() && now.Sub(s.leftLogged) < every {
+		return 0, false
+	}
+	n := s.left
+	s.left, s.leftLogged = 0, now
+	return n, true
 }
 
 // A boardSlot is one board's: whether a step of it is queued or running,
@@ -1099,15 +1192,16 @@ type boardSlot struct {
 	drew    *boardEdit // the slot's last edit made, read and written by its step alone
 	busy    bool
 	want    *boardEdit
-	deletes []func(ctx context.Context)
+	deletes []boardDelete
 	asked   uint64
 }
 
 // ask has the slot of game key want e (if not nil) merged into what it
-// wants, and del (if not nil) made before it, dropping what it wanted
-// until then (an edit of the message del deletes). It returns the slot,
-// and start if no step of it is queued or running: the caller queues one.
-func (s *boardSlots) ask(key string, e *boardEdit, del func(ctx context.Context)) (slot *boardSlot, start bool) {
+// wants, and del (if not nil) made before it; replaced drops what it
+// wanted until then (an edit of the message replaced). It returns the
+// slot, and start if no step of it is queued or running: the caller
+// queues one.
+func (s *boardSlots) ask(key string, e *boardEdit, del *boardDelete, replaced bool) (slot *boardSlot, start bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	slot = s.boards[key]
@@ -1119,9 +1213,11 @@ func (s *boardSlots) ask(key string, e *boardEdit, del func(ctx context.Context)
 		s.boards[key] = slot
 	}
 	slot.asked++
-	if del != nil {
+	if replaced {
 		slot.want = nil
-		slot.deletes = append(slot.deletes, del)
+	}
+	if del != nil {
+		slot.deletes = append(slot.deletes, *del)
 	}
 	slot.want = slot.want.merge(e)
 	if slot.busy {
@@ -1133,7 +1229,7 @@ func (s *boardSlots) ask(key string, e *boardEdit, del func(ctx context.Context)
 
 // take returns, and clears, what slot wants: its deletions and its edit,
 // with the number of edits asked so far.
-func (s *boardSlots) take(slot *boardSlot) ([]func(ctx context.Context), *boardEdit, uint64) {
+func (s *boardSlots) take(slot *boardSlot) ([]boardDelete, *boardEdit, uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	dels, e := slot.deletes, slot.want

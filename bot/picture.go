@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
+	"sync"
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/tttbot/tttbot/game"
@@ -23,6 +25,69 @@ type pictures struct {
 	catalog  *i18n.Catalog
 	log      *slog.Logger
 	settings *settings
+	// draw draws a picture (picture.Draw, if nil).
+	draw func(io.Writer, *game.Judge) error
+	// drawn keeps the latest pictures drawn: a position shown again
+	// (/ttt board, a stale board drawn anew) is not drawn again.
+	drawn pictureCache
+}
+
+// png returns the PNG picture of g, the board of game gameID: the one
+// drawn last for the same position, if it is kept, else drawn now. The
+// caller must not change it.
+func (p *pictures) png(gameID string, g *game.Judge) ([]byte, error) {
+	key := pictureKey{game: gameID, moves: g.Len(), status: g.Status()}
+	if data := p.drawn.get(key); data != nil {
+		return data, nil
+	}
+	draw := p.draw
+	if draw == nil {
+		draw = picture.Draw
+	}
+	var buf bytes.Buffer
+	if err := draw(&buf, g); err != nil {
+		return nil, err
+	}
+	p.drawn.put(key, buf.Bytes())
+	return buf.Bytes(), nil
+}
+
+// A pictureKey names a position of a game, which is all its picture
+// shows: its moves (and so the last one), and its status (a win line).
+type pictureKey struct {
+	game   string
+	moves  int
+	status game.Status
+}
+
+// pictureCache keeps the last keptPictures pictures drawn, about 30 KB
+// each. The zero value is empty; it is safe for concurrent use.
+type pictureCache struct {
+	mu   sync.Mutex
+	keys [keptPictures]pictureKey
+	pngs [keptPictures][]byte
+	next int // the entry put replaces
+}
+
+// keptPictures is how many pictures pictureCache keeps.
+const keptPictures = 8
+
+func (c *pictureCache) get(k pictureKey) []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, key := range c.keys {
+		if key == k && c.pngs[i] != nil {
+			return c.pngs[i]
+		}
+	}
+	return nil
+}
+
+func (c *pictureCache) put(k pictureKey, png []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.keys[c.next], c.pngs[c.next] = k, png
+	c.next = (c.next + 1) % keptPictures
 }
 
 // show edits the message ref of m's board, bigger than pictureAbove, to
@@ -41,7 +106,7 @@ func (p *pictures) show(ctx context.Context, ref *discordgo.Interaction, m *matc
 		cp = &c
 	}
 	if p.settings.showsPicture(ctx, m.GuildID, m.Match) {
-		err := p.editPicture(ctx, ref, m.Judge, pictureView(l, m).content, cp, current)
+		err := p.editPicture(ctx, ref, m.ID, m.Judge, pictureView(l, m).content, cp, current)
 		if err == nil {
 			return true
 		}
@@ -83,13 +148,12 @@ func (p *pictures) showInChannel(ctx context.Context, m *match) bool {
 		AllowedMentions: allowed(""),
 	}
 	if p.settings.showsPicture(ctx, m.GuildID, m.Match) {
-		var png bytes.Buffer
-		if err := picture.Draw(&png, m.Judge); err != nil {
+		if png, err := p.png(m.ID, m.Judge); err != nil {
 			p.log.Warn("could not show a board as a picture; /ttt board draws it again", "channel", m.ChannelID, "err", err)
 		} else {
 			text := pictureView(l, m).content
 			e.Content = &text
-			e.Files = []*discordgo.File{{Name: pictureName, ContentType: "image/png", Reader: &png}}
+			e.Files = []*discordgo.File{{Name: pictureName, ContentType: "image/png", Reader: bytes.NewReader(png)}}
 		}
 	}
 	if _, err := p.dc.ChannelMessageEditComplex(e, discordgo.WithContext(ctx)); err != nil {
@@ -109,16 +173,16 @@ func (p *pictures) logPictureFailure(channelID string, current func() bool, err 
 	p.log.Warn("could not show a board as a picture; /ttt board draws it again", "channel", channelID, "err", err)
 }
 
-// editPicture edits the message ref with g's picture, attached as
-// pictureName in place of any attachment, and text; with comps, its
-// buttons too. A message that is not there may not be there yet: over
+// editPicture edits the message ref with g's picture (game gameID's),
+// attached as pictureName in place of any attachment, and text; with
+// comps, its buttons too. A message that is not there may not be there yet: over
 // the HTTP endpoint, Discord creates an answer's message once it has read
 // the response, perhaps after the bot's edit arrives. So Unknown Message
 // is tried again (retryUnanswered) while current says the edit is still
 // the message's newest.
-func (p *pictures) editPicture(ctx context.Context, ref *discordgo.Interaction, g *game.Judge, text string, comps *[]discordgo.MessageComponent, current func() bool) error {
-	var png bytes.Buffer
-	if err := picture.Draw(&png, g); err != nil {
+func (p *pictures) editPicture(ctx context.Context, ref *discordgo.Interaction, gameID string, g *game.Judge, text string, comps *[]discordgo.MessageComponent, current func() bool) error {
+	png, err := p.png(gameID, g)
+	if err != nil {
 		return err
 	}
 	file := &discordgo.File{Name: pictureName, ContentType: "image/png"}
@@ -129,8 +193,8 @@ func (p *pictures) editPicture(ctx context.Context, ref *discordgo.Interaction, 
 		Attachments:     &[]*discordgo.MessageAttachment{},
 		AllowedMentions: allowed(""),
 	}
-	err := retryUnanswered(ctx, func() error {
-		file.Reader = bytes.NewReader(png.Bytes()) // each try reads it all
+	err = retryUnanswered(ctx, func() error {
+		file.Reader = bytes.NewReader(png) // each try reads it all
 		_, err := p.dc.InteractionResponseEdit(ref, e, discordgo.WithContext(ctx))
 		return err
 	}, func(err error) bool { return unknownMessage(err) && current() })

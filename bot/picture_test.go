@@ -478,3 +478,29 @@ func TestBigBoardShownAgainAfterItsToken(t *testing.T) {
 		t.Errorf("pictures put on the messages of %v; want the board of /ttt board (%s) and the one of the move (%s)", pictured, board.Token, move.Token)
 	}
 }
+
+// A position shown again (/ttt board posts it as a new message) puts the
+// same picture on the new message without drawing it again.
+func TestPictureDrawnOncePerPosition(t *testing.T) {
+	b, rec, _ := newTestBot(t)
+	draws := 0 // the background work runs one edit of the board at a time
+	b.boards.pictures.draw = func(w io.Writer, g *game.Judge) error {
+		draws++
+		return picture.Draw(w, g)
+	}
+	serveSlash(t, b, "start", intOpt("size", 10))
+	setPictures(t, b, true)
+	move := serveSlash(t, b, "move", intOpt("row", 5), intOpt("col", 5))
+	b.run.bg.Wait() // the move's picture is on its board
+	again := serveSlash(t, b, "board")
+	b.Close()
+	if n, _ := editCount(rec); n != 2 {
+		t.Fatalf("%d edits; want 2, the picture on the move's board and on /ttt board's", n)
+	}
+	m := currentMatch(t, b)
+	wantPicture(t, rec, 0, move.Token, m)
+	wantPicture(t, rec, 1, again.Token, m)
+	if draws != 1 {
+		t.Errorf("the position was drawn %d times; want once, its picture kept for /ttt board", draws)
+	}
+}

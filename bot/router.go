@@ -73,7 +73,9 @@ func (b *Bot) handle(ctx context.Context, i *discordgo.Interaction, r Responder)
 		}
 		return
 	}
-	defer b.run.release()                                                                                        // Close waits for this answer
+	// Close waits for this answer; and the answer, once out, for the
+	// background work to keep up (releaseAnswered).
+	defer b.run.releaseAnswered()
 	if isReplayable(r) && i.Type != discordgo.InteractionApplicationCommandAutocomplete && b.seen.store != nil { // suggestions change nothing
 		b.serveOnce(ctx, req)
 		return

@@ -12,9 +12,14 @@ import (
 // waits its turn in a queue, which costs a closure, not a goroutine with
 // its stack and an HTTP request in flight. Timers and edits have workers
 // of their own, so that a slow Discord delays no deadline.
+// Deletes of replaced boards, one per /ttt move, have workers of their
+// own, more of them: a delete is a request in flight, nothing more, and
+// at Discord's round trip (tens of milliseconds) 16 at once would delete
+// a few hundred boards a second, far fewer than a busy bot replaces.
 const (
-	editWorkers  = 16 // Discord edits and deletes nobody waits for
-	timerWorkers = 8  // timer callbacks: a lock, a load, maybe a save
+	editWorkers   = 16  // Discord edits and deletes nobody waits for
+	timerWorkers  = 8   // timer callbacks: a lock, a load, maybe a save
+	deleteWorkers = 128 // deletes of replaced boards
 )
 
 // A pool runs functions in the background, in the order given, on at
@@ -71,11 +76,39 @@ type runner struct {
 	bg       inFlight       // background edits and timer callbacks queued or running
 	edits    pool           // runs background edits (editWorkers at once)
 	timers   pool           // runs timer callbacks (timerWorkers at once)
+	deletes  pool           // runs deletes of replaced boards (deleteWorkers at once)
+	// owed counts the background requests asked for and not yet made
+	// (queued work, replaced boards to delete), which an interaction
+	// waits for once answered when there are too many (releaseAnswered).
+	owed backlog
+	// owedWait is the longest an answered interaction waits for the
+	// background work to catch up (releaseAnswered).
+	owedWait time.Duration
 }
 
 func newRunner() *runner {
-	return &runner{edits: pool{max: editWorkers}, timers: pool{max: timerWorkers}}
+	return &runner{edits: pool{max: editWorkers}, timers: pool{max: timerWorkers}, deletes: pool{max: deleteWorkers}, owedWait: owedWaitMax}
 }
+
+// Background work nobody waits for can fall behind the answers: on a
+// core that the answers keep busy (a closed loop of players), each
+// background request waits its turn behind the interactions, and the
+// deletes of replaced boards, one per /ttt move, once fell behind by
+// tens of thousands, holding memory and timing out. So an interaction,
+// once answered, waits while more than owedHigh background requests are
+// owed, until owedLow are (or owedWait, or Close): the players' next
+// interactions then come only as fast as the background work keeps up,
+// and the CPU of an interaction includes its deletes. The wait is
+// bounded (a Discord that is slow, not a busy core, keeps the work
+// owed), and so is the number of interactions waiting (owedWaiters): the
+// answers of the others are not held up, and the work owed is bounded
+// elsewhere (maxDeletesOwed).
+const (
+	owedHigh    = 256
+	owedLow     = owedHigh / 2
+	owedWaitMax = 500 * time.Millisecond
+	owedWaiters = 256
+)
 
 // editWithin bounds background edits (timers, stale boards).
 const editWithin = 10 * time.Second
@@ -95,12 +128,21 @@ func (r *runner) admit() bool {
 // release marks an admitted interaction answered.
 func (r *runner) release() { r.handlers.Done() }
 
+// releaseAnswered marks an admitted interaction answered, once the
+// background work owed has caught up (see owedHigh), within r.owedWait.
+// Its caller holds nothing, and its answer has gone out.
+func (r *runner) releaseAnswered() {
+	defer r.handlers.Done()
+	r.owed.waitBelow(owedHigh, r.owedWait)
+}
+
 // close refuses new interactions and timer callbacks and waits for the
 // interactions in flight.
 func (r *runner) close() {
 	r.mu.Lock()
 	r.closed = true
 	r.mu.Unlock()
+	r.owed.stopWaits()
 	r.handlers.Wait()
 }
 
@@ -127,6 +169,16 @@ func (r *runner) queue(f func(ctx context.Context)) {
 	}, &r.finished, &r.edits)
 }
 
+// queueDelete runs f as queue does, on one of the delete workers, and
+// says whether it will (not once Close is done).
+func (r *runner) queueDelete(f func(ctx context.Context)) bool {
+	return r.spawn(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), editWithin)
+		defer cancel()
+		f(ctx)
+	}, &r.finished, &r.deletes)
+}
+
 // afterFunc runs f after d on one of the timer workers, unless Close has
 // begun by then; Close waits for f once it is queued.
 func (r *runner) afterFunc(d time.Duration, f func()) *time.Timer {
@@ -142,8 +194,10 @@ func (r *runner) spawn(f func(), refused *bool, p *pool) bool {
 		return false
 	}
 	r.bg.Add(1)
+	r.owed.add(1)
 	p.run(func() {
 		defer r.bg.Done()
+		defer r.owed.add(-1)
 		f()
 	})
 	return true
@@ -184,5 +238,70 @@ func (w *inFlight) Wait() {
 	}
 	for w.n > 0 {
 		w.idle.Wait()
+	}
+}
+
+// A backlog counts work owed, and lets callers wait for it to shrink.
+// The zero value is ready to use; it is safe for concurrent use.
+type backlog struct {
+	mu      sync.Mutex
+	n       int
+	waiters int
+	stopped bool          // no more waits (the runner is closing)
+	room    chan struct{} // closed once n is owedLow or less; nil while nobody waits
+}
+
+// add adds d, which may be negative, to what is owed.
+func (b *backlog) add(d int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.n += d
+	if b.room != nil && b.n <= owedLow {
+		close(b.room)
+		b.room = nil
+	}
+}
+
+// owed returns what is owed now.
+func (b *backlog) owed() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.n
+}
+
+// waitBelow waits, if more than high is owed, until owedLow is, for at
+// most max; not if owedWaiters wait already, nor once stopWaits was
+// called.
+func (b *backlog) waitBelow(high int, max time.Duration) {
+	b.mu.Lock()
+	if b.n <= high || b.stopped || b.waiters >= owedWaiters || max <= 0 {
+		b.mu.Unlock()
+		return
+	}
+	if b.room == nil {
+		b.room = make(chan struct{})
+	}
+	room := b.room
+	b.waiters++
+	b.mu.Unlock()
+	t := time.NewTimer(max)
+	select {
+	case <-room:
+	case <-t.C:
+	}
+	t.Stop()
+	b.mu.Lock()
+	b.waiters--
+	b.mu.Unlock()
+}
+
+// stopWaits ends the waits under way, and makes no more.
+func (b *backlog) stopWaits() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.stopped = true
+	if b.room != nil {
+		close(b.room)
+		b.room = nil
 	}
 }

@@ -1,7 +1,6 @@
 package bot
 
 import (
-	"context"
 	"testing"
 
 	"github.com/tttbot/tttbot/table"
@@ -14,7 +13,7 @@ import (
 func TestBoardSlotsCoalesce(t *testing.T) {
 	var s boardSlots
 	at := func(v int64) *match { return &match{Match: &table.Match{ID: "g"}, Version: v} }
-	slot, start := s.ask("g", &boardEdit{m: at(1)}, nil)
+	slot, start := s.ask("g", &boardEdit{m: at(1)}, nil, false)
 	if !start {
 		t.Fatal("the first edit of a board did not start a step")
 	}
@@ -24,7 +23,7 @@ func TestBoardSlotsCoalesce(t *testing.T) {
 	}
 	current := s.current(slot, asked)
 	for v, comps := range []bool{false, true, false} {
-		if _, start := s.ask("g", &boardEdit{m: at(int64(v + 2)), comps: comps}, nil); start {
+		if _, start := s.ask("g", &boardEdit{m: at(int64(v + 2)), comps: comps}, nil, false); start {
 			t.Fatal("an edit asked while a step runs started another")
 		}
 	}
@@ -39,8 +38,8 @@ func TestBoardSlotsCoalesce(t *testing.T) {
 	if e.m.Version != 4 || !e.comps || e.check {
 		t.Errorf("the slot then wants version %d, comps %v, check %v; want one edit of version 4, with buttons", e.m.Version, e.comps, e.check)
 	}
-	s.ask("g", &boardEdit{m: at(5)}, nil)
-	s.ask("g", nil, func(context.Context) {})
+	s.ask("g", &boardEdit{m: at(5)}, nil, false)
+	s.ask("g", nil, &boardDelete{token: "t"}, true)
 	dels, e, _ := s.take(slot)
 	if e != nil || len(dels) != 1 {
 		t.Errorf("after a deletion the slot wants %+v and %d deletions; want the deletion alone", e, len(dels))

@@ -4,7 +4,9 @@ import (
 	"image"
 	"image/color"
 	"math"
+	"sync"
 
+	"github.com/tttbot/tttbot/game"
 	"golang.org/x/image/vector"
 )
 
@@ -27,6 +29,51 @@ const (
 	ringRadius = 0.34 // outer radius of the ring
 	ringWidth  = 0.13 // thickness of the ring
 )
+
+// mark draws X or O in r.
+func (p *painter) mark(img *image.RGBA, r image.Rectangle, mark game.Player) {
+	if mark == game.X {
+		p.cross(img, r, colX)
+	} else {
+		p.ring(img, r, colO)
+	}
+}
+
+// useTiles says whether Render copies the marks of plain cells from
+// tiles (tile); tests turn it off to compare with marks drawn in place.
+var useTiles = true
+
+// tiles keeps, by mark and cell side, the pixels of a plain cell (colCell)
+// with that mark drawn: a few KB each, for the few sizes of boards.
+var tiles sync.Map // tileKey → []byte
+
+type tileKey struct {
+	mark game.Player
+	side int
+}
+
+// tile returns the pixels of a side×side cell of colCell with mark drawn
+// on it, as mark would draw it on such a cell anywhere in a picture: the
+// rasterizer's coverage depends on the cell's size alone.
+func (p *painter) tile(mark game.Player, side int) []byte {
+	k := tileKey{mark, side}
+	if t, ok := tiles.Load(k); ok {
+		return t.([]byte)
+	}
+	img := image.NewRGBA(image.Rect(0, 0, side, side))
+	fill(img, img.Rect, colCell)
+	p.mark(img, img.Rect, mark)
+	tiles.Store(k, img.Pix)
+	return img.Pix
+}
+
+// stamp copies tile, the pixels of an r-sized square image, into r.
+func stamp(img *image.RGBA, r image.Rectangle, tile []byte) {
+	w := 4 * r.Dx()
+	for y := range r.Dy() {
+		copy(img.Pix[img.PixOffset(r.Min.X, r.Min.Y+y):][:w], tile[y*w:][:w])
+	}
+}
 
 // cross draws X in r: two bars corner to corner.
 func (p *painter) cross(img *image.RGBA, r image.Rectangle, c color.RGBA) {

@@ -602,7 +602,7 @@ func reminderNonce(m *match) string { return turnNonce("reminder", m) }
 // messages. It is the kind's initial and 24 hex digits of a hash of both
 // and the turn (turnKey), within Discord's 25 characters.
 func turnNonce(kind string, m *match) string {
-	sum := sha256.Sum256([]byte(kind + "/" + turnKey(m)))
+	sum := sha256.Sum256([]byte(kind + "/" + turnKey(m).String()))
 	return kind[:1] + hex.EncodeToString(sum[:12])
 }
 

@@ -240,8 +240,18 @@ func claimedBy(m, next *match) bool {
 // turnNumber numbers m's turn: the moves played before it, plus one.
 func turnNumber(m *match) int { return m.Judge.Len() + 1 }
 
+// turn names one turn among every game's: its game and turnNumber. The
+// zero value names none. It is compared on every move, so it is built
+// without allocating; String spells it for what is sent.
+type turn struct {
+	game string
+	n    int
+}
+
+func (t turn) String() string { return t.game + "/" + strconv.Itoa(t.n) }
+
 // turnKey names m's turn among every game's.
-func turnKey(m *match) string { return m.ID + "/" + strconv.Itoa(turnNumber(m)) }
+func turnKey(m *match) turn { return turn{m.ID, turnNumber(m)} }
 
 // turnStart is when m's turn began: its last move, or its start.
 func turnStart(m *match) time.Time {

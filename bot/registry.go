@@ -35,15 +35,15 @@ type channel struct {
 	// forgone names the turn (game id and turnNumber) whose reminder this
 	// process gave up (the guild turned reminders off, or it could not be
 	// claimed), so that locking the channel again does not retry it.
-	forgone string
+	forgone turn
 	// sending names the turn whose reminder this process claimed and has
 	// queued to send: until the send settles (kept, released, or its claim
 	// lost), this process does not claim it again when the claim ends.
-	sending string
+	sending turn
 	// own names the turn whose reminder this process is first to send:
 	// the turn a change saved here began, or whose reminder it claimed.
 	// Other turns' reminder timers here are backups (remindBackup).
-	own string
+	own turn
 	// saveFailures counts timeouts in a row that could not be saved, to
 	// back off.
 	saveFailures uint
@@ -62,7 +62,7 @@ type openChallenge struct {
 
 // idle says whether the channel holds nothing worth keeping in memory.
 func (ch *channel) idle() bool {
-	return ch.challenge == nil && ch.turnTimer == nil && ch.remindTimer == nil && ch.sending == ""
+	return ch.challenge == nil && ch.turnTimer == nil && ch.remindTimer == nil && ch.sending == turn{}
 }
 
 func (ch *channel) clearChallenge() {
@@ -86,7 +86,7 @@ func (ch *channel) forgo(m *match) {
 }
 
 // forgoes says whether this process gave up the reminder of m's turn.
-func (ch *channel) forgoes(m *match) bool { return ch.forgone != "" && ch.forgone == turnKey(m) }
+func (ch *channel) forgoes(m *match) bool { return ch.forgone != turn{} && ch.forgone == turnKey(m) }
 
 func (ch *channel) stopRemindTimer() {
 	if ch.remindTimer != nil {

@@ -921,7 +921,7 @@ func (t *tables) renewReminder(ctx context.Context, next *match) (*match, bool) 
 // ends, or another process's, is then watched here again).
 func (t *tables) settled(ch *channel, next *match) {
 	if ch.sending == turnKey(next) {
-		ch.sending = ""
+		ch.sending = turn{}
 		if ch.match != nil {
 			t.armReminder(ch, ch.match)
 		}

@@ -52,6 +52,10 @@ type sqlStore struct {
 	// takes row locks as it goes (PostgreSQL), and commits when fn returns
 	// nil.
 	write func(ctx context.Context, fn func(tx) error) error
+	// later, when set (SQLite: groupCommit.enqueue), runs fn as write
+	// does but without its caller waiting, and tells then how it went;
+	// the write joins the next batch of others. Close waits for it.
+	later func(fn func(tx) error, then func(error))
 	// cache saves reading a game's moves again.
 	cache movesCache
 	// forUpdate is appended to a SELECT whose rows the transaction will

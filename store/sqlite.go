@@ -50,6 +50,7 @@ import (
 type SQLite struct {
 	sqlStore
 	writer, reader *stmtCache
+	group          *groupCommit
 	path           string
 	file           os.FileInfo // the database file as opened
 	gone           atomic.Bool // the path no longer names file
@@ -153,8 +154,8 @@ func openSQLiteWith(path string, mem memoryUse) (*SQLite, error) {
 		reader.Close()
 		return nil, fmt.Errorf("store: open sqlite %s: %w", path, err)
 	}
-	s := &SQLite{writer: writer, reader: reader, path: path, file: file}
 	group := newGroupCommit(writer)
+	s := &SQLite{writer: writer, reader: reader, group: group, path: path, file: file}
 	s.sqlStore = sqlStore{
 		read: func(ctx context.Context, fn func(tx) error) error {
 			return sqlTx(ctx, reader, &sql.TxOptions{ReadOnly: true}, fn)
@@ -167,6 +168,13 @@ func openSQLiteWith(path string, mem memoryUse) (*SQLite, error) {
 				return err
 			}
 			return group.write(ctx, fn)
+		},
+		later: func(fn func(tx) error, then func(error)) {
+			if err := s.check(); err != nil {
+				then(err)
+				return
+			}
+			group.enqueue(fn, then)
 		},
 		localFeed: true,
 	}
@@ -388,7 +396,9 @@ func (r sqlRow) Scan(dest ...any) error {
 	return err
 }
 
-// Close closes the database.
+// Close writes what was queued to be written later
+// (SettleInteractionLater), then closes the database.
 func (s *SQLite) Close() error {
+	s.group.idle()
 	return errors.Join(s.reader.Close(), s.writer.Close())
 }

@@ -35,6 +35,11 @@ import (
 // until the queue is empty, then stops.
 type groupCommit struct {
 	db *stmtCache
+	// check, when set, is asked before each batch whether the database
+	// may be written (SQLite.check): an error fails every write of the
+	// batch, none of which runs. Once a batch, not once a write: it
+	// costs a stat.
+	check func() error
 
 	mu      sync.Mutex // guards queue, leading and stopped
 	queue   []*writeJob
@@ -190,6 +195,11 @@ func (g *groupCommit) run(batch []*writeJob) {
 	// caller: SQLite answers a statement interrupted by a cancelled
 	// context by rolling back the whole transaction, the others' writes
 	// with it.
+	if g.check != nil {
+		if err = g.check(); err != nil {
+			return
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), busyTimeout+5*time.Second)
 	defer cancel()
 	// Writes rarely fail, and savepoints cost three statements each: try

@@ -46,7 +46,7 @@ import (
 // The store refuses to write, with ErrUnavailable, once the path no
 // longer names the file it opened (deleted, or replaced): saves made then
 // would go to a file nobody can open again, and be lost at the next
-// start. Each write checks it (one stat); so does Ping.
+// start. Each transaction of writes checks it (one stat); so does Ping.
 type SQLite struct {
 	sqlStore
 	writer, reader *stmtCache
@@ -156,6 +156,7 @@ func openSQLiteWith(path string, mem memoryUse) (*SQLite, error) {
 	}
 	group := newGroupCommit(writer)
 	s := &SQLite{writer: writer, reader: reader, group: group, path: path, file: file}
+	group.check = s.check
 	s.sqlStore = sqlStore{
 		read: func(ctx context.Context, fn func(tx) error) error {
 			return sqlTx(ctx, reader, &sql.TxOptions{ReadOnly: true}, fn)
@@ -163,19 +164,8 @@ func openSQLiteWith(path string, mem memoryUse) (*SQLite, error) {
 		direct: func(ctx context.Context, fn func(tx) error) error {
 			return sqlDirect(ctx, reader, fn)
 		},
-		write: func(ctx context.Context, fn func(tx) error) error {
-			if err := s.check(); err != nil {
-				return err
-			}
-			return group.write(ctx, fn)
-		},
-		later: func(fn func(tx) error, then func(error)) {
-			if err := s.check(); err != nil {
-				then(err)
-				return
-			}
-			group.enqueue(fn, then)
-		},
+		write:     group.write, // each batch checks the file (s.check)
+		later:     group.enqueue,
 		localFeed: true,
 	}
 	return s, nil

@@ -34,7 +34,7 @@ const (
 func (s *sqlStore) SeeInteraction(ctx context.Context, id string, at time.Time) (first bool, err error) {
 	defer s.observe.done("see_interaction", time.Now(), &err)
 	var n int64
-	err = s.write(ctx, func(t tx) error {
+	err = s.one(ctx, func(t tx) error {
 		var err error
 		n, err = t.exec(ctx, `INSERT INTO interactions (id, seen_at, state) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`, id, at.UnixMicro(), int(InteractionActing))
 		return err
@@ -51,7 +51,7 @@ func (s *sqlStore) SeeInteraction(ctx context.Context, id string, at time.Time) 
 // that a later delivery of id is acted on.
 func (s *sqlStore) SettleInteraction(ctx context.Context, id string, state InteractionState) (err error) {
 	defer s.observe.done("settle_interaction", time.Now(), &err)
-	err = s.write(ctx, settleWrite(ctx, id, state))
+	err = s.one(ctx, settleWrite(ctx, id, state))
 	if err != nil {
 		return fmt.Errorf("store: settle interaction %s: %w", id, err)
 	}
@@ -100,7 +100,7 @@ func (s *sqlStore) SettleInteractionLater(id string, state InteractionState, the
 	if s.later == nil {
 		ctx, cancel := context.WithTimeout(context.Background(), settleLaterWithin)
 		defer cancel()
-		tell(s.write(ctx, settleWrite(ctx, id, state)))
+		tell(s.one(ctx, settleWrite(ctx, id, state)))
 		return
 	}
 	s.later(settleWrite(context.Background(), id, state), tell) // the batch's context runs it

@@ -41,13 +41,10 @@ type groupCommit struct {
 	// costs a stat.
 	check func() error
 
-	mu      sync.Mutex // guards queue, leading, armed and stopped
+	mu      sync.Mutex // guards queue, leading and stopped
 	queue   []*writeJob
 	leading bool
-	armed   bool       // a timer will kick the writes enqueued (enqueue)
 	stopped *sync.Cond // signalled when the leader stops; nil until idle waits
-	// laterWait, when set, replaces laterWait (tests).
-	laterWait time.Duration
 
 	// batches and writes count the transactions run and the writes
 	// they held, for tests and benchmarks (writes per batch).
@@ -111,48 +108,24 @@ func (g *groupCommit) write(ctx context.Context, fn func(tx) error) error {
 // enqueue runs fn in a transaction shared with other writers, as write
 // does, but nobody waits for it: then, if not nil, is told fn's error or
 // the commit's, on the leader's goroutine (it must be quick). The write
-// joins the batch of whatever is written next: a write whose outcome the
-// caller need not wait for costs no transaction of its own when others
-// write, even a few at a time. If nothing else is written within
-// g.laterWait, it leads a batch of its own. idle waits for it.
+// joins the batch of whatever is written next, or leads one of its own:
+// a write whose outcome the caller need not wait for costs no
+// transaction of its own when others write. idle waits for it.
 func (g *groupCommit) enqueue(fn func(tx) error, then func(error)) {
 	j := &writeJob{ctx: context.Background(), fn: fn, done: make(chan error, 1), then: then}
 	g.mu.Lock()
-	defer g.mu.Unlock()
 	g.queue = append(g.queue, j)
-	if g.leading || g.armed {
-		return // the leader takes it, or the next write, or the timer
-	}
-	g.armed = true
-	wait := g.laterWait
-	if wait == 0 {
-		wait = laterWait
-	}
-	time.AfterFunc(wait, g.kick)
-}
-
-// laterWait is how long an enqueued write waits for another to join
-// before it leads a batch of its own: under load the next write comes
-// well within it; a second delivery of an interaction whose record waits
-// polls every 20 ms anyway (bot's settledPoll).
-const laterWait = 10 * time.Millisecond
-
-// kick starts a leader for the writes queued, if none leads.
-func (g *groupCommit) kick() {
-	g.mu.Lock()
-	g.armed = false
-	lead := !g.leading && len(g.queue) > 0
-	g.leading = g.leading || lead
+	lead := !g.leading
+	g.leading = true
 	g.mu.Unlock()
 	if lead {
 		go g.lead()
 	}
 }
 
-// idle writes what was enqueued and waits until every write queued so
-// far has been written (or failed).
+// idle waits until every write queued so far has been written (or
+// failed), the enqueued ones included.
 func (g *groupCommit) idle() {
-	g.kick()
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for g.leading {

@@ -375,60 +375,6 @@ func TestGroupCommitEnqueue(t *testing.T) {
 	}
 }
 
-// A write enqueued waits for the next write and goes in its transaction;
-// one that no write joins is written by itself, after a while or when
-// idle is asked to wait for it.
-func TestGroupCommitEnqueueWaitsForAWrite(t *testing.T) {
-	s := openSQLite(t, filepath.Join(t.TempDir(), "group.db"))
-	if _, err := s.writer.Exec(`CREATE TABLE notes (n INTEGER PRIMARY KEY)`); err != nil {
-		t.Fatal(err)
-	}
-	g := newGroupCommit(s.writer)
-	g.laterWait = time.Hour // the timer never comes within the test
-	told := make(chan error, 3)
-	tell := func(err error) { told <- err }
-	g.enqueue(insertNote(1), tell)
-	g.mu.Lock()
-	queued, leading := len(g.queue), g.leading
-	g.mu.Unlock()
-	if queued != 1 || leading {
-		t.Errorf("after enqueue: %d queued, leading %v; want 1, false (waiting for a write)", queued, leading)
-	}
-	if err := g.write(context.Background(), insertNote(2)); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-told; err != nil {
-		t.Errorf("enqueued write: %v", err)
-	}
-	if b, w := g.batches.Load(), g.writes.Load(); b != 1 || w != 2 {
-		t.Errorf("%d writes in %d transactions; want 2 in 1", w, b)
-	}
-	// Alone: idle writes it.
-	g.enqueue(insertNote(3), tell)
-	g.idle()
-	if len(told) != 1 {
-		t.Fatalf("idle returned with the enqueued write not written")
-	}
-	if err := <-told; err != nil {
-		t.Errorf("enqueued write: %v", err)
-	}
-	// Alone, with the timer: it is written by itself.
-	g.laterWait = time.Millisecond
-	g.enqueue(insertNote(4), tell)
-	select {
-	case err := <-told:
-		if err != nil {
-			t.Errorf("enqueued write: %v", err)
-		}
-	case <-time.After(time.Minute):
-		t.Fatal("an enqueued write alone was not written within a minute")
-	}
-	f := &groupFixture{s: s}
-	if got := f.notes(t); !slices.Equal(got, []int{1, 2, 3, 4}) {
-		t.Errorf("notes %v; want [1 2 3 4]", got)
-	}
-}
-
 // BenchmarkGroupCommit measures one small write through the group commit
 // of a SQLite file: alone, one writer after another (the latency of a
 // lone caller), and 16 writers at once (what grouping saves). It reports

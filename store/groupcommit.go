@@ -268,7 +268,12 @@ func (g *groupCommit) try(ctx context.Context, batch []*writeJob, savepoints boo
 			panic(r)
 		}
 	}()
-	a := &sqlAdapter{q: t, t: t, c: g.db, ctx: ctx}
+	// The statements run under a context that never ends: the driver
+	// (modernc.org/sqlite) starts a goroutine to watch each statement's
+	// context if it can end, which on one core cost more than the
+	// statement. The transaction is still bounded by ctx: database/sql
+	// rolls it back when ctx ends, and a wait for a lock by busyTimeout.
+	a := &sqlAdapter{q: t, t: t, c: g.db, ctx: context.Background()}
 	defer func() {
 		for _, q := range a.missed {
 			g.db.prepare(ctx, q)

@@ -62,11 +62,31 @@ func (s *seen) settle(ctx context.Context, id string, err error) {
 	default:
 		state = store.InteractionNew
 	}
+	failed := func(err error) {
+		if err != nil {
+			s.log.Warn("could not record what became of an interaction; a second delivery of it will be told its outcome is unknown", "interaction", id, "err", err)
+		}
+	}
+	// Done and unknown are recorded without waiting: the answer went out
+	// already, and the record joins the next writes' transaction instead
+	// of costing one of its own. Until it commits, a second delivery
+	// waits as for an action under way; if the process dies first, it is
+	// told the outcome is unknown, as after a crash during the action.
+	// Not done is recorded before going on: it lets a later delivery act.
+	if l, ok := s.store.(laterSettler); ok && state != store.InteractionNew {
+		l.SettleInteractionLater(id, state, failed)
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleWithin)
 	defer cancel()
-	if err := s.store.SettleInteraction(ctx, id, state); err != nil {
-		s.log.Warn("could not record what became of an interaction; a second delivery of it will be told its outcome is unknown", "interaction", id, "err", err)
-	}
+	failed(s.store.SettleInteraction(ctx, id, state))
+}
+
+// laterSettler is an InteractionStore that can record what became of an
+// action without its caller waiting for the write
+// (store.SQLite.SettleInteractionLater).
+type laterSettler interface {
+	SettleInteractionLater(id string, state store.InteractionState, then func(error))
 }
 
 // settled waits until the action on id is no longer under way, reading

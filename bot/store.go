@@ -83,7 +83,10 @@ type CommandGuildStore interface {
 
 // InteractionStore records the interactions acted on, so that one
 // delivered or replayed again, to this process or another, is acted on
-// once (router.go).
+// once (router.go). A store that can also record what became of an
+// action without its caller waiting (SettleInteractionLater: store.SQLite
+// joins it to the next writes' transaction) is asked so for actions done
+// or of unknown outcome (seen.settle).
 type InteractionStore interface {
 	// SeeInteraction records id, seen at at, its action under way,
 	// and reports whether it is the first to.

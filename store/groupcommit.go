@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,10 +35,20 @@ import (
 // until the queue is empty, then stops.
 type groupCommit struct {
 	db *stmtCache
+	// check, when set, is asked before each batch whether the database
+	// may be written (SQLite.check): an error fails every write of the
+	// batch, none of which runs. Once a batch, not once a write: it
+	// costs a stat.
+	check func() error
 
-	mu      sync.Mutex // guards queue and leading
+	mu      sync.Mutex // guards queue, leading and stopped
 	queue   []*writeJob
 	leading bool
+	stopped *sync.Cond // signalled when the leader stops; nil until idle waits
+
+	// batches and writes count the transactions run and the writes
+	// they held, for tests and benchmarks (writes per batch).
+	batches, writes atomic.Int64
 }
 
 // maxBatch bounds one transaction: a batch that waits for a huge one to
@@ -48,6 +59,9 @@ type writeJob struct {
 	ctx  context.Context
 	fn   func(tx) error
 	done chan error // buffered: the batch never waits for its caller
+	// then, when set, is told how the write went instead of a caller
+	// waiting on done (enqueue).
+	then func(error)
 	// state is jobQueued until the batch starts the write (jobStarted) or
 	// its caller gives up first (jobAbandoned); it changes once.
 	state atomic.Int32
@@ -91,14 +105,55 @@ func (g *groupCommit) write(ctx context.Context, fn func(tx) error) error {
 	}
 }
 
+// enqueue runs fn in a transaction shared with other writers, as write
+// does, but nobody waits for it: then, if not nil, is told fn's error or
+// the commit's, on the leader's goroutine (it must be quick). The write
+// joins the batch of whatever is written next, or leads one of its own:
+// a write whose outcome the caller need not wait for costs no
+// transaction of its own when others write. idle waits for it.
+func (g *groupCommit) enqueue(fn func(tx) error, then func(error)) {
+	j := &writeJob{ctx: context.Background(), fn: fn, done: make(chan error, 1), then: then}
+	g.mu.Lock()
+	g.queue = append(g.queue, j)
+	lead := !g.leading
+	g.leading = true
+	g.mu.Unlock()
+	if lead {
+		go g.lead()
+	}
+}
+
+// idle waits until every write queued so far has been written (or
+// failed), the enqueued ones included.
+func (g *groupCommit) idle() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for g.leading {
+		if g.stopped == nil {
+			g.stopped = sync.NewCond(&g.mu)
+		}
+		g.stopped.Wait()
+	}
+}
+
 // lead runs batches from the head of the queue until it is empty, then
 // gives up the lead.
 func (g *groupCommit) lead() {
 	for {
+		// Let the goroutines that are ready to run go first: on a
+		// busy core, those about to write join this batch instead of
+		// each waiting for a transaction of its own (without it, on
+		// one core, the leader runs as soon as its caller blocks, and
+		// batches hold one write). A lone writer finds nothing else to
+		// run and goes on at once.
+		runtime.Gosched()
 		g.mu.Lock()
 		n := min(len(g.queue), maxBatch)
 		if n == 0 {
 			g.leading = false
+			if g.stopped != nil {
+				g.stopped.Broadcast()
+			}
 			g.mu.Unlock()
 			return
 		}
@@ -109,6 +164,8 @@ func (g *groupCommit) lead() {
 			g.queue = g.queue[n:]
 		}
 		g.mu.Unlock()
+		g.batches.Add(1)
+		g.writes.Add(int64(len(batch)))
 		g.run(batch)
 	}
 }
@@ -123,10 +180,14 @@ func (g *groupCommit) run(batch []*writeJob) {
 			err = fmt.Errorf("store: a batch of writes panicked: %v", r)
 		}
 		for i, j := range batch {
-			if err != nil {
-				j.done <- err
+			e := err
+			if e == nil {
+				e = errs[i]
+			}
+			if j.then != nil {
+				tell(j.then, e)
 			} else {
-				j.done <- errs[i]
+				j.done <- e
 			}
 		}
 	}()
@@ -134,6 +195,11 @@ func (g *groupCommit) run(batch []*writeJob) {
 	// caller: SQLite answers a statement interrupted by a cancelled
 	// context by rolling back the whole transaction, the others' writes
 	// with it.
+	if g.check != nil {
+		if err = g.check(); err != nil {
+			return
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), busyTimeout+5*time.Second)
 	defer cancel()
 	// Writes rarely fail, and savepoints cost three statements each: try
@@ -202,7 +268,12 @@ func (g *groupCommit) try(ctx context.Context, batch []*writeJob, savepoints boo
 			panic(r)
 		}
 	}()
-	a := &sqlAdapter{q: t, t: t, c: g.db, ctx: ctx}
+	// The statements run under a context that never ends: the driver
+	// (modernc.org/sqlite) starts a goroutine to watch each statement's
+	// context if it can end, which on one core cost more than the
+	// statement. The transaction is still bounded by ctx: database/sql
+	// rolls it back when ctx ends, and a wait for a lock by busyTimeout.
+	a := &sqlAdapter{q: t, t: t, c: g.db, ctx: context.Background()}
 	defer func() {
 		for _, q := range a.missed {
 			g.db.prepare(ctx, q)
@@ -273,4 +344,11 @@ func call(fn func(tx) error, a *sqlAdapter) (err error) {
 		}
 	}()
 	return fn(a)
+}
+
+// tell gives then the error of its write; a panic in then is not let
+// loose on the leader, which must still tell the others and let go.
+func tell(then func(error), err error) {
+	defer func() { _ = recover() }()
+	then(err)
 }

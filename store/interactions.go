@@ -34,7 +34,7 @@ const (
 func (s *sqlStore) SeeInteraction(ctx context.Context, id string, at time.Time) (first bool, err error) {
 	defer s.observe.done("see_interaction", time.Now(), &err)
 	var n int64
-	err = s.write(ctx, func(t tx) error {
+	err = s.one(ctx, func(t tx) error {
 		var err error
 		n, err = t.exec(ctx, `INSERT INTO interactions (id, seen_at, state) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`, id, at.UnixMicro(), int(InteractionActing))
 		return err
@@ -51,7 +51,16 @@ func (s *sqlStore) SeeInteraction(ctx context.Context, id string, at time.Time) 
 // that a later delivery of id is acted on.
 func (s *sqlStore) SettleInteraction(ctx context.Context, id string, state InteractionState) (err error) {
 	defer s.observe.done("settle_interaction", time.Now(), &err)
-	err = s.write(ctx, func(t tx) error {
+	err = s.one(ctx, settleWrite(ctx, id, state))
+	if err != nil {
+		return fmt.Errorf("store: settle interaction %s: %w", id, err)
+	}
+	return nil
+}
+
+// settleWrite is the write of SettleInteraction.
+func settleWrite(ctx context.Context, id string, state InteractionState) func(tx) error {
+	return func(t tx) error {
 		var err error
 		if state == InteractionNew {
 			_, err = t.exec(ctx, `DELETE FROM interactions WHERE id = ? AND state = ?`, id, int(InteractionActing))
@@ -59,12 +68,46 @@ func (s *sqlStore) SettleInteraction(ctx context.Context, id string, state Inter
 			_, err = t.exec(ctx, `UPDATE interactions SET state = ? WHERE id = ?`, int(state), id)
 		}
 		return err
-	})
-	if err != nil {
-		return fmt.Errorf("store: settle interaction %s: %w", id, err)
 	}
-	return nil
 }
+
+// SettleInteractionLater records what became of the action on id, as
+// SettleInteraction does, but its caller does not wait for the write:
+// then, if not nil, is told how it went, maybe on another goroutine
+// (it must be quick). On SQLite the write joins the transaction of the
+// next writes (a move's save, another interaction's record) instead of
+// costing one of its own, and Close waits for it; elsewhere it is made
+// before SettleInteractionLater returns, within settleLaterWithin.
+//
+// Until the write commits, the interaction reads as InteractionActing:
+// a second delivery waits for the record as it waits for an action
+// under way; if the process dies first, it stays so, and a second
+// delivery is told its outcome is unknown (as after a crash during the
+// action). What a caller must know recorded before it goes on (the
+// record of an action known not done, which lets a later delivery act)
+// goes through SettleInteraction.
+func (s *sqlStore) SettleInteractionLater(id string, state InteractionState, then func(error)) {
+	start := time.Now()
+	tell := func(err error) {
+		if err != nil {
+			err = fmt.Errorf("store: settle interaction %s: %w", id, err)
+		}
+		s.observe.done("settle_interaction", start, &err)
+		if then != nil {
+			then(err)
+		}
+	}
+	if s.later == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), settleLaterWithin)
+		defer cancel()
+		tell(s.one(ctx, settleWrite(ctx, id, state)))
+		return
+	}
+	s.later(settleWrite(context.Background(), id, state), tell) // the batch's context runs it
+}
+
+// settleLaterWithin bounds a SettleInteractionLater made at once.
+const settleLaterWithin = 2 * time.Second
 
 // InteractionState reads what became of the action on id.
 func (s *sqlStore) InteractionState(ctx context.Context, id string) (state InteractionState, err error) {
@@ -141,6 +184,15 @@ func (m *Memory) SettleInteraction(ctx context.Context, id string, state Interac
 		m.interactions[id] = r
 	}
 	return nil
+}
+
+// SettleInteractionLater records what became of the action on id, at
+// once, and tells then.
+func (m *Memory) SettleInteractionLater(id string, state InteractionState, then func(error)) {
+	err := m.SettleInteraction(context.Background(), id, state)
+	if then != nil {
+		then(err)
+	}
 }
 
 // InteractionState reads what became of the action on id.

@@ -17,6 +17,7 @@ type interactionStore interface {
 	SeeInteraction(ctx context.Context, id string, at time.Time) (bool, error)
 	ForgetInteractions(ctx context.Context, before time.Time, limit int) (int, error)
 	SettleInteraction(ctx context.Context, id string, state InteractionState) error
+	SettleInteractionLater(id string, state InteractionState, then func(error))
 	InteractionState(ctx context.Context, id string) (InteractionState, error)
 }
 
@@ -133,6 +134,56 @@ func TestSeeInteraction(t *testing.T) {
 			if first, err := b.SeeInteraction(ctx, "1017", t0.Add(time.Hour)); err != nil || !first {
 				t.Errorf("SeeInteraction(1017) after an action not done = %v, %v; want first", first, err)
 			}
+			// Recorded later: once told, the other process reads it.
+			for id, st := range map[string]InteractionState{"1016": InteractionDone, "1015": InteractionUnknown} {
+				told := make(chan error, 1)
+				a.SettleInteractionLater(id, st, func(err error) { told <- err })
+				if err := <-told; err != nil {
+					t.Fatal(err)
+				}
+				wantState(id, st)
+			}
 		})
+	}
+}
+
+// What SQLite was asked to record later is written before Close returns:
+// a store opened again reads it.
+func TestSettleInteractionLaterBeforeClose(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "t.db")
+	s, err := OpenSQLite(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 200
+	for i := range n {
+		if _, err := s.SeeInteraction(ctx, fmt.Sprint(i), time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var failed atomic.Int32
+	for i := range n {
+		s.SettleInteractionLater(fmt.Sprint(i), InteractionDone, func(err error) {
+			if err != nil {
+				failed.Add(1)
+			}
+		})
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if f := failed.Load(); f != 0 {
+		t.Errorf("%d of %d records made later failed", f, n)
+	}
+	s, err = OpenSQLite(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for i := range n {
+		if got, err := s.InteractionState(ctx, fmt.Sprint(i)); err != nil || got != InteractionDone {
+			t.Fatalf("interaction %d after Close and open = %v, %v; want done", i, got, err)
+		}
 	}
 }

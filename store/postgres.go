@@ -83,6 +83,9 @@ func newPostgres(pool *pgxpool.Pool) *Postgres {
 		write: func(ctx context.Context, fn func(tx) error) error {
 			return pgTx(ctx, pool, pgx.TxOptions{}, fn)
 		},
+		writeOne: func(ctx context.Context, fn func(tx) error) error {
+			return pgOne(ctx, pool, fn)
+		},
 		forUpdate:   " FOR UPDATE",
 		lockChannel: channelLock,
 		nullsLast:   " NULLS LAST",
@@ -121,6 +124,19 @@ func pgTx(ctx context.Context, pool *pgxpool.Pool, opts pgx.TxOptions, fn func(t
 	// COMMIT was sent and no answer came back (the context ended, the
 	// connection broke): the server may have committed.
 	return &commitUnknown{pid: pid, err: err}
+}
+
+// pgOne runs fn, which makes one write statement, on a connection of
+// pool outside an explicit transaction: the statement commits alone, in
+// one round trip. A statement sent whose answer never came may have
+// committed: its error wraps ErrOutcomeUnknown.
+func pgOne(ctx context.Context, pool *pgxpool.Pool, fn func(tx) error) error {
+	err := fn(pgAdapter{pool})
+	var pgErr *pgconn.PgError
+	if err == nil || errors.As(err, &pgErr) || pgconn.SafeToRetry(err) {
+		return err
+	}
+	return fmt.Errorf("store: statement sent, no answer: %w: %w", ErrOutcomeUnknown, err)
 }
 
 // commitUnknown is a COMMIT sent without an answer: it wraps

@@ -52,6 +52,14 @@ type sqlStore struct {
 	// takes row locks as it goes (PostgreSQL), and commits when fn returns
 	// nil.
 	write func(ctx context.Context, fn func(tx) error) error
+	// writeOne, when set (PostgreSQL: pgOne), runs fn, which makes one
+	// write statement, outside an explicit transaction: one round trip
+	// instead of BEGIN, the statement and COMMIT. nil: write.
+	writeOne func(ctx context.Context, fn func(tx) error) error
+	// later, when set (SQLite: groupCommit.enqueue), runs fn as write
+	// does but without its caller waiting, and tells then how it went;
+	// the write joins the next batch of others. Close waits for it.
+	later func(fn func(tx) error, then func(error))
 	// cache saves reading a game's moves again.
 	cache movesCache
 	// forUpdate is appended to a SELECT whose rows the transaction will
@@ -364,6 +372,15 @@ func (s *sqlStore) getGame(ctx context.Context, query string, args ...any) (g *G
 		return err
 	})
 	return g, err
+}
+
+// one runs fn, which makes one write statement, by writeOne where the
+// store has it, else in a transaction of write.
+func (s *sqlStore) one(ctx context.Context, fn func(tx) error) error {
+	if s.writeOne != nil {
+		return s.writeOne(ctx, fn)
+	}
+	return s.write(ctx, fn)
 }
 
 // prefixed qualifies each column of a column list.

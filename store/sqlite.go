@@ -46,10 +46,11 @@ import (
 // The store refuses to write, with ErrUnavailable, once the path no
 // longer names the file it opened (deleted, or replaced): saves made then
 // would go to a file nobody can open again, and be lost at the next
-// start. Each write checks it (one stat); so does Ping.
+// start. Each transaction of writes checks it (one stat); so does Ping.
 type SQLite struct {
 	sqlStore
 	writer, reader *stmtCache
+	group          *groupCommit
 	path           string
 	file           os.FileInfo // the database file as opened
 	gone           atomic.Bool // the path no longer names file
@@ -153,8 +154,9 @@ func openSQLiteWith(path string, mem memoryUse) (*SQLite, error) {
 		reader.Close()
 		return nil, fmt.Errorf("store: open sqlite %s: %w", path, err)
 	}
-	s := &SQLite{writer: writer, reader: reader, path: path, file: file}
 	group := newGroupCommit(writer)
+	s := &SQLite{writer: writer, reader: reader, group: group, path: path, file: file}
+	group.check = s.check
 	s.sqlStore = sqlStore{
 		read: func(ctx context.Context, fn func(tx) error) error {
 			return sqlTx(ctx, reader, &sql.TxOptions{ReadOnly: true}, fn)
@@ -162,12 +164,8 @@ func openSQLiteWith(path string, mem memoryUse) (*SQLite, error) {
 		direct: func(ctx context.Context, fn func(tx) error) error {
 			return sqlDirect(ctx, reader, fn)
 		},
-		write: func(ctx context.Context, fn func(tx) error) error {
-			if err := s.check(); err != nil {
-				return err
-			}
-			return group.write(ctx, fn)
-		},
+		write:     group.write, // each batch checks the file (s.check)
+		later:     group.enqueue,
 		localFeed: true,
 	}
 	return s, nil
@@ -388,7 +386,9 @@ func (r sqlRow) Scan(dest ...any) error {
 	return err
 }
 
-// Close closes the database.
+// Close writes what was queued to be written later
+// (SettleInteractionLater), then closes the database.
 func (s *SQLite) Close() error {
+	s.group.idle()
 	return errors.Join(s.reader.Close(), s.writer.Close())
 }

@@ -118,6 +118,7 @@ type config struct {
 	restTLS      bool
 	pairs        string // "game": a new pair of members plays each game; "channel": one pair per channel
 	allowRefused bool   // a run with more than 1% refused is measured, not failed
+	databaseURL  string // the bot's DATABASE_URL; "": a new SQLite file per run
 
 	botCPUs, cpus *cpuSet // where the bot and the generator run; nil: anywhere
 }
@@ -140,6 +141,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fl.BoolVar(&c.presign, "presign", true, "sign http payloads before the run, when it lasts under 4 minutes")
 	fl.BoolVar(&c.restTLS, "rest-tls", true, "serve the bot's REST calls over HTTPS and HTTP/2, as discord.com does (gateway: through a proxy in front of the fake); false: plain HTTP/1.1")
 	fl.StringVar(&c.pairs, "pairs", "game", "who plays: game, a new pair of members each game, as players do; channel, one pair per channel, game after game, as a script would, which the bot's pace on starts refuses")
+	fl.StringVar(&c.databaseURL, "database-url", "", "the bot's DATABASE_URL, a postgres:// URL to measure on PostgreSQL (default: a new SQLite file for each run)")
 	fl.BoolVar(&c.allowRefused, "allow-refusals", false, "measure a run in which more than 1% of the interactions are refused, instead of failing it")
 	botCPUs := fl.String("bot-cpus", "", "run the bot on these CPUs, as taskset -c does: a list such as 0 or 0-1,3 (default: any)")
 	cpus := fl.String("cpus", "", "run this generator, with the REST sink or the fake Discord, on these CPUs (default: any)")
@@ -450,7 +452,7 @@ func runOne(ctx context.Context, cfg config, kind, botPath, dir string, stdout i
 	}
 	defer tr.close()
 
-	db := fmt.Sprintf("%s/%s-%d.db", dir, kind, time.Now().UnixNano())
+	db := cmp.Or(cfg.databaseURL, fmt.Sprintf("%s/%s-%d.db", dir, kind, time.Now().UnixNano()))
 	env := append([]string{
 		"DISCORD_TOKEN=tttload-token",
 		"DISCORD_GUILD_ID=" + guildID,

@@ -109,6 +109,23 @@ type registry struct {
 // then). Different channels never wait for each other beyond the map
 // lookup.
 func (r *registry) lock(ctx context.Context, id string) (*channel, error) {
+	ch, ok := r.tryLock(id)
+	if ok {
+		return ch, nil
+	}
+	select {
+	case ch.sem <- struct{}{}:
+		return ch, nil
+	case <-ctx.Done():
+		r.release(ch, false)
+		return nil, errBusy
+	}
+}
+
+// tryLock locks the channel id if nobody holds it. Otherwise it returns
+// the channel with a reference taken, which the caller waits for (lock)
+// or releases.
+func (r *registry) tryLock(id string) (*channel, bool) {
 	r.mu.Lock()
 	if r.channels == nil {
 		r.channels = make(map[string]*channel)
@@ -123,15 +140,9 @@ func (r *registry) lock(ctx context.Context, id string) (*channel, error) {
 
 	select {
 	case ch.sem <- struct{}{}:
-		return ch, nil
+		return ch, true
 	default:
-	}
-	select {
-	case ch.sem <- struct{}{}:
-		return ch, nil
-	case <-ctx.Done():
-		r.release(ch, false)
-		return nil, errBusy
+		return ch, false
 	}
 }
 

@@ -84,6 +84,18 @@ const lockMargin = 800 * time.Millisecond
 // With cached, a running game this process holds is used without reading
 // the store (see recheck). The caller calls unlock.
 func (t *tables) lock(ctx context.Context, channelID string, cached bool) (*channel, error) {
+	// The common case, a move on a free channel whose running game this
+	// process holds and whose turn is not over, makes no context.
+	if ch, free := t.channels.tryLock(channelID); free {
+		if m := ch.match; cached && m != nil && !m.Over() && !m.Due(t.now()) {
+			ch.cached = true
+			t.syncTurn(ctx, ch) // only the timers: nothing is due
+			return ch, nil
+		}
+		t.channels.unlock(ch)
+	} else {
+		t.channels.release(ch, false)
+	}
 	if d, ok := ctx.Deadline(); ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithDeadline(ctx, d.Add(-lockMargin))
@@ -518,8 +530,13 @@ func (t *tables) armTurn(ch *channel, at time.Time) {
 	if ch.turnTimer != nil && ch.turnAt.Equal(at) {
 		return
 	}
-	ch.stopTurnTimer()
 	ch.turnAt = at
+	if ch.turnTimer != nil {
+		// Its callback only names the channel, and looks again under
+		// its lock: one that fires for the old time changes nothing.
+		ch.turnTimer.Reset(at.Sub(t.now()))
+		return
+	}
 	id := ch.id
 	ch.turnTimer = t.run.afterFunc(at.Sub(t.now()), func() { t.expireTurn(id) })
 }
@@ -806,8 +823,11 @@ func (t *tables) armReminder(ch *channel, m *match) {
 	if ch.remindTimer != nil && ch.remindAt.Equal(at) {
 		return
 	}
-	ch.stopRemindTimer()
 	ch.remindAt = at
+	if ch.remindTimer != nil {
+		ch.remindTimer.Reset(at.Sub(t.now())) // as armTurn's
+		return
+	}
 	id := ch.id
 	ch.remindTimer = t.run.afterFunc(at.Sub(t.now()), func() { t.remindTurn(id) })
 }

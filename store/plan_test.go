@@ -153,6 +153,7 @@ func (r planRules) scans(plan string) bool {
 }
 
 func TestQueryPlansSQLite(t *testing.T) {
+	t.Parallel() // its fill's CPU beside the lock tests' waits
 	s := openSQLite(t, t.TempDir()+"/tttbot.db")
 	fill(t, bigDB{"sqlite", s}, planGames)
 	testQueryPlans(t, s, &s.sqlStore, "sqlite")

@@ -160,6 +160,7 @@ func TestQueryPlansSQLite(t *testing.T) {
 }
 
 func TestQueryPlansPostgres(t *testing.T) {
+	t.Parallel()
 	p := openPostgres(t, postgresSchema(t))
 	fill(t, bigDB{"postgres", p}, planGames)
 	testQueryPlans(t, p, &p.sqlStore, "postgres")

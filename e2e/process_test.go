@@ -206,6 +206,18 @@ func (p *botProcess) stop(ctx context.Context) error {
 	}
 }
 
+// stopBoth stops the two replicas at once (each waits out its 2 s drain
+// after SIGTERM) and returns what each one's stop returned.
+func stopBoth(ctx context.Context, procs [2]*botProcess) [2]error {
+	var errs [2]error
+	var wg sync.WaitGroup
+	for i, p := range procs {
+		wg.Go(func() { errs[i] = p.stop(ctx) })
+	}
+	wg.Wait()
+	return errs
+}
+
 // tail returns the last n bytes of the log, for failure messages.
 func (p *botProcess) tail(n int) string {
 	s := p.logs.String()

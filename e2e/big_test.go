@@ -540,9 +540,9 @@ func TestE2EBigBoardsOnReplicas(t *testing.T) {
 	board = p.playToWin(board, bob, alice, 15, 5, 2, 3, "2 5")
 	h.waitPictureSaying(ch, board, mention(bob)+" wins")
 
-	for _, p := range procs {
-		if err := p.stop(ctx); err != nil {
-			t.Errorf("after SIGTERM %s exited with %v; want status 0", p.name, err)
+	for i, err := range stopBoth(ctx, procs) {
+		if err != nil {
+			t.Errorf("after SIGTERM %s exited with %v; want status 0", procs[i].name, err)
 		}
 	}
 	for _, r := range srv.Rejected() {

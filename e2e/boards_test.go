@@ -248,9 +248,9 @@ func TestE2EBoardsConvergeAcrossReplicas(t *testing.T) {
 		t.Fatalf("the row picked was answered %v, %v; want the board before the move", r, err)
 	}
 
-	for _, p := range procs {
-		if err := p.stop(ctx); err != nil { // waits for the edits in flight
-			t.Errorf("after SIGTERM %s exited with %v; want status 0", p.name, err)
+	for i, err := range stopBoth(ctx, procs) { // waits for the edits in flight
+		if err != nil {
+			t.Errorf("after SIGTERM %s exited with %v; want status 0", procs[i].name, err)
 		}
 	}
 	final, _ := srv.Message(ch, board.ID)

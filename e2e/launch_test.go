@@ -37,6 +37,7 @@ func cells(m discordtest.Message) string {
 // LAUNCH_ACTIVITY, as does the entry point command. The game is the same
 // after. A bot without the live board's settings draws no such button.
 func TestE2EOpenBoard(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{"DISCORD_GUILD_ID": "", "WEB_ADDR": "127.0.0.1:0", "DISCORD_CLIENT_SECRET": "e2e-client-secret"}
 	bothTransports(t, env, func(t *testing.T, h *harness) {
 		id := h.srv.EnableActivities(int(bot.EntryPointAppHandler))

@@ -73,9 +73,9 @@ func TestOpenChallengesOnTwoReplicas(t *testing.T) {
 			t.Errorf("a fourth waiting challenge through replica %d was answered %q; want %q", i, r.Message.Content, want)
 		}
 	}
-	for _, p := range procs {
-		if err := p.stop(ctx); err != nil {
-			t.Errorf("%s: %v", p.name, err)
+	for i, err := range stopBoth(ctx, procs) {
+		if err != nil {
+			t.Errorf("%s: %v", procs[i].name, err)
 		}
 	}
 }

@@ -52,9 +52,11 @@ var soak = flag.Bool("soak", false, "run the crash and replica soaks at full len
 
 // e2eParallel is how many tests run at once when -test.parallel is not
 // given: most of an e2e test's time is spent waiting on the bot and the
-// fake Discord, not on a CPU, so GOMAXPROCS (the default) leaves a small
-// machine idle; on 2 cores the package takes half the time at 4.
-const e2eParallel = 4
+// fake Discord, not on a CPU (a stop alone waits out the bot's 2 s drain
+// after SIGTERM), so GOMAXPROCS (the default) leaves a small machine idle.
+// On 2 cores under -race the package uses about 50 s of CPU whatever
+// this is, and takes 77 s at 4, 53 s at 8.
+const e2eParallel = 8
 
 func TestMain(m *testing.M) {
 	flag.Parse()
@@ -202,6 +204,18 @@ func (p *botProcess) stop(ctx context.Context) error {
 		p.kill()
 		return fmt.Errorf("%s did not exit after SIGTERM: %w", p.name, ctx.Err())
 	}
+}
+
+// stopBoth stops the two replicas at once (each waits out its 2 s drain
+// after SIGTERM) and returns what each one's stop returned.
+func stopBoth(ctx context.Context, procs [2]*botProcess) [2]error {
+	var errs [2]error
+	var wg sync.WaitGroup
+	for i, p := range procs {
+		wg.Go(func() { errs[i] = p.stop(ctx) })
+	}
+	wg.Wait()
+	return errs
 }
 
 // tail returns the last n bytes of the log, for failure messages.

@@ -163,9 +163,9 @@ func runReplicas(t *testing.T, overHTTP bool) {
 		users = append(users, id)
 	}
 	ended := checkStatsMatchGames(ctx, t, db, x.guild, users)
-	for _, p := range procs {
-		if err := p.stop(ctx); err != nil {
-			t.Errorf("after SIGTERM %s exited with %v; want status 0", p.name, err)
+	for i, err := range stopBoth(ctx, procs) {
+		if err != nil {
+			t.Errorf("after SIGTERM %s exited with %v; want status 0", procs[i].name, err)
 		}
 	}
 	x.mu.Lock()
@@ -600,9 +600,9 @@ func TestTimeoutOnceAcrossReplicas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range procs {
-		if err := p.stop(ctx); err != nil {
-			t.Errorf("%s: %v", p.name, err)
+	for i, err := range stopBoth(ctx, procs) {
+		if err != nil {
+			t.Errorf("%s: %v", procs[i].name, err)
 		}
 	}
 	m, _ = srv.Message(ch, m.ID)

@@ -19,6 +19,7 @@ import (
 // tap on it is judged as a click would be: the computer answers, and the
 // page sees both moves. Someone not in the activity gets no session.
 func TestE2ELivePage(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{"WEB_ADDR": "127.0.0.1:0", "DISCORD_CLIENT_SECRET": "replaced below"}
 	bothTransports(t, env, func(t *testing.T, h *harness) {
 		h.vars["DISCORD_CLIENT_SECRET"] = h.srv.ClientSecret() // the fake's, known once it runs

@@ -282,6 +282,11 @@ func TestHardAvoidsQuickLosses(t *testing.T) {
 // opponent has a move after which me has no win at once and the opponent
 // has two cells that win, or a four that me must block after which it has
 // two again.
+//
+// It is winningCells' brute force, scanning only where a cell can change:
+// a move takes one cell from the other player's wins, and adds wins of
+// its own player only on the four lines through it (winsThrough), so on
+// a board where that player had none, those are all its wins.
 func losesQuickly(t *testing.T, g *Judge, me Player, c Cell) bool {
 	t.Helper()
 	g = g.Clone()
@@ -300,16 +305,21 @@ func losesQuickly(t *testing.T, g *Judge, me Player, c Cell) bool {
 	if len(winningCells(g, opp)) > 0 {
 		return true
 	}
+	mine := winningCells(g, me) // me's wins, less the cell the opponent takes
+	winsBut := func(wins []Cell, taken Cell) bool {
+		return len(wins) > 1 || len(wins) == 1 && wins[0] != taken
+	}
 	for i := range g.board {
 		if g.board[i] != None || !nearMark(g, i) {
 			continue
 		}
-		g2 := g.Clone()
-		play(t, g2, Cell{i / 15, i % 15})
-		if len(winningCells(g2, me)) > 0 {
+		at := Cell{i / 15, i % 15}
+		if winsBut(mine, at) {
 			continue
 		}
-		w := winningCells(g2, opp)
+		g2 := g.Clone()
+		play(t, g2, at)
+		w := winsThrough(g2, opp, at) // opp had no win in g
 		if len(w) >= 2 {
 			return true
 		}
@@ -320,16 +330,58 @@ func losesQuickly(t *testing.T, g *Judge, me Player, c Cell) bool {
 			if g3.Status() == Won || len(winningCells(g3, opp)) > 0 {
 				continue
 			}
+			mine3 := winningCells(g3, me)
 			for j := range g3.board {
 				if g3.board[j] != None || !nearMark(g3, j) {
 					continue
 				}
+				at := Cell{j / 15, j % 15}
+				if winsBut(mine3, at) {
+					continue
+				}
 				g4 := g3.Clone()
-				play(t, g4, Cell{j / 15, j % 15})
-				if len(winningCells(g4, me)) == 0 && len(winningCells(g4, opp)) >= 2 {
+				play(t, g4, at)
+				if len(winsThrough(g4, opp, at)) >= 2 { // opp had no win in g3
 					return true
 				}
 			}
+		}
+	}
+	return false
+}
+
+// winsThrough returns the empty cells within k-1 of at on the four lines
+// through it where p wins at once, by winningCells' count: after p plays
+// at on a board where p had no winning cell, all of them.
+func winsThrough(g *Judge, p Player, at Cell) []Cell {
+	n, k := g.Size(), g.WinLength()
+	var cells []Cell
+	for _, d := range [][2]int{{0, 1}, {1, 0}, {1, 1}, {1, -1}} {
+		for s := -(k - 1); s <= k-1; s++ {
+			r, c := at.Row+s*d[0], at.Col+s*d[1]
+			if s == 0 || r < 0 || r >= n || c < 0 || c >= n || g.At(r, c) != None {
+				continue
+			}
+			if winsAt(g, p, r, c) {
+				cells = append(cells, Cell{r, c})
+			}
+		}
+	}
+	return cells
+}
+
+// winsAt reports whether p wins at once by playing the empty cell (r, c),
+// counted as winningCells counts.
+func winsAt(g *Judge, p Player, r, c int) bool {
+	for _, d := range [][2]int{{0, 1}, {1, 0}, {1, 1}, {1, -1}} {
+		count := 1
+		for _, s := range []int{1, -1} {
+			for i := 1; g.At(r+s*i*d[0], c+s*i*d[1]) == p; i++ {
+				count++
+			}
+		}
+		if count >= g.WinLength() {
+			return true
 		}
 	}
 	return false

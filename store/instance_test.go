@@ -168,6 +168,7 @@ func TestPostgresLockLost(t *testing.T) {
 // server hangs) is lost once a ping goes unanswered; Close ends the watch
 // of a lock that is not lost.
 func TestPostgresLockSilent(t *testing.T) {
+	t.Parallel() // waits out the lock's 5 s ping
 	url := storetest.PostgresURL(t)
 	u, err := neturl.Parse(url)
 	if err != nil {
@@ -206,6 +207,7 @@ func TestPostgresLockSilent(t *testing.T) {
 // ends that old session of its own and takes the lock, on a new
 // connection; the lock is then held against others again.
 func TestPostgresLockTakenAgainFromSilentSession(t *testing.T) {
+	t.Parallel() // waits out the lock's 5 s ping
 	url := storetest.PostgresURL(t)
 	u, err := neturl.Parse(url)
 	if err != nil {

@@ -27,6 +27,7 @@ func openPostgres(t testing.TB, url string) *Postgres {
 }
 
 func TestPostgres(t *testing.T) {
+	t.Parallel() // waits on the server, in a schema of its own per test
 	if os.Getenv(storetest.PostgresEnv) == "" {
 		postgresSchema(t) // skips, saying how to run
 	}

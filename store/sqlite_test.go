@@ -19,6 +19,7 @@ func openSQLite(t testing.TB, path string) *SQLite {
 }
 
 func TestSQLite(t *testing.T) {
+	t.Parallel() // its CPU beside the PostgreSQL tests' waits
 	runContract(t, func(t *testing.T) storeUnderTest {
 		return openSQLite(t, filepath.Join(t.TempDir(), "data", "tttbot.db"))
 	})

@@ -1,0 +1,26 @@
+package store
+
+import (
+	"flag"
+	"os"
+	"runtime"
+	"strconv"
+	"testing"
+)
+
+// testParallel is how many of the package's parallel tests run at once
+// when -test.parallel is not given: the PostgreSQL ones wait on the
+// server, the lock ones on a lock's 5 s ping, and only the SQLite fill of
+// TestQueryPlansSQLite needs a CPU, so GOMAXPROCS (the default) leaves a
+// small machine idle.
+const testParallel = 4
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given && runtime.GOMAXPROCS(0) < testParallel {
+		flag.Set("test.parallel", strconv.Itoa(testParallel))
+	}
+	os.Exit(m.Run())
+}

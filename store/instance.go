@@ -39,7 +39,11 @@ type pgLock struct {
 	start  time.Time // its backend_start: a pid may be reused, this pair not
 }
 
-// Close lets the lock go. It may be called more than once.
+// Close lets the lock go: once it returns nil, another holder can take
+// it at once (a PostgreSQL lock is let go on its connection, the server's
+// answer awaited, before the connection is closed). An error means that
+// the server did not say so: it lets the lock go when it ends the
+// session. Close may be called more than once.
 func (l *Lock) Close() error {
 	if l == nil || l.close == nil {
 		return nil
@@ -182,9 +186,40 @@ func lockPostgres(ctx context.Context, url string, p *pgLock, old *pgLock) (*Loc
 	l.close = func() error {
 		stop()
 		wg.Wait()
-		return conn.Close(context.Background())
+		select {
+		case <-l.lost: // the connection is gone, and the lock with it
+			return nil
+		default:
+		}
+		return unlockAndClose(conn, p)
 	}
 	return l, nil
+}
+
+// unlockAndClose lets the lock p go on its connection conn, waiting for
+// the server's answer, then closes conn. Closing the connection alone
+// would not do: the client sends Terminate and is done, while the
+// server's process lets its locks go only as it exits, a moment (under
+// load, many) later, and a taker meanwhile would find the lock held.
+// A server that does not answer within lockPingWithin is an error: the
+// lock may then be held until the server ends the session.
+func unlockAndClose(conn *pgx.Conn, p *pgLock) error {
+	fn := "pg_advisory_unlock"
+	if p.shared {
+		fn += "_shared"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), lockPingWithin)
+	defer cancel()
+	var unlocked bool
+	err := conn.QueryRow(ctx, "SELECT "+fn+"($1)", lockKey(p.name)).Scan(&unlocked)
+	cerr := conn.Close(ctx)
+	switch {
+	case err != nil:
+		return fmt.Errorf("store: lock %s: let it go: %w (the server lets it go when it ends the session)", p.name, err)
+	case !unlocked:
+		return fmt.Errorf("store: lock %s: let it go: the session did not hold it", p.name)
+	}
+	return cerr
 }
 
 // endOldSession is called when conn could not take the lock p: if the
@@ -274,8 +309,14 @@ func watchConn(ctx context.Context, conn *pgx.Conn, every time.Duration) error {
 		case !timedOut:
 			return err
 		}
-		pctx, cancel := context.WithTimeout(ctx, max(every, lockPingWithin))
+		// A ping cut off by Close would close the connection without
+		// waiting, and the server would let the lock go only a moment
+		// later: Close lets it finish (or time out), for lockPingWithin
+		// at most.
+		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), max(every, lockPingWithin))
+		closing := context.AfterFunc(ctx, func() { time.AfterFunc(lockPingWithin, cancel) })
 		err = conn.Ping(pctx)
+		closing()
 		cancel()
 		if ctx.Err() != nil {
 			return nil

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"bytes"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -10,7 +11,8 @@ import (
 // Proxy is a TCP proxy to a database server, for tests of faults on the
 // way: it can turn new connections away (Shut), and make connections
 // already open go silent (Freeze), as a dropped network or a hung server
-// does. It stops when the test ends.
+// does, and keep the server's sessions after their clients leave
+// (HoldSessions). It stops when the test ends.
 type Proxy struct {
 	// Addr is where the proxy listens: put it in a URL's host.
 	Addr string
@@ -18,12 +20,14 @@ type Proxy struct {
 	mu    sync.Mutex
 	shut  bool
 	conns []*proxied
+	hold  atomic.Bool
 }
 
 // proxied is one connection through the proxy.
 type proxied struct {
 	client, server net.Conn
 	frozen         atomic.Bool
+	hold           *atomic.Bool // the proxy's
 }
 
 // NewProxy starts a proxy to target (host:port).
@@ -65,7 +69,7 @@ func NewProxy(t testing.TB, target string) *Proxy {
 				c.Close()
 				continue
 			}
-			pc := &proxied{client: c, server: s}
+			pc := &proxied{client: c, server: s, hold: &p.hold}
 			p.mu.Lock()
 			if closed {
 				c.Close()
@@ -73,8 +77,8 @@ func NewProxy(t testing.TB, target string) *Proxy {
 			}
 			p.conns = append(p.conns, pc)
 			p.mu.Unlock()
-			wg.Go(func() { pc.pipe(s, c) })
-			wg.Go(func() { pc.pipe(c, s) })
+			wg.Go(func() { pc.pipe(s, c, true) })
+			wg.Go(func() { pc.pipe(c, s, false) })
 		}
 	})
 	return p
@@ -82,8 +86,10 @@ func NewProxy(t testing.TB, target string) *Proxy {
 
 // pipe copies src to dst until either ends, then closes dst; once the
 // connection is frozen it reads and drops everything and closes nothing,
-// so that the other end never hears that this one went away.
-func (pc *proxied) pipe(dst, src net.Conn) {
+// so that the other end never hears that this one went away. toServer
+// is the client's side: while sessions are held, its Terminate message
+// and its end do not reach the server.
+func (pc *proxied) pipe(dst, src net.Conn, toServer bool) {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := src.Read(buf)
@@ -93,6 +99,10 @@ func (pc *proxied) pipe(dst, src net.Conn) {
 			}
 			continue
 		}
+		hold := toServer && pc.hold.Load()
+		if hold && bytes.HasSuffix(buf[:n], terminate) {
+			n -= len(terminate)
+		}
 		if n > 0 {
 			if _, werr := dst.Write(buf[:n]); werr != nil {
 				src.Close()
@@ -100,11 +110,24 @@ func (pc *proxied) pipe(dst, src net.Conn) {
 			}
 		}
 		if err != nil {
-			dst.Close()
+			if !hold {
+				dst.Close()
+			}
 			return
 		}
 	}
 }
+
+// terminate is the PostgreSQL protocol's Terminate message, with which a
+// client says it leaves.
+var terminate = []byte{'X', 0, 0, 0, 4}
+
+// HoldSessions, while on, keeps the server's sessions of the clients
+// that leave: neither their Terminate message nor the end of their
+// connection reaches the server, which keeps each session (and whatever
+// it holds, such as an advisory lock) until the test ends, as a server
+// that is slow to notice a client's leaving does for a while.
+func (p *Proxy) HoldSessions(on bool) { p.hold.Store(on) }
 
 // Shut turns new connections away (they are closed at once) while on;
 // those already open go on.

@@ -289,8 +289,8 @@ func (r *room) detach() {
 
 // first sends a new socket its first state.
 func (r *room) first(ctx context.Context, k *socket) {
-	if k.ctx.Err() != nil {
-		return
+	if k.ctx.Err() != nil || k.stated.Load() {
+		return // gone, or given the state already (the room's first fanOut)
 	}
 	st, err := r.read(ctx, k.viewer)
 	if err != nil {

@@ -53,6 +53,9 @@ type socket struct {
 	// them up. stateReady wakes the writer.
 	state      atomic.Pointer[[]byte]
 	stateReady chan struct{}
+	// stated is set once a state was handed to the writer: a room's
+	// first read for everybody may reach a socket before its join.
+	stated atomic.Bool
 	// writing is closed when the writer ends; nil until it starts.
 	writing chan struct{}
 	ctx     context.Context
@@ -91,6 +94,7 @@ func (k *socket) send(b []byte) { k.queue(frame{b: b}) }
 
 // sendState hands the writer a state, in place of any it has not sent.
 func (k *socket) sendState(b []byte) {
+	k.stated.Store(true)
 	k.state.Store(&b)
 	select {
 	case k.stateReady <- struct{}{}:

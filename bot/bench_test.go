@@ -34,7 +34,7 @@ func BenchmarkStoredMove(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer st.Close()
-		benchmarkStoredMove(b, st)
+		benchmarkStoredMove(b, st, false)
 	})
 	b.Run("postgres", func(b *testing.B) {
 		st, err := store.OpenPostgres(context.Background(), storetest.PostgresURL(b))
@@ -42,7 +42,31 @@ func BenchmarkStoredMove(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer st.Close()
-		benchmarkStoredMove(b, st)
+		benchmarkStoredMove(b, st, false)
+	})
+}
+
+// BenchmarkRecordedMove is BenchmarkStoredMove with the record of each
+// interaction that the HTTP endpoint's interactions get (seen.go): each
+// /ttt move is recorded before it is acted on and settled after its
+// answer, as over HTTP. Run it as the bot runs on one core with:
+// go test -run '^$' -bench RecordedMove -benchmem -cpu 1 ./bot
+func BenchmarkRecordedMove(b *testing.B) {
+	b.Run("sqlite", func(b *testing.B) {
+		st, err := store.OpenSQLite(filepath.Join(b.TempDir(), "bench.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer st.Close()
+		benchmarkStoredMove(b, st, true)
+	})
+	b.Run("postgres", func(b *testing.B) {
+		st, err := store.OpenPostgres(context.Background(), storetest.PostgresURL(b))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer st.Close()
+		benchmarkStoredMove(b, st, true)
 	})
 }
 
@@ -51,6 +75,12 @@ const benchChannels = 100
 // benchResponder checks that every answer is a board.
 type benchResponder struct{ refused *atomic.Int64 }
 
+// recordedResponder is a benchResponder whose interactions could be
+// replayed, as the HTTP endpoint's are: the bot records them.
+type recordedResponder struct{ benchResponder }
+
+func (recordedResponder) Replayable() bool { return true }
+
 func (r benchResponder) Respond(_ context.Context, resp *discordgo.InteractionResponse) error {
 	if resp.Data == nil || resp.Data.Flags&discordgo.MessageFlagsEphemeral != 0 {
 		r.refused.Add(1)
@@ -58,7 +88,11 @@ func (r benchResponder) Respond(_ context.Context, resp *discordgo.InteractionRe
 	return nil
 }
 
-func benchmarkStoredMove(b *testing.B, st wholeStore) {
+// benchmarkStoredMove plays the moves on st, each interaction recorded
+// as the HTTP endpoint's are when recorded is set. Beside moves/s and the
+// p99 it reports the process's CPU per move (on PostgreSQL, the server's
+// is not counted).
+func benchmarkStoredMove(b *testing.B, st wholeStore, recorded bool) {
 	bot := New(&discardDiscord{}, StoresOf(st), DefaultConfig(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	bot.SetSelf("1000000000000000001")
 	defer bot.Close()
@@ -94,12 +128,12 @@ func benchmarkStoredMove(b *testing.B, st wholeStore) {
 	var refused atomic.Int64
 	var ch atomic.Int64
 	ids := new(atomic.Int64)
-	ids.Store(1 << 61)
+	ids.Store(1<<61 + time.Now().UnixNano()%(1<<60)) // new ids on a database kept between runs
 	var latMu sync.Mutex
 	var lat []time.Duration
 	b.ReportAllocs()
 	b.ResetTimer()
-	start := time.Now()
+	start, cpu0 := time.Now(), cpuTime()
 	b.RunParallel(func(pb *testing.PB) {
 		mine := make([]time.Duration, 0, 1024)
 		for pb.Next() {
@@ -115,7 +149,11 @@ func benchmarkStoredMove(b *testing.B, st wholeStore) {
 			in := *moves[c][s.next]
 			in.ID = strconv.FormatInt(ids.Add(1), 10)
 			t0 := time.Now()
-			bot.Handle(&in, benchResponder{&refused})
+			var resp Responder = benchResponder{&refused}
+			if recorded {
+				resp = recordedResponder{benchResponder{&refused}}
+			}
+			bot.Handle(&in, resp)
 			mine = append(mine, time.Since(t0))
 			s.next++
 			s.Unlock()
@@ -124,7 +162,7 @@ func benchmarkStoredMove(b *testing.B, st wholeStore) {
 		lat = append(lat, mine...)
 		latMu.Unlock()
 	})
-	elapsed := time.Since(start)
+	elapsed, cpu := time.Since(start), cpuTime()-cpu0
 	b.StopTimer()
 	if r := refused.Load(); r > 0 {
 		b.Fatalf("%d of %d moves were refused; want every one stored", r, b.N)
@@ -132,4 +170,7 @@ func benchmarkStoredMove(b *testing.B, st wholeStore) {
 	slices.Sort(lat)
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "moves/s")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+	if cpu > 0 {
+		b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-µs/op")
+	}
 }

@@ -24,21 +24,9 @@ import (
 // FuzzDecodeInteraction holds the two to the same results.
 func fastInteraction(body []byte) (*discordgo.Interaction, bool) {
 	i := new(discordgo.Interaction)
-	var seen uint32
 	data := []byte(nil)
-	ok := eachKey(body, func(key []byte, vs, ve int) bool {
-		v := body[vs:ve]
-		k := fieldIndex(key, interactionKeys)
-		if k < 0 {
-			return k == unknownKey && json.Valid(v)
-		}
-		if seen&(1<<k) != 0 {
-			return false
-		}
-		seen |= 1 << k
-		if string(v) == "null" && k != 3 { // data's null is decoded below
-			return true // a field left as it is: zero
-		}
+	// data's null is decoded below (keepNull 3).
+	ok := eachField(body, interactionKeys, 3, func(k int, v []byte) bool {
 		var ok bool
 		switch k {
 		case 0:
@@ -166,13 +154,18 @@ func fieldIndex(key []byte, keys []string) int {
 	return unknownKey
 }
 
-// fastMember decodes a guild member as encoding/json does.
-func fastMember(b []byte) (*discordgo.Member, bool) {
-	m := new(discordgo.Member)
+// eachField calls f with the index in keys of each key of the object b
+// and its value, as encoding/json would set the fields named by keys: a
+// key of no field is skipped once its value is checked, and a null value
+// leaves its field as it is (f is not called) unless its index is
+// keepNull. A key encoding/json would match to a field though it is not
+// spelled so, or a key twice, makes it return false: encoding/json
+// decodes that body.
+func eachField(b []byte, keys []string, keepNull int, f func(k int, v []byte) bool) bool {
 	var seen uint32
-	ok := eachKey(b, func(key []byte, vs, ve int) bool {
+	return eachKey(b, func(key []byte, vs, ve int) bool {
 		v := b[vs:ve]
-		k := fieldIndex(key, memberKeys)
+		k := fieldIndex(key, keys)
 		if k < 0 {
 			return k == unknownKey && json.Valid(v)
 		}
@@ -180,9 +173,17 @@ func fastMember(b []byte) (*discordgo.Member, bool) {
 			return false
 		}
 		seen |= 1 << k
-		if string(v) == "null" {
-			return true
+		if string(v) == "null" && k != keepNull {
+			return true // a field left as it is: zero
 		}
+		return f(k, v)
+	})
+}
+
+// fastMember decodes a guild member as encoding/json does.
+func fastMember(b []byte) (*discordgo.Member, bool) {
+	m := new(discordgo.Member)
+	ok := eachField(b, memberKeys, -1, func(k int, v []byte) bool {
 		var ok bool
 		switch k {
 		case 0:
@@ -228,20 +229,7 @@ func fastMember(b []byte) (*discordgo.Member, bool) {
 // fastUser decodes a user as encoding/json does.
 func fastUser(b []byte) (*discordgo.User, bool) {
 	u := new(discordgo.User)
-	var seen uint32
-	ok := eachKey(b, func(key []byte, vs, ve int) bool {
-		v := b[vs:ve]
-		k := fieldIndex(key, userKeys)
-		if k < 0 {
-			return k == unknownKey && json.Valid(v)
-		}
-		if seen&(1<<k) != 0 {
-			return false
-		}
-		seen |= 1 << k
-		if string(v) == "null" {
-			return true
-		}
+	ok := eachField(b, userKeys, -1, func(k int, v []byte) bool {
 		var ok bool
 		var n uint64
 		switch k {
@@ -315,20 +303,7 @@ func fastCommandData(b []byte) (discordgo.ApplicationCommandInteractionData, boo
 	if string(b) == "null" {
 		return d, true
 	}
-	var seen uint32
-	ok := eachKey(b, func(key []byte, vs, ve int) bool {
-		v := b[vs:ve]
-		k := fieldIndex(key, commandKeys)
-		if k < 0 {
-			return k == unknownKey && json.Valid(v)
-		}
-		if seen&(1<<k) != 0 {
-			return false
-		}
-		seen |= 1 << k
-		if string(v) == "null" {
-			return true
-		}
+	ok := eachField(b, commandKeys, -1, func(k int, v []byte) bool {
 		var ok bool
 		switch k {
 		case 0:
@@ -371,20 +346,7 @@ func fastOption(b []byte, depth int) (*discordgo.ApplicationCommandInteractionDa
 		return nil, true
 	}
 	o := new(discordgo.ApplicationCommandInteractionDataOption)
-	var seen uint32
-	ok := eachKey(b, func(key []byte, vs, ve int) bool {
-		v := b[vs:ve]
-		k := fieldIndex(key, optionKeys)
-		if k < 0 {
-			return k == unknownKey && json.Valid(v)
-		}
-		if seen&(1<<k) != 0 {
-			return false
-		}
-		seen |= 1 << k
-		if string(v) == "null" {
-			return true
-		}
+	ok := eachField(b, optionKeys, -1, func(k int, v []byte) bool {
 		var ok bool
 		switch k {
 		case 0:
@@ -412,20 +374,7 @@ func fastComponentData(b []byte) (discordgo.MessageComponentInteractionData, boo
 	if string(b) == "null" {
 		return d, true
 	}
-	var seen uint32
-	ok := eachKey(b, func(key []byte, vs, ve int) bool {
-		v := b[vs:ve]
-		k := fieldIndex(key, componentKeys)
-		if k < 0 {
-			return k == unknownKey && json.Valid(v)
-		}
-		if seen&(1<<k) != 0 {
-			return false
-		}
-		seen |= 1 << k
-		if string(v) == "null" {
-			return true
-		}
+	ok := eachField(b, componentKeys, -1, func(k int, v []byte) bool {
 		var ok bool
 		switch k {
 		case 0:

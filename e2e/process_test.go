@@ -20,7 +20,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,6 +32,7 @@ import (
 	"github.com/tttbot/tttbot/discord/discordtest"
 	"github.com/tttbot/tttbot/game"
 	"github.com/tttbot/tttbot/internal/logtest"
+	"github.com/tttbot/tttbot/internal/parallel"
 	"github.com/tttbot/tttbot/store"
 )
 
@@ -60,11 +60,7 @@ const e2eParallel = 8
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	given := false
-	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
-	if !given && runtime.GOMAXPROCS(0) < e2eParallel {
-		flag.Set("test.parallel", strconv.Itoa(e2eParallel))
-	}
+	parallel.AtLeast(e2eParallel)
 	code := m.Run()
 	if builtBot.dir != "" {
 		os.RemoveAll(builtBot.dir)

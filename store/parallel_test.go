@@ -3,9 +3,9 @@ package store
 import (
 	"flag"
 	"os"
-	"runtime"
-	"strconv"
 	"testing"
+
+	"github.com/tttbot/tttbot/internal/parallel"
 )
 
 // testParallel is how many of the package's parallel tests run at once
@@ -17,10 +17,6 @@ const testParallel = 4
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	given := false
-	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
-	if !given && runtime.GOMAXPROCS(0) < testParallel {
-		flag.Set("test.parallel", strconv.Itoa(testParallel))
-	}
+	parallel.AtLeast(testParallel)
 	os.Exit(m.Run())
 }

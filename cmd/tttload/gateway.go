@@ -103,7 +103,7 @@ func (t *gatewayTransport) send(ctx context.Context, c *chanState) outcome {
 		in = t.srv.Click(t.guildID, c.id, t.member(c.b), c.messageID, "accept/"+c.challenge)
 	case stepMove:
 		row, col, p := c.cell(c.k)
-		if c.clicks {
+		if c.clicks || c.picker { // a picker's cell is a button of the row picked
 			in = t.srv.Click(t.guildID, c.id, t.member(p), c.messageID, cellID(c.cells, row, col))
 			break
 		}

@@ -90,7 +90,7 @@ func (t *httpTransport) appendStep(buf []byte, c *chanState, kind stepKind, k in
 		return t.build.click(buf, c.id, c.b, c.messageID, accept, acceptRow(accept))
 	case stepMove:
 		row, col, p := c.cell(k)
-		if c.clicks {
+		if c.clicks || c.picker { // a picker's cell is a button of the row picked
 			return t.build.click(buf, c.id, p, c.messageID, cellID(c.cells, row, col), c.board)
 		}
 		return t.build.move(buf, c.id, p, row, col)

@@ -109,3 +109,22 @@ func TestRunWithPicker(t *testing.T) {
 		})
 	}
 }
+
+// With picker, the move after a pick is a tap on the cell's button of the
+// row the pick opened, not /ttt move.
+func TestPickerMoveIsACellTap(t *testing.T) {
+	tr := &httpTransport{build: *testBuilder()}
+	c := &chanState{id: channelID, size: 6, picker: true, a: alice, b: bob, messageID: "1500000000000000001",
+		rows: "row/g1/4", cells: "move/g1/4/", board: `[{"type":1,"components":[{"type":2,"custom_id":"move/g1/4/2/3"}]}]`}
+	in := decode(t, tr.appendStep(nil, c, stepMove, 8)) // move 8 on 6×6: row 2, column 3, X's
+	if in.Type != discordgo.InteractionMessageComponent || in.MessageComponentData().CustomID != "move/g1/4/2/3" {
+		t.Fatalf("move after a pick: type %v; want a tap on move/g1/4/2/3", in.Type)
+	}
+	if in.Member.User.ID != alice.id {
+		t.Errorf("tapped by %s; want alice, X", in.Member.User.ID)
+	}
+	pick := decode(t, tr.appendStep(nil, c, stepPick, 8))
+	if d := pick.MessageComponentData(); d.CustomID != "row/g1/4" || len(d.Values) != 1 || d.Values[0] != "2" {
+		t.Errorf("pick for move 8: %+v; want row 2 in row/g1/4", d)
+	}
+}

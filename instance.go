@@ -320,6 +320,11 @@ func (g *gatewayLock) release() {
 	g.held, g.released = nil, true
 	g.mu.Unlock()
 	for _, l := range held {
-		_ = l.Close()
+		// The next process takes the lock at once only if this one let
+		// it go: say so when the database did not confirm it (it lets
+		// go when it sees the connection closed).
+		if err := l.Close(); err != nil && g.log != nil {
+			g.log.Warn("the gateway lock's release was not confirmed; the database lets it go when it sees the connection closed", "err", err)
+		}
 	}
 }

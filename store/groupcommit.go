@@ -86,14 +86,7 @@ func (g *groupCommit) write(ctx context.Context, fn func(tx) error) error {
 		return err
 	}
 	j := &writeJob{ctx: ctx, fn: fn, done: make(chan error, 1)}
-	g.mu.Lock()
-	g.queue = append(g.queue, j)
-	lead := !g.leading
-	g.leading = true
-	g.mu.Unlock()
-	if lead {
-		go g.lead()
-	}
+	g.push(j)
 	select {
 	case err := <-j.done:
 		return err
@@ -112,7 +105,11 @@ func (g *groupCommit) write(ctx context.Context, fn func(tx) error) error {
 // a write whose outcome the caller need not wait for costs no
 // transaction of its own when others write. idle waits for it.
 func (g *groupCommit) enqueue(fn func(tx) error, then func(error)) {
-	j := &writeJob{ctx: context.Background(), fn: fn, done: make(chan error, 1), then: then}
+	g.push(&writeJob{ctx: context.Background(), fn: fn, done: make(chan error, 1), then: then})
+}
+
+// push queues j, and starts a leader if nobody leads.
+func (g *groupCommit) push(j *writeJob) {
 	g.mu.Lock()
 	g.queue = append(g.queue, j)
 	lead := !g.leading

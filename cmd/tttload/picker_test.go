@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"testing"
@@ -76,22 +75,12 @@ func TestAdvanceWithPicker(t *testing.T) {
 // Played by the picker on both transports, every tap is answered and none
 // refused, and a move costs two interactions.
 func TestRunWithPicker(t *testing.T) {
+	t.Parallel()
 	bin := botBinary(t)
 	for _, kind := range []string{"http", "gateway"} {
 		t.Run(kind, func(t *testing.T) {
-			cfg, err := parseFlags([]string{"-bot", bin, "-rate", "0", "-concurrency", "2", "-interactions", "160", "-size", "6", "-picker"}, io.Discard)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := runOne(context.Background(), cfg, kind, bin, t.TempDir(), io.Discard)
-			if err != nil {
-				t.Fatal(err)
-			}
-			st := r.st
-			if st.refused.Load() != 0 || st.busy.Load() != 0 || st.internal.Load() != 0 || st.unanswered.Load() != 0 {
-				t.Errorf("%d sent: %d refused, %d busy, %d errors, %d unanswered; want none: %q",
-					st.sent.Load(), st.refused.Load(), st.busy.Load(), st.internal.Load(), st.unanswered.Load(), st.errors)
-			}
+			t.Parallel()
+			st := cleanRun(t, kind, bin, "-rate", "0", "-concurrency", "2", "-interactions", "160", "-size", "6", "-picker").st
 			// 160 interactions over two channels: each game is a start,
 			// an accept and 31 moves of two taps; the first two games win.
 			if st.games.Load() < 2 {

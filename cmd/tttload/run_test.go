@@ -72,20 +72,8 @@ func TestRunIsNotRefused(t *testing.T) {
 		for _, how := range [][]string{{"-size", "3"}, {"-size", "3", "-clicks"}} {
 			t.Run(kind+" "+how[len(how)-1], func(t *testing.T) {
 				t.Parallel()
-				args := append([]string{"-bot", bin, "-rate", "0", "-concurrency", "2", "-interactions", "400"}, how...)
-				cfg, err := parseFlags(args, io.Discard)
-				if err != nil {
-					t.Fatal(err)
-				}
-				r, err := runOne(context.Background(), cfg, kind, bin, t.TempDir(), io.Discard)
-				if err != nil {
-					t.Fatal(err)
-				}
+				r := cleanRun(t, kind, bin, append([]string{"-rate", "0", "-concurrency", "2", "-interactions", "400"}, how...)...)
 				st := r.st
-				if st.refused.Load() != 0 || st.busy.Load() != 0 || st.internal.Load() != 0 || st.unanswered.Load() != 0 {
-					t.Errorf("%d sent: %d refused, %d busy, %d errors, %d unanswered; want none: %q",
-						st.sent.Load(), st.refused.Load(), st.busy.Load(), st.internal.Load(), st.unanswered.Load(), st.errors)
-				}
 				// 400 interactions are 44 games of 9: two channels finish
 				// at least 40 of them.
 				if st.games.Load() < 40 {
@@ -97,6 +85,27 @@ func TestRunIsNotRefused(t *testing.T) {
 			})
 		}
 	}
+}
+
+// cleanRun runs the bot bin under tttload's args on kind's transport and
+// fails t unless every interaction was answered and none refused, busy or
+// an error.
+func cleanRun(t *testing.T, kind, bin string, args ...string) *report {
+	t.Helper()
+	cfg, err := parseFlags(append([]string{"-bot", bin}, args...), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := runOne(context.Background(), cfg, kind, bin, t.TempDir(), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := r.st
+	if st.refused.Load() != 0 || st.busy.Load() != 0 || st.internal.Load() != 0 || st.unanswered.Load() != 0 {
+		t.Errorf("%d sent: %d refused, %d busy, %d errors, %d unanswered; want none: %q",
+			st.sent.Load(), st.refused.Load(), st.busy.Load(), st.internal.Load(), st.unanswered.Load(), st.errors)
+	}
+	return r
 }
 
 // A run refused more than 1% of the time fails, naming how many and the

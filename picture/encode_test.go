@@ -9,6 +9,8 @@ import (
 	"github.com/tttbot/tttbot/game"
 )
 
+// pictured are the games whose pictures the tests check (TestGolden's
+// files are named after them).
 var pictured = []struct {
 	name string
 	game func(testing.TB) *game.Judge

@@ -135,18 +135,7 @@ func won15(t testing.TB) *game.Judge {
 }
 
 func TestGolden(t *testing.T) {
-	tests := []struct {
-		name string
-		game func(testing.TB) *game.Judge
-	}{
-		{"15x15-playing", playing15},
-		{"15x15-won", won15},
-		{"10x10-playing", playing10},
-		{"10x10-won", won10},
-		{"9x9-won-row", wonRow9},
-		{"3x3-draw", draw3},
-	}
-	for _, tt := range tests {
+	for _, tt := range pictured {
 		t.Run(tt.name, func(t *testing.T) {
 			var buf bytes.Buffer
 			if err := Draw(&buf, tt.game(t)); err != nil {

@@ -963,9 +963,7 @@ func TestCorrespondenceReminderOfUnknownOutcomeTriedAgain(t *testing.T) {
 			rec.mu.Unlock()
 			remindAfter(t, b, clk, m, 0)
 			remindAfter(t, b, clk, m, time.Minute) // another timer
-			rec.mu.Lock()
-			sent, nonces, tries := len(rec.sent), slices.Clone(rec.nonces), rec.nonceSends
-			rec.mu.Unlock()
+			sent, nonces, tries := rec.nonceSent()
 			if sent != 2 || len(nonces) != 2 || nonces[1] == "" {
 				t.Fatalf("%d messages sent (nonces %q); want the ping and one reminder, with a nonce", sent, nonces)
 			}
@@ -1092,9 +1090,7 @@ func TestShortTurnReminderToAReachedChannel(t *testing.T) {
 	rec.mu.Unlock()
 	remindAfter(t, b, clk, m, 0)
 	remindAfter(t, b, clk, m, time.Minute) // another timer
-	rec.mu.Lock()
-	sent, nonces, tries := len(rec.sent), slices.Clone(rec.nonces), rec.nonceSends
-	rec.mu.Unlock()
+	sent, nonces, tries := rec.nonceSent()
 	if fu, _, _ := followups(rec); len(fu) != 0 || sent != 1 || nonces[0] != reminderNonce(m) {
 		t.Fatalf("%d follow-ups, %d messages to the channel (nonces %q); want one reminder to the channel with the turn's nonce", len(fu), sent, nonces)
 	}

@@ -78,6 +78,14 @@ type taken struct{ error }
 
 func (t taken) Unwrap() error { return t.error }
 
+// nonceSent returns how many messages were sent to channels, their
+// nonces, and how many sends with a nonce were tried.
+func (r *recorder) nonceSent() (sent int, nonces []string, tries int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.sent), slices.Clone(r.nonces), r.nonceSends
+}
+
 func (r *recorder) FollowupMessageCreate(i *discordgo.Interaction, _ bool, p *discordgo.WebhookParams, _ ...discordgo.RequestOption) (*discordgo.Message, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -34,11 +34,7 @@ func TestGatewayClickOnUnknownComponent(t *testing.T) {
 		t.Fatal(err)
 	}
 	guild, channel := srv.NewID(), srv.NewID()
-	msg, err := s.ChannelMessageSendComplex(channel, &discordgo.MessageSend{Content: "click", Components: []discordgo.MessageComponent{
-		discordgo.ActionsRow{Components: []discordgo.MessageComponent{discordgo.Button{CustomID: "b", Label: "B", Style: discordgo.PrimaryButton}}}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	msg := clickable(t, s, channel)
 	in := srv.Click(guild, channel, srv.NewMember("alice"), msg.ID, "b")
 	in.Extra = map[string]any{"message": map[string]any{"id": msg.ID, "channel_id": channel, "type": 0, "content": "click", "flags": 0,
 		"components": []any{
@@ -100,11 +96,7 @@ func TestDiscordgoDecodesNoInteraction(t *testing.T) {
 	}
 	defer s.Close()
 	guild, channel := srv.NewID(), srv.NewID()
-	msg, err := s.ChannelMessageSendComplex(channel, &discordgo.MessageSend{Content: "click", Components: []discordgo.MessageComponent{
-		discordgo.ActionsRow{Components: []discordgo.MessageComponent{discordgo.Button{CustomID: "b", Label: "B", Style: discordgo.PrimaryButton}}}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	msg := clickable(t, s, channel)
 	in := srv.Click(guild, channel, srv.NewMember("alice"), msg.ID, "b")
 	if err := srv.Send(ctx, in); err != nil {
 		t.Fatal(err)
@@ -121,4 +113,15 @@ func TestDiscordgoDecodesNoInteraction(t *testing.T) {
 	if n := typed.Load(); n != 0 {
 		t.Errorf("discordgo decoded the interaction for %d *discordgo.InteractionCreate handler(s); want none", n)
 	}
+}
+
+// clickable posts, through s, a message in channel with one button, "b".
+func clickable(t *testing.T, s *discordgo.Session, channel string) *discordgo.Message {
+	t.Helper()
+	msg, err := s.ChannelMessageSendComplex(channel, &discordgo.MessageSend{Content: "click", Components: []discordgo.MessageComponent{
+		discordgo.ActionsRow{Components: []discordgo.MessageComponent{discordgo.Button{CustomID: "b", Label: "B", Style: discordgo.PrimaryButton}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return msg
 }

@@ -44,7 +44,7 @@ type groupCommit struct {
 	mu      sync.Mutex // guards queue, leading and stopped
 	queue   []*writeJob
 	leading bool
-	stopped *sync.Cond // signalled when the leader stops; nil until idle waits
+	stopped *sync.Cond // signalled when the leader stops (on mu)
 
 	// batches and writes count the transactions run and the writes
 	// they held, for tests and benchmarks (writes per batch).
@@ -74,7 +74,9 @@ const (
 )
 
 func newGroupCommit(db *stmtCache) *groupCommit {
-	return &groupCommit{db: db}
+	g := &groupCommit{db: db}
+	g.stopped = sync.NewCond(&g.mu)
+	return g
 }
 
 // write runs fn in a transaction shared with other writers and returns
@@ -126,9 +128,6 @@ func (g *groupCommit) idle() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for g.leading {
-		if g.stopped == nil {
-			g.stopped = sync.NewCond(&g.mu)
-		}
 		g.stopped.Wait()
 	}
 }
@@ -148,9 +147,7 @@ func (g *groupCommit) lead() {
 		n := min(len(g.queue), maxBatch)
 		if n == 0 {
 			g.leading = false
-			if g.stopped != nil {
-				g.stopped.Broadcast()
-			}
+			g.stopped.Broadcast()
 			g.mu.Unlock()
 			return
 		}

@@ -64,7 +64,10 @@ func (s *Server) checkMember(ctx context.Context, instance, user string) (time.T
 	if e != nil {
 		select {
 		case <-e.ready:
-			if e.err != nil || now.Sub(e.at) >= s.limits.MemberCheck {
+			// An answer holds for MemberCheck, a failure for the
+			// retry's pause: a thousand pages of an instance cost one
+			// call, also while Discord cannot be asked.
+			if now.Sub(e.at) >= s.memberValidFor(e) {
 				e = nil // ask again
 			}
 		default: // being asked: wait for that answer
@@ -76,7 +79,7 @@ func (s *Server) checkMember(ctx context.Context, instance, user string) (time.T
 			for k, old := range ms.m {
 				select {
 				case <-old.ready:
-					if now.Sub(old.at) >= s.limits.MemberCheck || old.err != nil {
+					if now.Sub(old.at) >= s.memberValidFor(old) {
 						delete(ms.m, k)
 					}
 				default:
@@ -105,7 +108,17 @@ func (s *Server) checkMember(ctx context.Context, instance, user string) (time.T
 	return e.at, nil
 }
 
-// askMembers asks Discord for instance's users into e.
+// memberValidFor is how long e, answered, is believed: MemberCheck, or
+// for a failure the pause before asking again.
+func (s *Server) memberValidFor(e *memberEntry) time.Duration {
+	if e.err != nil {
+		return min(memberRetry, s.limits.MemberCheck)
+	}
+	return s.limits.MemberCheck
+}
+
+// askMembers asks Discord for instance's users into e, and logs once why
+// it could not.
 func (s *Server) askMembers(ctx context.Context, instance string, e *memberEntry) {
 	defer close(e.ready)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sessionWithin)
@@ -117,6 +130,12 @@ func (s *Server) askMembers(ctx context.Context, instance string, e *memberEntry
 		e.ended = true
 	case err != nil:
 		e.err = err
+		var misconfigured *errOurCredentials
+		if errors.As(err, &misconfigured) {
+			s.log.Error("live board: Discord refuses the application's credentials", "err", err)
+		} else {
+			s.log.Warn("live board: asking Discord whether a user is still in the activity", "instance", instance, "err", err)
+		}
 	case in.InstanceID != instance:
 		e.ended = true
 	default:
@@ -139,13 +158,7 @@ func (k *socket) recheck(ctx context.Context) bool {
 		k.s.log.Debug("live board: a user left the activity", "user", k.claims.User, "instance", k.claims.Instance)
 		k.refuse("left_instance", websocket.StatusPolicyViolation)
 		return false
-	case err != nil:
-		var misconfigured *errOurCredentials
-		if errors.As(err, &misconfigured) {
-			k.s.log.Error("live board: Discord refuses the application's credentials", "err", err)
-		} else if k.ctx.Err() == nil {
-			k.s.log.Warn("live board: asking Discord whether a user is still in the activity", "err", err)
-		}
+	case err != nil: // logged once for the instance (askMembers)
 		k.retryCheck = true
 		return true
 	}

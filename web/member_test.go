@@ -126,3 +126,28 @@ func TestLeftInstanceDiscordDown(t *testing.T) {
 	e.clock.advance(memberRetry)
 	p.refusedWith("left_instance", websocket.StatusPolicyViolation)
 }
+
+// TestMemberFailureShared: a failure to ask Discord is believed, like an
+// answer, by every page of the instance until the retry's pause: pages
+// that check within it do not each ask Discord again.
+func TestMemberFailureShared(t *testing.T) {
+	e := newEnv(t, Limits{MemberCheck: 10 * time.Minute})
+	ann, bob := e.user("ann"), e.user("bob")
+	e.games.start(e.channel, 3, asUser(ann), asUser(bob))
+	inst := e.dc.StartActivity(e.channel, e.guild, ann.ID, bob.ID)
+	pa := e.open(t, e.login(t, ann, "en-US", inst))
+	e.clock.advance(30 * time.Second)
+	pb := e.open(t, e.login(t, bob, "en-US", inst)) // checked 30 s after ann
+	before := e.instanceCalls()
+	e.dc.FailNext("GET", "/applications/", 500, "", 0)
+	e.clock.advance(10*time.Minute - 30*time.Second) // ann's check: Discord fails
+	waitFor(t, func() bool { return e.instanceCalls()-before == 1 })
+	e.clock.advance(30 * time.Second) // bob's check, within the retry's pause
+	waitFor(t, func() bool { return e.clock.pending() == 2 })
+	if n := e.instanceCalls() - before; n != 1 {
+		t.Errorf("%d calls to Discord for one instance within the retry's pause; want 1", n)
+	}
+	if !pa.alive() || !pb.alive() {
+		t.Error("a page was closed because Discord failed")
+	}
+}

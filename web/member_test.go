@@ -52,7 +52,7 @@ func TestSessionEndsSocket(t *testing.T) {
 	if st != websocket.StatusPolicyViolation || len(got) == 0 || got[len(got)-1].Code != "session_expired" {
 		t.Fatalf("at the session's expiry: closed %v after %+v; want session_expired, 1008", st, got)
 	}
-	if msg, want := got[len(got)-1].Message, e.srv.catalog.For("de").T("web.session_renewing", nil); msg != want || msg == "" {
+	if msg, want := got[len(got)-1].Message, e.srv.catalog.For("de").T("web.session_expired", nil); msg != want || msg == "" {
 		t.Errorf("the page is told %q; want %q", msg, want)
 	}
 	if e.games.acts.Load() != 0 {

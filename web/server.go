@@ -438,17 +438,8 @@ func acceptLanguage(r *http.Request) string {
 	return first
 }
 
-// text is the catalog text of a refusal code: the key "web." + code,
-// or the one textKeys names.
+// text is the catalog text of a refusal code, under the key "web." +
+// code.
 func text(l *i18n.Language, code string) string {
-	key, ok := textKeys[code]
-	if !ok {
-		key = "web." + code
-	}
-	return l.T(key, nil)
+	return l.T("web."+code, nil)
 }
-
-// textKeys are the catalog keys of the codes whose text is not "web." +
-// code: an expired session is followed by the page signing in again by
-// itself, which its text says.
-var textKeys = map[string]string{"session_expired": "web.session_renewing"}

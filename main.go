@@ -241,7 +241,9 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) (err error) {
 	// The live board listens now too; it serves once the bot is ready.
 	var board *liveBoard
 	if cfg.webAddr != "" {
-		board = &liveBoard{}
+		if board, err = newLiveBoard(); err != nil {
+			return err
+		}
 		d := &drainer{h: board}
 		drains = append(drains, d)
 		// Each page holds a connection (its socket) besides the

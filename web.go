@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/tttbot/tttbot/bot"
+	"github.com/tttbot/tttbot/i18n"
 	"github.com/tttbot/tttbot/web"
 	"github.com/tttbot/tttbot/web/page"
 )
@@ -19,7 +20,22 @@ import (
 // taken port is a clear error at once) and, until the bot is ready,
 // answers that it is starting; then the web server answers.
 type liveBoard struct {
-	srv atomic.Pointer[web.Server]
+	srv      atomic.Pointer[web.Server]
+	catalog  *i18n.Catalog // the texts of both
+	starting http.Handler
+}
+
+// newLiveBoard makes WEB_ADDR's handler, which says it is starting.
+func newLiveBoard() (*liveBoard, error) {
+	cat, err := i18n.New()
+	if err != nil {
+		return nil, err
+	}
+	starting, err := web.Starting(cat)
+	if err != nil {
+		return nil, err
+	}
+	return &liveBoard{catalog: cat, starting: starting}, nil
 }
 
 func (l *liveBoard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -27,17 +43,8 @@ func (l *liveBoard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.ServeHTTP(w, r)
 		return
 	}
-	webStarting.ServeHTTP(w, r)
+	l.starting.ServeHTTP(w, r)
 }
-
-// webStarting says, in the request's language, that the bot is starting.
-var webStarting = func() http.Handler {
-	h, err := web.Starting(nil)
-	if err != nil {
-		panic(err) // the embedded catalog is broken: i18n's tests rule it out
-	}
-	return h
-}()
 
 // start makes the web server of the bot b, with the session key kept in
 // the store st, for the application appID, and serves it.
@@ -63,6 +70,7 @@ func (l *liveBoard) start(ctx context.Context, cfg config, b *bot.Bot, st any, a
 		BotToken:     string(cfg.token),
 		APIURL:       api,
 		Page:         webPage(appID),
+		Catalog:      l.catalog,
 		Log:          log,
 	})
 	if err != nil {

@@ -573,9 +573,8 @@ func (bs *boards) remind(next *match) {
 			var retryIn time.Duration
 			if retry {
 				retryIn = remindRetry
-				var rl interface{ RetryAfter() time.Duration }
-				if errors.As(err, &rl) {
-					retryIn = max(rl.RetryAfter(), remindRetry)
+				if after, ok := retryAfter(err); ok {
+					retryIn = max(after, remindRetry)
 				}
 			}
 			bs.keeper.releaseReminder(settle, next, retryIn)
@@ -636,9 +635,8 @@ func sendOnce(ctx context.Context, send func(context.Context) (string, error), w
 		case maybeTaken(err):
 			pause = min(2*pause, remindMaxPause)
 		case tries > 1 && mayTakeLater(err):
-			var rl interface{ RetryAfter() time.Duration }
-			if errors.As(err, &rl) {
-				wait = max(wait, rl.RetryAfter())
+			if after, ok := retryAfter(err); ok {
+				wait = max(wait, after)
 			}
 		default:
 			return id, tries, err // a refusal, or a rate limit on the first try
@@ -1048,20 +1046,26 @@ func (bs *boards) editAgain(key string, e *boardEdit, err error) {
 // when it says one, else after a pause doubling from editFirstPause up to
 // editMaxPause.
 func againAfter(err error, tries int) (time.Duration, bool) {
-	var rerr *discordgo.RESTError
-	if errors.As(err, &rerr) && rerr.Response != nil {
-		if code := rerr.Response.StatusCode; code < 500 && code != http.StatusTooManyRequests {
-			return 0, false
-		}
+	if !mayTakeLater(err) && !maybeTaken(err) { // a 4xx other than a rate limit
+		return 0, false
 	}
 	if tries+1 >= editTries {
 		return 0, false
 	}
-	var rl interface{ RetryAfter() time.Duration }
-	if errors.As(err, &rl) {
-		return max(rl.RetryAfter(), 50*time.Millisecond), true
+	if after, ok := retryAfter(err); ok {
+		return max(after, 50*time.Millisecond), true
 	}
 	return min(editFirstPause<<min(tries, 16), editMaxPause), true
+}
+
+// retryAfter is the pause a rate limit that failed a request with err
+// asks for, if it asks for one.
+func retryAfter(err error) (time.Duration, bool) {
+	var rl interface{ RetryAfter() time.Duration }
+	if errors.As(err, &rl) {
+		return rl.RetryAfter(), true
+	}
+	return 0, false
 }
 
 // Keeping boards in line with their games.

@@ -113,18 +113,26 @@ func (r *registry) lock(ctx context.Context, id string) (*channel, error) {
 	if ok {
 		return ch, nil
 	}
+	if err := r.wait(ctx, ch); err != nil {
+		return nil, err
+	}
+	return ch, nil
+}
+
+// wait locks ch, which tryLock found held, once it is free: errBusy if
+// ctx ends first (ch's reference is released then).
+func (r *registry) wait(ctx context.Context, ch *channel) error {
 	select {
 	case ch.sem <- struct{}{}:
-		return ch, nil
+		return nil
 	case <-ctx.Done():
 		r.release(ch, false)
-		return nil, errBusy
+		return errBusy
 	}
 }
 
 // tryLock locks the channel id if nobody holds it. Otherwise it returns
-// the channel with a reference taken, which the caller waits for (lock)
-// or releases.
+// the channel with a reference taken, which the caller waits for (wait).
 func (r *registry) tryLock(id string) (*channel, bool) {
 	r.mu.Lock()
 	if r.channels == nil {

@@ -86,24 +86,23 @@ const lockMargin = 800 * time.Millisecond
 func (t *tables) lock(ctx context.Context, channelID string, cached bool) (*channel, error) {
 	// The common case, a move on a free channel whose running game this
 	// process holds and whose turn is not over, makes no context.
-	if ch, free := t.channels.tryLock(channelID); free {
-		if m := ch.match; cached && m != nil && !m.Over() && !m.Due(t.now()) {
+	ch, free := t.channels.tryLock(channelID)
+	if free && cached { // ch is ours: its game may be read
+		if m := ch.match; m != nil && !m.Over() && !m.Due(t.now()) {
 			ch.cached = true
 			t.syncTurn(ctx, ch) // only the timers: nothing is due
 			return ch, nil
 		}
-		t.channels.unlock(ch)
-	} else {
-		t.channels.release(ch, false)
 	}
 	if d, ok := ctx.Deadline(); ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithDeadline(ctx, d.Add(-lockMargin))
 		defer cancel()
 	}
-	ch, err := t.channels.lock(ctx, channelID)
-	if err != nil {
-		return nil, err
+	if !free {
+		if err := t.channels.wait(ctx, ch); err != nil {
+			return nil, err
+		}
 	}
 	if m := ch.match; cached && m != nil && !m.Over() {
 		ch.cached = true

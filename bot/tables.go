@@ -526,18 +526,24 @@ func (t *tables) syncTurn(ctx context.Context, ch *channel) {
 
 // armTurn sets ch's turn timer to fire at at, unless it already does.
 func (t *tables) armTurn(ch *channel, at time.Time) {
-	if ch.turnTimer != nil && ch.turnAt.Equal(at) {
-		return
-	}
-	ch.turnAt = at
-	if ch.turnTimer != nil {
-		// Its callback only names the channel, and looks again under
-		// its lock: one that fires for the old time changes nothing.
-		ch.turnTimer.Reset(at.Sub(t.now()))
+	if t.rearm(ch.turnTimer, &ch.turnAt, at) {
 		return
 	}
 	id := ch.id
 	ch.turnTimer = t.run.afterFunc(at.Sub(t.now()), func() { t.expireTurn(id) })
+}
+
+// rearm has the timer tm, which fires at *tmAt, fire at at instead, and
+// says whether it did; false: there is no timer, and the caller makes one
+// (its callback is made only then). *tmAt becomes at. A timer's callback
+// only names the channel and looks again under its lock, so one that
+// fires for the old time changes nothing.
+func (t *tables) rearm(tm *time.Timer, tmAt *time.Time, at time.Time) bool {
+	if tm != nil && !tmAt.Equal(at) {
+		tm.Reset(at.Sub(t.now()))
+	}
+	*tmAt = at
+	return tm != nil
 }
 
 // timeOut ends ch's match: the player to move loses. The board message is
@@ -819,12 +825,7 @@ func (t *tables) armReminder(ch *channel, m *match) {
 	if ch.own != turnKey(m) && at.Add(remindBackup).Before(m.Deadline.Add(-remindLeast)) {
 		at = at.Add(remindBackup) // a backup: the process whose turn it is goes first
 	}
-	if ch.remindTimer != nil && ch.remindAt.Equal(at) {
-		return
-	}
-	ch.remindAt = at
-	if ch.remindTimer != nil {
-		ch.remindTimer.Reset(at.Sub(t.now())) // as armTurn's
+	if t.rearm(ch.remindTimer, &ch.remindAt, at) {
 		return
 	}
 	id := ch.id

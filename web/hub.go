@@ -137,24 +137,17 @@ func (h *hub) leave(k *socket) {
 			// The slot (and its spent actions) outlives the user's
 			// last socket until its bucket is full again: else a page
 			// would refill it by closing its socket and opening
-			// another with the same session.
-			// (The user may come back and spend more meanwhile: the
-			// slot goes only once its bucket is full at the time.)
+			// another with the same session. Actions are spent only
+			// through a socket: if the user comes back and spends
+			// more, their next last leave arms its own expiry.
 			user := k.claims.User
-			var expire func()
-			expire = func() {
+			h.s.afterFunc(u.actions.fullIn(h.s.now()), func() {
 				h.mu.Lock()
 				defer h.mu.Unlock()
-				if h.users[user] != u || u.n > 0 {
-					return
+				if h.users[user] == u && u.n <= 0 && u.actions.fullIn(h.s.now()) == 0 {
+					delete(h.users, user)
 				}
-				if d := u.actions.fullIn(h.s.now()); d > 0 {
-					time.AfterFunc(d, expire)
-					return
-				}
-				delete(h.users, user)
-			}
-			time.AfterFunc(u.actions.fullIn(h.s.now()), expire)
+			})
 		}
 	}
 	if h.instances[k.claims.Instance]--; h.instances[k.claims.Instance] <= 0 {

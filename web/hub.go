@@ -295,13 +295,20 @@ func (r *room) first(ctx context.Context, k *socket) {
 
 // read reads and marshals the state as v sees it.
 func (r *room) read(ctx context.Context, v Viewer) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, r.h.s.limits.StateWithin)
-	defer cancel()
-	st, err := r.h.s.cfg.Games.State(ctx, v)
+	st, err := r.state(ctx, v)
 	if err != nil {
 		return nil, err
 	}
 	return json.Marshal(ServerMsg{Type: "state", State: &st})
+}
+
+// state reads the state as v sees it, within Limits.StateWithin: a read
+// that hangs would hold the room, and every page of the channel, for
+// good.
+func (r *room) state(ctx context.Context, v Viewer) (State, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.h.s.limits.StateWithin)
+	defer cancel()
+	return r.h.s.cfg.Games.State(ctx, v)
 }
 
 func (r *room) failed(k *socket, err error) {
@@ -324,12 +331,8 @@ func (r *room) fanOut(ctx context.Context) {
 	if len(socks) == 0 {
 		return
 	}
-	// The first read says who the players are now. Like every read, it
-	// is bounded (Limits.StateWithin): a read that hangs would hold the
-	// room, and every page of the channel, for good.
-	rctx, cancel := context.WithTimeout(ctx, r.h.s.limits.StateWithin)
-	first, err := r.h.s.cfg.Games.State(rctx, socks[0].viewer)
-	cancel()
+	// The first read says who the players are now.
+	first, err := r.state(ctx, socks[0].viewer)
 	if err != nil {
 		if ctx.Err() == nil {
 			for _, k := range socks {

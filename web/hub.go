@@ -395,13 +395,7 @@ type bucket struct {
 func (b *bucket) fullIn(now time.Time) time.Duration {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.last.IsZero() {
-		return 0
-	}
-	tokens := b.tokens
-	if d := now.Sub(b.last); d > 0 {
-		tokens += d.Seconds() * b.rate
-	}
+	tokens := b.at(now)
 	if tokens >= b.burst {
 		return 0
 	}
@@ -412,15 +406,22 @@ func (b *bucket) fullIn(now time.Time) time.Duration {
 func (b *bucket) take(now time.Time) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.last.IsZero() {
-		b.tokens = b.burst
-	} else if d := now.Sub(b.last); d > 0 {
-		b.tokens = min(b.burst, b.tokens+d.Seconds()*b.rate)
-	}
-	b.last = now
+	b.tokens, b.last = b.at(now), now
 	if b.tokens < 1 {
 		return false
 	}
 	b.tokens--
 	return true
+}
+
+// at is how many tokens b holds at now (b.mu held): full before its first
+// take.
+func (b *bucket) at(now time.Time) float64 {
+	if b.last.IsZero() {
+		return b.burst
+	}
+	if d := now.Sub(b.last); d > 0 {
+		return min(b.burst, b.tokens+d.Seconds()*b.rate)
+	}
+	return b.tokens
 }

@@ -23,8 +23,10 @@ func encodeResponse(r *discordgo.InteractionResponse, escapeHTML bool) ([]byte, 
 	if r == nil {
 		return []byte("null"), nil // as json.Marshal writes it
 	}
-	if b, ok := appendResponse(make([]byte, 0, sizeHint(r)), r, escapeHTML); ok {
-		return b, nil
+	if fastEncodable(r) {
+		if b, ok := appendResponse(make([]byte, 0, sizeHint(r)), r, escapeHTML); ok {
+			return b, nil
+		}
 	}
 	var v any
 	switch {

@@ -16,11 +16,10 @@ import (
 // another kind of component…), which encodeResponse encodes with
 // encoding/json.
 func appendResponse(b []byte, r *discordgo.InteractionResponse, escapeHTML bool) ([]byte, bool) {
-	d := r.Data
-	if d == nil || r.Type == discordgo.InteractionApplicationCommandAutocompleteResult || r.Type == discordgo.InteractionResponseModal ||
-		d.Embeds != nil || d.Attachments != nil || d.Poll != nil || d.Choices != nil || d.CustomID != "" || d.Title != "" {
+	if !fastEncodable(r) {
 		return b, false
 	}
+	d := r.Data
 	b = append(b, '{')
 	if r.Type != 0 {
 		b = strconv.AppendUint(append(b, `"type":`...), uint64(r.Type), 10)
@@ -61,6 +60,15 @@ func appendResponse(b []byte, r *discordgo.InteractionResponse, escapeHTML bool)
 		b = strconv.AppendInt(append(b, `,"flags":`...), int64(d.Flags), 10)
 	}
 	return append(b, "}}"...), true
+}
+
+// fastEncodable says whether appendResponse may encode r as far as its
+// kind and data's fields go (a component of another kind still sends it
+// to encoding/json).
+func fastEncodable(r *discordgo.InteractionResponse) bool {
+	d := r.Data
+	return d != nil && r.Type != discordgo.InteractionApplicationCommandAutocompleteResult && r.Type != discordgo.InteractionResponseModal &&
+		d.Embeds == nil && d.Attachments == nil && d.Poll == nil && d.Choices == nil && d.CustomID == "" && d.Title == ""
 }
 
 // appendComponents appends cs, action rows (depth 0) of buttons and

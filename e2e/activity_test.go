@@ -13,6 +13,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -254,6 +255,10 @@ func TestE2EActivityComputerGame(t *testing.T) {
 	t.Parallel()
 	h, base := startLiveBot(t, "127.0.0.1:0", map[string]string{"DISCORD_GUILD_ID": ""})
 	alice, bob := h.srv.NewMember("alice"), h.srv.NewMember("bob")
+	// An avatar, which the page must load through the activity's /cdn
+	// mapping, not from Discord's CDN (noProblems: nothing off origin).
+	alice.User.Avatar = "a1b2c3d4e5f60718293a4b5c6d7e8f90"
+	h.srv.SetAvatar(alice.User.ID, alice.User.Avatar)
 	ch := h.srv.NewID()
 	start := h.slash(alice, ch, "start", discordtest.Str("difficulty", "easy"))
 	wantBoard(t, start, discordgo.InteractionResponseChannelMessageWithSource)
@@ -271,6 +276,12 @@ func TestE2EActivityComputerGame(t *testing.T) {
 	st := p.WaitState("the game", func(s web.State) bool { return s.Running })
 	if st.Size != 3 || emojiCells(st) != cells(start.Message) {
 		t.Fatalf("the page shows %s (%d×%d); the chat board %s", emojiCells(st), st.Size, st.Size, cells(start.Message))
+	}
+	// Her avatar comes through the activity's /cdn mapping of Discord's
+	// CDN, a path on the page's own origin.
+	want := web.AvatarPath(alice.User.ID, alice.User.Avatar, 64)
+	if !strings.HasPrefix(want, "cdn/avatars/") || !slices.ContainsFunc(st.Players[:], func(u web.User) bool { return u.ID == alice.User.ID && u.Avatar == want }) {
+		t.Errorf("the page's players are %+v; want alice with the avatar %s", st.Players, want)
 	}
 
 	// A click in chat shows on the page, with the computer's answer.

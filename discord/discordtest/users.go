@@ -34,3 +34,14 @@ func (s *Server) getUser(r *http.Request, _ []byte) reply {
 	}
 	return okReply(renderUser(u))
 }
+
+// SetAvatar gives the known user userID the avatar hash, as
+// GET /users/{user} then reads it (m.User of a Member from NewMember
+// is a copy: set its Avatar too for the interactions it sends).
+func (s *Server) SetAvatar(userID, hash string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if u := s.users[userID]; u != nil {
+		u.Avatar = hash
+	}
+}
